@@ -1,0 +1,461 @@
+//! What a Sudoku-lab student implements, in Rust.
+//!
+//! The lab (see the seed text) asks for three functions on a board of side
+//! `N = n*n` with `n x n` boxes: [`Sudoku::legal`], [`Sudoku::find_empty`] and
+//! [`Sudoku::solve`], an in-place backtracker that writes a digit, recurses,
+//! and clears the cell on failure.
+//!
+//! A student's crate is a `cdylib` with one `impl Sudoku` and one call of
+//! [`export_c_abi!`], which exports the impl as the lab's C ABI
+//! (`legal`, `find_empty`, `solve`, `sudoku_abi_version`), the same ABI that C
+//! students implement from `include/sudoku_lab.h`:
+//!
+//! ```
+//! use sudoku_lab::{Board, Sudoku};
+//!
+//! pub struct Mine;
+//!
+//! impl Sudoku for Mine {
+//!     fn legal(&self, board: &Board, r: usize, c: usize, v: u8) -> bool {
+//!         let side = board.side();
+//!         let (br, bc) = board.box_origin(r, c);
+//!         (0..side).all(|i| board.get(r, i) != v && board.get(i, c) != v)
+//!             && (br..br + board.n())
+//!                 .all(|i| (bc..bc + board.n()).all(|j| board.get(i, j) != v))
+//!     }
+//!     fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
+//!         board.empty_cells().next()
+//!     }
+//!     fn solve(&self, board: &mut Board) -> bool {
+//!         let Some((r, c)) = self.find_empty(board) else { return true };
+//!         for v in 1..=board.side() as u8 {
+//!             if self.legal(board, r, c, v) {
+//!                 board.set(r, c, v);
+//!                 if self.solve(board) {
+//!                     return true;
+//!                 }
+//!                 board.set(r, c, 0);
+//!             }
+//!         }
+//!         false
+//!     }
+//! }
+//!
+//! sudoku_lab::export_c_abi!(Mine);
+//! ```
+//!
+//! The crate has no dependencies and no `unsafe` outside [`ffi`], the glue
+//! the macro expands to.
+#![deny(missing_docs)]
+
+use std::fmt;
+
+/// Version of the C ABI that [`export_c_abi!`] exports as `sudoku_abi_version`.
+pub const ABI_VERSION: u32 = 1;
+
+/// The smallest supported box size `n` (a 4x4 board).
+pub const MIN_BOX: usize = 2;
+
+/// The largest supported box size `n` (a 25x25 board).
+pub const MAX_BOX: usize = 5;
+
+/// Why a board could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardError {
+    /// The box size `n` is outside `MIN_BOX..=MAX_BOX`.
+    BoxSize(usize),
+    /// The number of cells is not `N*N`.
+    Length {
+        /// `N*N` for the box size asked for.
+        expected: usize,
+        /// The number of cells given.
+        found: usize,
+    },
+    /// A cell holds a value above `N`.
+    Value {
+        /// Row of the cell.
+        row: usize,
+        /// Column of the cell.
+        col: usize,
+        /// The value found.
+        value: u8,
+        /// The largest digit, `N`.
+        max: u8,
+    },
+}
+
+impl fmt::Display for BoardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardError::BoxSize(n) => write!(
+                f,
+                "box size {n} is not supported: use {MIN_BOX}..={MAX_BOX} (boards of side 4 to 25)"
+            ),
+            BoardError::Length { expected, found } => {
+                write!(f, "a board needs {expected} cells, found {found}")
+            }
+            BoardError::Value {
+                row,
+                col,
+                value,
+                max,
+            } => write!(
+                f,
+                "r{}c{} holds {value}, but digits run from 1 to {max} (0 = empty)",
+                row + 1,
+                col + 1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
+
+/// A square Sudoku board of side `N = n*n` with `n x n` boxes, row-major,
+/// `0` meaning empty and `1..=N` a digit.
+///
+/// Rows and columns are 0-based in the API; messages for people say `r1c1`
+/// for the top-left cell.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Board {
+    n: usize,
+    cells: Vec<u8>,
+}
+
+impl Board {
+    /// An empty board with box size `n`.
+    pub fn empty(n: usize) -> Result<Board, BoardError> {
+        check_box_size(n)?;
+        Ok(Board {
+            n,
+            cells: vec![0; n.pow(4)],
+        })
+    }
+
+    /// A board with box size `n` from its cells, row-major. Every value must
+    /// be `0..=N`.
+    pub fn from_cells(n: usize, cells: Vec<u8>) -> Result<Board, BoardError> {
+        check_box_size(n)?;
+        let side = n * n;
+        if cells.len() != side * side {
+            return Err(BoardError::Length {
+                expected: side * side,
+                found: cells.len(),
+            });
+        }
+        if let Some(i) = cells.iter().position(|&v| usize::from(v) > side) {
+            return Err(BoardError::Value {
+                row: i / side,
+                col: i % side,
+                value: cells[i],
+                max: side as u8,
+            });
+        }
+        Ok(Board { n, cells })
+    }
+
+    /// Like [`Board::from_cells`], but keeps values above `N`: for boards a
+    /// student's code handed back, where an out-of-range value is a finding
+    /// to report, not a reason to refuse the board.
+    pub fn from_cells_unchecked_values(n: usize, cells: Vec<u8>) -> Result<Board, BoardError> {
+        check_box_size(n)?;
+        let side = n * n;
+        if cells.len() != side * side {
+            return Err(BoardError::Length {
+                expected: side * side,
+                found: cells.len(),
+            });
+        }
+        Ok(Board { n, cells })
+    }
+
+    /// The box size `n` (2 for the campus 4x4, 3 for a 9x9).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The side `N = n*n`, which is also the largest digit.
+    pub fn side(&self) -> usize {
+        self.n * self.n
+    }
+
+    /// The value at row `r`, column `c` (0 = empty).
+    ///
+    /// # Panics
+    /// If `r` or `c` is not below [`Board::side`].
+    pub fn get(&self, r: usize, c: usize) -> u8 {
+        let side = self.side();
+        assert!(r < side && c < side, "r{r} c{c} is off a board of side {side}");
+        self.cells[r * side + c]
+    }
+
+    /// Writes `v` at row `r`, column `c` (0 clears the cell).
+    ///
+    /// Any `u8` is accepted, so that a buggy solver's out-of-range write can
+    /// be seen and reported by the grader rather than panic in the student's
+    /// process.
+    ///
+    /// # Panics
+    /// If `r` or `c` is not below [`Board::side`].
+    pub fn set(&mut self, r: usize, c: usize, v: u8) {
+        let side = self.side();
+        assert!(r < side && c < side, "r{r} c{c} is off a board of side {side}");
+        self.cells[r * side + c] = v;
+    }
+
+    /// All cells, row-major.
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+
+    /// All cells, row-major, writable.
+    pub fn cells_mut(&mut self) -> &mut [u8] {
+        &mut self.cells
+    }
+
+    /// Consumes the board, giving back its cells.
+    pub fn into_cells(self) -> Vec<u8> {
+        self.cells
+    }
+
+    /// True iff no cell is empty.
+    pub fn is_full(&self) -> bool {
+        !self.cells.contains(&0)
+    }
+
+    /// The number of filled cells.
+    pub fn filled(&self) -> usize {
+        self.cells.iter().filter(|&&v| v != 0).count()
+    }
+
+    /// The empty cells as `(row, column)`, in reading order.
+    pub fn empty_cells(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let side = self.side();
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v == 0)
+            .map(move |(i, _)| (i / side, i % side))
+    }
+
+    /// The top-left cell of the box holding `(r, c)`.
+    pub fn box_origin(&self, r: usize, c: usize) -> (usize, usize) {
+        (r / self.n * self.n, c / self.n * self.n)
+    }
+
+    /// True iff digit `v` already sits in row `r`, column `c` or the box of
+    /// `(r, c)`, not counting the cell `(r, c)` itself: the lab's rule, used
+    /// by the grader to judge a student's `legal`.
+    pub fn conflicts(&self, r: usize, c: usize, v: u8) -> bool {
+        let side = self.side();
+        let (br, bc) = self.box_origin(r, c);
+        (0..side).any(|i| (i != c && self.get(r, i) == v) || (i != r && self.get(i, c) == v))
+            || (br..br + self.n).any(|i| {
+                (bc..bc + self.n).any(|j| (i, j) != (r, c) && self.get(i, j) == v)
+            })
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let side = self.side();
+        writeln!(f, "Board(n = {}):", self.n)?;
+        for row in self.cells.chunks(side) {
+            let line: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+            writeln!(f, "  {}", line.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+fn check_box_size(n: usize) -> Result<(), BoardError> {
+    if (MIN_BOX..=MAX_BOX).contains(&n) {
+        Ok(())
+    } else {
+        Err(BoardError::BoxSize(n))
+    }
+}
+
+/// The lab's three functions, with the seed's meaning.
+///
+/// The grader's checks are written once against this trait: the reference
+/// solver implements it, a student's Rust impl implements it, and a loaded C
+/// library is wrapped in it.
+pub trait Sudoku {
+    /// True iff digit `v` is not in row `r`, column `c`, or the box of
+    /// `(r, c)`. Only asked about empty cells.
+    fn legal(&self, board: &Board, r: usize, c: usize, v: u8) -> bool;
+
+    /// An empty cell as `(row, column)`, or `None` iff the board is full.
+    fn find_empty(&self, board: &Board) -> Option<(usize, usize)>;
+
+    /// Fills the board in place and returns true iff a solution exists. On
+    /// false the board must be exactly as it was passed in: every write on a
+    /// dead branch cleared.
+    fn solve(&self, board: &mut Board) -> bool;
+}
+
+/// Exports an implementation of [`Sudoku`] as the lab's C ABI.
+///
+/// The argument is an expression that makes the solver, evaluated on every
+/// call: usually the name of a unit struct. Expands to `#[no_mangle]`
+/// functions `legal`, `find_empty`, `solve` and `sudoku_abi_version`, so a
+/// `cdylib` crate that calls it once is a complete submission.
+///
+/// A board from the caller is copied into a [`Board`] and, for `solve`,
+/// copied back after the call. A call with a bad board (null pointer, box
+/// size outside 2..=5, a value above `N`) answers `false`.
+#[macro_export]
+macro_rules! export_c_abi {
+    ($solver:expr) => {
+        /// The lab's `legal`, exported by `sudoku_lab::export_c_abi!`.
+        ///
+        /// # Safety
+        /// `board` must point to `n^4` readable bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn legal(
+            board: *const u8,
+            n: usize,
+            r: usize,
+            c: usize,
+            v: u8,
+        ) -> bool {
+            // SAFETY: the caller promises `n^4` readable bytes at `board`.
+            match unsafe { $crate::ffi::board_from_raw(board, n) } {
+                Some(b) if r < b.side() && c < b.side() => {
+                    $crate::Sudoku::legal(&$solver, &b, r, c, v)
+                }
+                _ => false,
+            }
+        }
+
+        /// The lab's `find_empty`, exported by `sudoku_lab::export_c_abi!`.
+        ///
+        /// # Safety
+        /// `board` must point to `n^4` readable bytes; `r` and `c` must be
+        /// writable.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn find_empty(
+            board: *const u8,
+            n: usize,
+            r: *mut usize,
+            c: *mut usize,
+        ) -> bool {
+            // SAFETY: the caller promises `n^4` readable bytes at `board`.
+            let Some(b) = (unsafe { $crate::ffi::board_from_raw(board, n) }) else {
+                return false;
+            };
+            match $crate::Sudoku::find_empty(&$solver, &b) {
+                // SAFETY: the caller promises `r` and `c` are writable.
+                Some((row, col)) => unsafe { $crate::ffi::write_cell(r, c, row, col) },
+                None => false,
+            }
+        }
+
+        /// The lab's `solve`, exported by `sudoku_lab::export_c_abi!`.
+        ///
+        /// # Safety
+        /// `board` must point to `n^4` writable bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn solve(board: *mut u8, n: usize) -> bool {
+            // SAFETY: the caller promises `n^4` writable bytes at `board`.
+            let Some(mut b) = (unsafe { $crate::ffi::board_from_raw(board, n) }) else {
+                return false;
+            };
+            let solved = $crate::Sudoku::solve(&$solver, &mut b);
+            // SAFETY: as above; `b` still has `n^4` cells.
+            unsafe { $crate::ffi::copy_back(&b, board) };
+            solved
+        }
+
+        /// The version of the lab's C ABI this library implements.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn sudoku_abi_version() -> u32 {
+            $crate::ABI_VERSION
+        }
+    };
+}
+
+/// Glue for [`export_c_abi!`]: the only `unsafe` in this crate. Not for
+/// direct use.
+#[doc(hidden)]
+pub mod ffi {
+    use super::Board;
+
+    /// Copies the `n^4` cells at `ptr` into a [`Board`]; `None` for a null
+    /// pointer, a box size outside 2..=5, or a value above `N`.
+    ///
+    /// # Safety
+    /// `ptr` must be null or point to `n^4` readable bytes.
+    pub unsafe fn board_from_raw(ptr: *const u8, n: usize) -> Option<Board> {
+        if ptr.is_null() || !(super::MIN_BOX..=super::MAX_BOX).contains(&n) {
+            return None;
+        }
+        // SAFETY: non-null, and the caller promises n^4 readable bytes.
+        let cells = unsafe { std::slice::from_raw_parts(ptr, n.pow(4)) };
+        Board::from_cells(n, cells.to_vec()).ok()
+    }
+
+    /// Copies `board`'s cells to `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must point to `board.cells().len()` writable bytes.
+    pub unsafe fn copy_back(board: &Board, ptr: *mut u8) {
+        // SAFETY: the caller promises that many writable bytes at `ptr`.
+        unsafe { std::ptr::copy_nonoverlapping(board.cells().as_ptr(), ptr, board.cells().len()) }
+    }
+
+    /// Writes a cell's coordinates through the out-pointers; false if either
+    /// is null.
+    ///
+    /// # Safety
+    /// Non-null `r` and `c` must be writable.
+    pub unsafe fn write_cell(r: *mut usize, c: *mut usize, row: usize, col: usize) -> bool {
+        if r.is_null() || c.is_null() {
+            return false;
+        }
+        // SAFETY: non-null, and the caller promises they are writable.
+        unsafe {
+            r.write(row);
+            c.write(col);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_cells_checks_length_and_values() {
+        assert_eq!(
+            Board::from_cells(2, vec![0; 15]),
+            Err(BoardError::Length {
+                expected: 16,
+                found: 15
+            })
+        );
+        let mut cells = vec![0; 16];
+        cells[5] = 5;
+        assert_eq!(
+            Board::from_cells(2, cells.clone()).unwrap_err().to_string(),
+            "r2c2 holds 5, but digits run from 1 to 4 (0 = empty)"
+        );
+        assert!(Board::from_cells_unchecked_values(2, cells).is_ok());
+        assert_eq!(Board::empty(6), Err(BoardError::BoxSize(6)));
+        assert_eq!(Board::empty(1), Err(BoardError::BoxSize(1)));
+    }
+
+    #[test]
+    fn conflicts_follows_row_column_and_box() {
+        // The campus board from the seed.
+        let b = Board::from_cells(2, vec![1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0]).unwrap();
+        // r1c2 (0-based (0,1)) accepts only 2.
+        let legal: Vec<u8> = (1..=4).filter(|&v| !b.conflicts(0, 1, v)).collect();
+        assert_eq!(legal, vec![2]);
+        assert_eq!(b.box_origin(3, 1), (2, 0));
+        assert_eq!(b.empty_cells().next(), Some((0, 1)));
+        assert_eq!(b.filled(), 8);
+    }
+}

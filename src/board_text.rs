@@ -1,0 +1,1 @@
+//! The board text format of SPEC 1: parsed and printed.

@@ -1,0 +1,14 @@
+//! The checks of SPEC 4, written once against the lab trait.
+//!
+//! A test is three steps, so that expected answers never enter the process
+//! that runs student code:
+//!
+//! 1. [`plan`] (grader): the [`Probe`], the boards and questions to ask;
+//! 2. [`execute`] (worker, or in-process for the reference): ask them of any
+//!    [`Sudoku`](sudoku_lab::Sudoku) and collect the [`Response`];
+//! 3. [`judge`] (grader): compare the response with the rule and the
+//!    reference, and name the first failed check and its cell.
+
+mod probe;
+
+pub use probe::{Probe, Response};

@@ -1,0 +1,26 @@
+//! `grader`: the autograder for the Sudoku backtracking lab.
+//!
+//! The binary is a thin shell over this library (see `main.rs`). The parts:
+//!
+//! - [`board_text`]: the board text format of SPEC 1, parsed and printed;
+//! - [`case`]: case files (SPEC 3) and `grader.toml`;
+//! - [`check`]: the checks of SPEC 4, written once against the lab trait;
+//! - [`protocol`]: the messages between the grader and a worker process;
+//! - [`worker`]: the child side: confine, load the student's code, answer;
+//! - [`runner`]: the parent side: discover, build, spawn, time, kill, judge;
+//! - [`report`]: the report model and one file per output format;
+//! - [`commands`]: one module per subcommand;
+//! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
+#![deny(missing_docs)]
+
+pub mod board_text;
+pub mod case;
+pub mod check;
+pub mod cli;
+pub mod commands;
+pub mod exit;
+pub mod protocol;
+pub mod report;
+pub mod runner;
+pub mod verdict;
+pub mod worker;
