@@ -1,1 +1,78 @@
-//! Command-line arguments (SPEC 5), parsed with clap; no I/O here.
+//! Command-line arguments (SPEC 5), parsed with clap. No I/O happens here:
+//! each subcommand's `run` turns its arguments into a checked plan.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// The autograder for the Sudoku backtracking lab.
+#[derive(Debug, Parser)]
+#[command(name = "grader", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check your own submission against the public cases (for students).
+    Check(CheckArgs),
+    /// Grade a folder of submissions, one per student (for instructors).
+    Grade(GradeArgs),
+    /// Fill in (or with --check, verify) the reference answers of case files.
+    Reference(ReferenceArgs),
+    /// Solve boards with the reference solver.
+    Solve(SolveArgs),
+    /// Run one test of student code in a sandbox (internal; used by grade/check).
+    #[command(hide = true)]
+    Worker,
+}
+
+/// `grader check [PATH]`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Your project: a folder with Cargo.toml, a .c, a .py or a .so file.
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// Use the cases in this folder instead of the built-in public ones.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+}
+
+/// `grader grade SUBMISSIONS`.
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// A folder with one entry per student, named by the student id.
+    pub submissions: PathBuf,
+    /// The folder of case files (default: the built-in public and hidden cases).
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Submissions graded at once (default: the number of cores).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Write the JSON report (SPEC 6) here; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+}
+
+/// `grader reference CASES...`.
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    /// Case files, or folders of them.
+    #[arg(required = true)]
+    pub cases: Vec<PathBuf>,
+    /// Verify the stored answers without writing; exit 1 on any difference.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// `grader solve PUZZLE|FILE|-`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// A board as text, a file of boards, or `-` for stdin.
+    pub puzzle: String,
+    /// Print the number of solutions (0, 1, or 2 meaning two or more) instead.
+    #[arg(long)]
+    pub count: bool,
+}

@@ -1,2 +1,24 @@
 //! The `grader` binary: parse, run, map the result to an exit code.
-fn main() {}
+
+use clap::Parser;
+use grader::cli::{Cli, Command};
+use grader::exit;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result: anyhow::Result<u8> = match &cli.command {
+        Command::Worker => grader::worker::main(),
+        other => {
+            let _ = other;
+            anyhow::bail!("not implemented yet")
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(exit::USAGE_OR_INPUT)
+        }
+    }
+}

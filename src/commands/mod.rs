@@ -1,1 +1,2 @@
-//! One module per subcommand.
+//! One module per subcommand; each has `run(&Args) -> anyhow::Result<u8>`
+//! returning the exit code (see [`crate::exit`]).
