@@ -9,10 +9,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
-        other => {
-            let _ = other;
-            anyhow::bail!("not implemented yet")
-        }
+        _ => Err(anyhow::anyhow!("not implemented yet")),
     };
     match result {
         Ok(code) => ExitCode::from(code),
