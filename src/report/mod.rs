@@ -1,1 +1,107 @@
-//! The report model (SPEC 6) and one module per output format.
+//! The report model (SPEC 6), built once by the grading loop and written by
+//! one module per output format. `-` as a path means stdout.
+
+pub mod json;
+pub mod picture;
+pub mod terminal;
+
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use crate::verdict::{Function, Verdict};
+
+/// The version of the JSON report's schema.
+pub const REPORT_VERSION: u32 = 1;
+
+/// How far grading a submission got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Built and loaded; every test ran.
+    Ok,
+    /// Could not be built (or its folder held no submission we recognise).
+    BuildError,
+    /// Built, but could not be loaded (a missing symbol, a bad library).
+    LoadError,
+}
+
+/// Everything a grading run found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// [`REPORT_VERSION`].
+    pub version: u32,
+    /// One per submission, in the order of their ids.
+    pub submissions: Vec<SubmissionReport>,
+}
+
+/// One student's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SubmissionReport {
+    /// The student id: the name of the submission's entry.
+    pub id: String,
+    /// `rust`, `c`, `python` or `library`; `null` when not recognised.
+    pub kind: Option<String>,
+    /// How far grading got.
+    pub status: Status,
+    /// Why it did not get further (the compiler's or loader's message).
+    pub message: String,
+    /// Points earned.
+    pub score: u32,
+    /// Points possible.
+    pub max_score: u32,
+    /// One per (case, function), in case order.
+    pub tests: Vec<TestReport>,
+}
+
+/// One test's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TestReport {
+    /// The case's name.
+    pub case: String,
+    /// The function tested.
+    pub function: Function,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Points earned.
+    pub points: u32,
+    /// Points possible.
+    pub max_points: u32,
+    /// Milliseconds spent in the student's code, when it ran.
+    pub time_ms: Option<f64>,
+    /// Why it failed (the check and the cell, the signal, ...); empty on a pass.
+    pub message: String,
+    /// What the student's code printed, capped.
+    pub output: String,
+    /// A picture of the board the failed check is about, with the cell in
+    /// question marked; absent when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// Whether the case is hidden (never shown by `grader check`).
+    #[serde(skip)]
+    pub hidden: bool,
+}
+
+impl SubmissionReport {
+    /// True iff every test passed.
+    pub fn all_passed(&self) -> bool {
+        self.status == Status::Ok && self.tests.iter().all(|t| t.verdict == Verdict::Pass)
+    }
+}
+
+impl Report {
+    /// True iff every test of every submission passed.
+    pub fn all_passed(&self) -> bool {
+        self.submissions.iter().all(SubmissionReport::all_passed)
+    }
+}
+
+/// Opens `path` for writing a report; `-` is stdout.
+pub fn open_sink(path: &Path) -> io::Result<Box<dyn Write>> {
+    if path.as_os_str() == "-" {
+        Ok(Box::new(BufWriter::new(io::stdout().lock())))
+    } else {
+        Ok(Box::new(BufWriter::new(File::create(path)?)))
+    }
+}

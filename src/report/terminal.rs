@@ -1,0 +1,264 @@
+//! The human-readable reports: the instructor's one-row-per-student summary
+//! (`grader grade`) and the student's test-by-test view (`grader check`).
+
+use colored::Colorize;
+use std::io::{self, Write};
+
+use super::{Report, Status, SubmissionReport, TestReport};
+use crate::verdict::Verdict;
+
+/// How many failing tests a summary row names before "and N more".
+const FAILURES_PER_ROW: usize = 3;
+
+/// How much of a failing test's output the student view shows.
+const OUTPUT_LINES_SHOWN: usize = 10;
+
+/// Writes one row per student: id, kind, score, and what failed.
+pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let id_width = report
+        .submissions
+        .iter()
+        .map(|s| s.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("student".len());
+    writeln!(
+        out,
+        "{}",
+        format!(
+            "{:<id_width$}  {:<7}  {:>7}  result",
+            "student", "kind", "score"
+        )
+        .bold()
+    )?;
+    for sub in &report.submissions {
+        let score = format!("{}/{}", sub.score, sub.max_score);
+        let score = if sub.all_passed() {
+            score.green()
+        } else if sub.score == 0 {
+            score.red()
+        } else {
+            score.yellow()
+        };
+        writeln!(
+            out,
+            "{:<id_width$}  {:<7}  {:>7}  {}",
+            sub.id,
+            sub.kind.as_deref().unwrap_or("?"),
+            score,
+            summary_result(sub)
+        )?;
+    }
+    let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
+    writeln!(
+        out,
+        "{} submissions, {} passed every test",
+        report.submissions.len(),
+        passed
+    )
+}
+
+fn summary_result(sub: &SubmissionReport) -> String {
+    match sub.status {
+        Status::BuildError => format!("{}: {}", "build error".red(), first_line(&sub.message)),
+        Status::LoadError => format!("{}: {}", "load error".red(), first_line(&sub.message)),
+        Status::Ok => {
+            let failed: Vec<&TestReport> = sub
+                .tests
+                .iter()
+                .filter(|t| t.verdict != Verdict::Pass)
+                .collect();
+            if failed.is_empty() {
+                return "all passed".green().to_string();
+            }
+            let mut names: Vec<String> = failed
+                .iter()
+                .take(FAILURES_PER_ROW)
+                .map(|t| format!("{}/{} {}", t.case, t.function, verdict_colored(t.verdict)))
+                .collect();
+            if failed.len() > FAILURES_PER_ROW {
+                names.push(format!("and {} more", failed.len() - FAILURES_PER_ROW));
+            }
+            names.join(", ")
+        }
+    }
+}
+
+/// Writes one submission test by test, with the message, the board and the
+/// output of each failure: what a student sees from `grader check`.
+pub fn write_details(sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<()> {
+    if sub.status != Status::Ok {
+        let what = match sub.status {
+            Status::BuildError => "could not be built",
+            _ => "could not be loaded",
+        };
+        writeln!(
+            out,
+            "{} {}",
+            "✗".red().bold(),
+            format!("your submission {what}").red()
+        )?;
+        for line in sub.message.lines() {
+            writeln!(out, "  {line}")?;
+        }
+        return Ok(());
+    }
+    for test in &sub.tests {
+        let time = test
+            .time_ms
+            .map(|t| format!(" ({t:.1} ms)").dimmed().to_string())
+            .unwrap_or_default();
+        if test.verdict == Verdict::Pass {
+            writeln!(
+                out,
+                "{} {} {}{time}",
+                "✓".green().bold(),
+                test.case,
+                test.function
+            )?;
+            continue;
+        }
+        writeln!(
+            out,
+            "{} {} {}: {}{time}",
+            "✗".red().bold(),
+            test.case,
+            test.function,
+            verdict_colored(test.verdict)
+        )?;
+        for line in test.message.lines() {
+            writeln!(out, "    {line}")?;
+        }
+        if let Some(board) = &test.board {
+            writeln!(out)?;
+            for line in board.lines() {
+                writeln!(out, "    {line}")?;
+            }
+            writeln!(out)?;
+        }
+        if !test.output.is_empty() {
+            writeln!(out, "    {}", "your code printed:".dimmed())?;
+            let lines: Vec<&str> = test.output.lines().collect();
+            for line in lines.iter().take(OUTPUT_LINES_SHOWN) {
+                writeln!(out, "    | {line}")?;
+            }
+            if lines.len() > OUTPUT_LINES_SHOWN {
+                writeln!(
+                    out,
+                    "    | ... ({} more lines)",
+                    lines.len() - OUTPUT_LINES_SHOWN
+                )?;
+            }
+        }
+    }
+    let passed = sub
+        .tests
+        .iter()
+        .filter(|t| t.verdict == Verdict::Pass)
+        .count();
+    let line = format!(
+        "{passed}/{} tests passed, score {}/{}",
+        sub.tests.len(),
+        sub.score,
+        sub.max_score
+    );
+    if passed == sub.tests.len() {
+        writeln!(out, "{}", line.green().bold())
+    } else {
+        writeln!(out, "{}", line.red().bold())
+    }
+}
+
+fn verdict_colored(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Pass => verdict.name().green().to_string(),
+        Verdict::Timeout | Verdict::Memory => verdict.name().yellow().to_string(),
+        _ => verdict.name().red().to_string(),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Function;
+
+    fn test(case: &str, verdict: Verdict) -> TestReport {
+        TestReport {
+            case: case.into(),
+            function: Function::Solve,
+            verdict,
+            points: u32::from(verdict == Verdict::Pass),
+            max_points: 1,
+            time_ms: Some(1.0),
+            message: if verdict == Verdict::Pass {
+                String::new()
+            } else {
+                "r1c1 still holds 3".into()
+            },
+            output: String::new(),
+            board: None,
+            hidden: false,
+        }
+    }
+
+    #[test]
+    fn summary_names_failures_and_counts_the_rest() {
+        colored::control::set_override(false);
+        let tests = (0..5)
+            .map(|i| test(&format!("c{i}"), Verdict::Wrong))
+            .collect();
+        let report = Report {
+            version: 1,
+            submissions: vec![SubmissionReport {
+                id: "bob".into(),
+                kind: Some("c".into()),
+                status: Status::Ok,
+                message: String::new(),
+                score: 0,
+                max_score: 5,
+                tests,
+            }],
+        };
+        let mut out = Vec::new();
+        write_summary(&report, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("bob"), "{text}");
+        assert!(text.contains("0/5"), "{text}");
+        assert!(
+            text.contains("c0/solve wrong, c1/solve wrong, c2/solve wrong, and 2 more"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 submissions, 0 passed every test"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn details_show_message_and_totals() {
+        colored::control::set_override(false);
+        let sub = SubmissionReport {
+            id: "me".into(),
+            kind: Some("rust".into()),
+            status: Status::Ok,
+            message: String::new(),
+            score: 1,
+            max_score: 2,
+            tests: vec![test("a", Verdict::Pass), test("b", Verdict::Wrong)],
+        };
+        let mut out = Vec::new();
+        write_details(&sub, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("✓ a solve"), "{text}");
+        assert!(text.contains("✗ b solve: wrong"), "{text}");
+        assert!(text.contains("r1c1 still holds 3"), "{text}");
+        assert!(text.contains("1/2 tests passed, score 1/2"), "{text}");
+    }
+}
