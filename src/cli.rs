@@ -24,6 +24,8 @@ pub enum Command {
     Reference(ReferenceArgs),
     /// Solve boards with the reference solver.
     Solve(SolveArgs),
+    /// Generate fresh puzzles of a known difficulty as TOML cases.
+    Generate(GenerateArgs),
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
@@ -75,4 +77,39 @@ pub struct SolveArgs {
     /// Print the number of solutions (0, 1, or 2 meaning two or more) instead.
     #[arg(long)]
     pub count: bool,
+}
+
+/// `grader generate --n N --count K --out FILE`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Box size: 2 (4x4), 3 (9x9), 4 (16x16) or 5 (25x25).
+    #[arg(long)]
+    pub n: usize,
+    /// How many puzzles to generate.
+    #[arg(long)]
+    pub count: usize,
+    /// Stop removing givens at this many (default: as few as uniqueness allows).
+    #[arg(long)]
+    pub clues: Option<usize>,
+    /// Make every puzzle minimal: no given can be removed without losing uniqueness.
+    #[arg(long)]
+    pub minimal: bool,
+    /// Keep only puzzles on which the seed's listing undoes at least this many writes.
+    #[arg(long, value_name = "U")]
+    pub min_undos: Option<u64>,
+    /// Keep only puzzles on which the seed's listing undoes at most this many writes.
+    #[arg(long, value_name = "U")]
+    pub max_undos: Option<u64>,
+    /// Make puzzles with no solution that only a search can tell.
+    #[arg(long)]
+    pub unsolvable_deep: bool,
+    /// Seed for the random generator: the same seed gives the same file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Mark the generated cases hidden (graded, never shown by `grader check`).
+    #[arg(long)]
+    pub hidden: bool,
+    /// The case file to append to (created if missing).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
 }
