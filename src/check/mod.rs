@@ -9,6 +9,10 @@
 //! 3. [`judge`] (grader): compare the response with the rule and the
 //!    reference, and name the first failed check and its cell.
 
+mod error;
+mod execute;
 mod probe;
 
+pub use error::ProbeError;
+pub use execute::execute;
 pub use probe::{Probe, Response};
