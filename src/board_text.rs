@@ -14,7 +14,6 @@
 //! [`BoardTextError`] naming the 1-based line and column and what was
 //! expected. [`format_grid`] and [`format_line`] print the two forms.
 
-use std::fmt;
 use sudoku_lab::Board;
 
 /// The sides a board can have (box sizes 2..=5).
@@ -104,7 +103,7 @@ pub fn parse_line(line: &str) -> Result<Board, BoardTextError> {
         let value = match ch {
             '.' | '0' => 0,
             '1'..='9' => ch as usize - '0' as usize,
-            'a'..='z' | 'A'..='Z' => ch.to_ascii_uppercase() as usize - 'A' as usize + 10,
+            'a'..='p' | 'A'..='P' => ch.to_ascii_uppercase() as usize - 'A' as usize + 10,
             _ => {
                 return Err(BoardTextError::new(
                     1,

@@ -1,6 +1,17 @@
 //! Test cases (SPEC 3): the in-memory model, and loading it from TOML case
 //! files and a folder's `grader.toml`.
 
+mod builtin;
+mod config;
+mod error;
+mod load;
+
+pub use builtin::builtin;
+pub use config::{CONFIG_FILE, parse_config};
+pub use error::CaseError;
+pub use load::load;
+pub(crate) use load::{Answers, StoredAnswers, case_files, check_unique, completes, parse_file};
+
 use std::path::PathBuf;
 use sudoku_lab::Board;
 
@@ -111,4 +122,11 @@ pub struct CaseSet {
     pub config: CaseConfig,
     /// In file order, files sorted by name.
     pub cases: Vec<Case>,
+}
+
+impl CaseSet {
+    /// The time limit of one test of `case`: its own, or the set's default.
+    pub fn time_limit_ms(&self, case: &Case) -> u64 {
+        case.time_limit_ms.unwrap_or(self.config.time_limit_ms)
+    }
 }

@@ -1,0 +1,89 @@
+//! The bundled `cases/` folder, embedded in the binary: the public cases
+//! `grader check` runs when no `--cases` is given.
+
+use std::path::{Path, PathBuf};
+
+use super::CaseSet;
+use super::config::parse_config;
+use super::load::{Answers, check_unique, parse_file};
+
+/// `cases/grader.toml`, as bundled.
+const CONFIG: &str = include_str!("../../cases/grader.toml");
+
+/// The case files of `cases/`, sorted by name, as bundled. A unit test
+/// checks that this list matches the folder.
+const FILES: &[(&str, &str)] = &[
+    ("big.toml", include_str!("../../cases/big.toml")),
+    ("campus.toml", include_str!("../../cases/campus.toml")),
+    ("hidden.toml", include_str!("../../cases/hidden.toml")),
+    ("newspaper.toml", include_str!("../../cases/newspaper.toml")),
+];
+
+/// How a bundled file is named in messages and reports.
+fn builtin_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("builtin:cases/{name}"))
+}
+
+/// The bundled cases (public and hidden) with their `grader.toml`.
+///
+/// # Panics
+/// Never in a released binary: the bundled files are checked by the unit
+/// tests of this module and by `grader reference --check cases`.
+pub fn builtin() -> CaseSet {
+    let config = parse_config(&builtin_path("grader.toml"), CONFIG)
+        .unwrap_or_else(|e| panic!("the bundled cases/grader.toml is broken: {e}"));
+    let mut cases = Vec::new();
+    for (name, text) in FILES {
+        let file = parse_file(&builtin_path(name), text, Answers::Check)
+            .unwrap_or_else(|e| panic!("a bundled case file is broken: {e}"));
+        cases.extend(file.cases);
+    }
+    if let Err(e) = check_unique(&cases) {
+        panic!("the bundled cases are broken: {e}");
+    }
+    CaseSet { config, cases }
+}
+
+/// Where the bundled files live in the source tree (for tests).
+#[cfg(test)]
+fn source_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/cases"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_matches_the_folder() {
+        let mut on_disk: Vec<String> = std::fs::read_dir(source_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml") && n != "grader.toml")
+            .collect();
+        on_disk.sort();
+        let listed: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(on_disk, listed, "update FILES in src/case/builtin.rs");
+    }
+
+    #[test]
+    fn builtin_equals_loading_the_folder() {
+        let bundled = builtin();
+        let loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
+        assert_eq!(bundled.config, loaded.config);
+        assert_eq!(bundled.cases.len(), loaded.cases.len());
+        for (b, l) in bundled.cases.iter().zip(&loaded.cases) {
+            assert_eq!(
+                (&b.name, &b.puzzle, &b.solution, b.line),
+                (&l.name, &l.puzzle, &l.solution, l.line)
+            );
+            assert!(
+                b.solutions.is_some(),
+                "{}: run `grader reference cases`",
+                b.name
+            );
+        }
+        assert!(bundled.cases.iter().any(|c| c.hidden));
+        assert!(bundled.cases.iter().any(|c| !c.hidden));
+    }
+}

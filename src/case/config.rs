@@ -1,0 +1,90 @@
+//! Reading a cases folder's `grader.toml`: the defaults for its cases.
+
+use serde::Deserialize;
+use std::path::Path;
+use toml::Spanned;
+
+use super::error::CaseError;
+use super::load::{line_col, toml_error};
+use super::{CaseConfig, FindEmptyPolicy};
+
+/// The file name of a folder's defaults.
+pub const CONFIG_FILE: &str = "grader.toml";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    time_limit_ms: Option<Spanned<u64>>,
+    memory_limit_mb: Option<Spanned<u64>>,
+    find_empty_policy: Option<FindEmptyPolicy>,
+}
+
+/// Parses the text of a `grader.toml`; `file` names it in errors.
+pub fn parse_config(file: &Path, text: &str) -> Result<CaseConfig, CaseError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(file, text, &e, None))?;
+    let defaults = CaseConfig::default();
+    let positive = |value: Option<Spanned<u64>>, key: &str, default: u64| match value {
+        None => Ok(default),
+        Some(v) if *v.get_ref() > 0 => Ok(*v.get_ref()),
+        Some(v) => {
+            let (line, column) = line_col(text, v.span().start);
+            Err(CaseError::Invalid {
+                file: file.to_path_buf(),
+                line,
+                column,
+                case: None,
+                message: format!(
+                    "`{key}` must be at least 1: set a positive number or remove the line"
+                ),
+            })
+        }
+    };
+    Ok(CaseConfig {
+        time_limit_ms: positive(raw.time_limit_ms, "time_limit_ms", defaults.time_limit_ms)?,
+        memory_limit_mb: positive(
+            raw.memory_limit_mb,
+            "memory_limit_mb",
+            defaults.memory_limit_mb,
+        )?,
+        find_empty_policy: raw.find_empty_policy.unwrap_or(defaults.find_empty_policy),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<CaseConfig, String> {
+        parse_config(Path::new("cases/grader.toml"), text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_and_values() {
+        assert_eq!(parse("").unwrap(), CaseConfig::default());
+        let c = parse(
+            "# limits\ntime_limit_ms = 2000\nmemory_limit_mb = 64\nfind_empty_policy = \"first\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.time_limit_ms, 2000);
+        assert_eq!(c.memory_limit_mb, 64);
+        assert_eq!(c.find_empty_policy, FindEmptyPolicy::First);
+    }
+
+    #[test]
+    fn refuses_unknown_keys_bad_values_and_zero() {
+        let e = parse("time_limit_ms = 10\ntime_limit = 5\n").unwrap_err();
+        assert!(
+            e.starts_with("cases/grader.toml:2:1: unknown field `time_limit`"),
+            "{e}"
+        );
+        let e = parse("find_empty_policy = \"random\"\n").unwrap_err();
+        assert!(
+            e.starts_with("cases/grader.toml:1:21: unknown variant `random`"),
+            "{e}"
+        );
+        assert_eq!(
+            parse("\nmemory_limit_mb = 0\n").unwrap_err(),
+            "cases/grader.toml:2:19: `memory_limit_mb` must be at least 1: set a positive number or remove the line"
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! [`CaseError`]: why a case file or `grader.toml` could not be loaded.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why cases could not be loaded. Every message names the file, and where
+/// it can, the line and the case, and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// A file or folder could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A folder (or list of paths) holds no case file.
+    #[error("no case files in {}: add a .toml file with [[case]] tables (see cases/README.md)", path.display())]
+    NoCases {
+        /// The folder or path given.
+        path: PathBuf,
+    },
+    /// A file is not valid, at a place in it.
+    #[error("{}", Located { file, line: *line, column: *column, case: case.as_deref(), message })]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// The 1-based column.
+        column: usize,
+        /// The case concerned, if one is.
+        case: Option<String>,
+        /// What is wrong and what to do.
+        message: String,
+    },
+}
+
+impl CaseError {
+    /// The line of an [`CaseError::Invalid`] error (for tests and reports).
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            CaseError::Invalid { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+}
+
+struct Located<'a> {
+    file: &'a PathBuf,
+    line: usize,
+    column: usize,
+    case: Option<&'a str>,
+    message: &'a str,
+}
+
+impl fmt::Display for Located<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
+        if let Some(case) = self.case {
+            write!(f, "case \"{case}\": ")?;
+        }
+        f.write_str(self.message)
+    }
+}

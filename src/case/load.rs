@@ -1,0 +1,752 @@
+//! Loading case files (SPEC 3): TOML parsed with serde, then checked, with
+//! every error placed at a file line through toml's spans.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use sudoku_lab::Board;
+use toml::Spanned;
+
+use super::config::{CONFIG_FILE, parse_config};
+use super::error::CaseError;
+use super::{Case, CaseConfig, CaseSet, Solutions};
+use crate::board_text::{BoardTextError, parse_board};
+use crate::verdict::Function;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    case: Vec<Spanned<RawCase>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    name: Spanned<String>,
+    description: Option<String>,
+    puzzle: Spanned<String>,
+    points: Option<u32>,
+    hidden: Option<bool>,
+    tests: Option<Spanned<Vec<Function>>>,
+    time_limit_ms: Option<Spanned<u64>>,
+    solutions: Option<Spanned<i64>>,
+    solution: Option<Spanned<String>>,
+}
+
+/// Whether the stored answers (`solutions`, `solution`) are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answers {
+    /// Check them and put them in the [`Case`] (for grading).
+    Check,
+    /// Leave them out of the [`Case`] and hand them back raw, unchecked
+    /// beyond their TOML type (for `grader reference`, which rewrites them).
+    Raw,
+}
+
+/// The answers a case file holds, as written.
+#[derive(Clone, Debug)]
+pub(crate) struct StoredAnswers {
+    /// `solutions`, if present.
+    pub solutions: Option<i64>,
+    /// `solution`, if present: the board, or why it is not one.
+    pub solution: Option<Result<Board, BoardTextError>>,
+}
+
+/// The cases of one file.
+#[derive(Debug)]
+pub(crate) struct FileCases {
+    /// In file order.
+    pub cases: Vec<Case>,
+    /// One per case, in the same order.
+    pub stored: Vec<StoredAnswers>,
+}
+
+/// Loads the cases in `paths`: case files, or folders of them (their
+/// `.toml` files sorted by name, `grader.toml` excepted). The `grader.toml`
+/// of a folder given (or of a file's folder) sets the defaults; two that
+/// disagree are refused. Case names must be unique across the set.
+pub fn load(paths: &[PathBuf]) -> Result<CaseSet, CaseError> {
+    let (files, config) = case_files(paths)?;
+    let mut cases = Vec::new();
+    for file in &files {
+        let text = read(file)?;
+        cases.extend(parse_file(file, &text, Answers::Check)?.cases);
+    }
+    check_unique(&cases)?;
+    Ok(CaseSet { config, cases })
+}
+
+/// The case files `paths` stands for, in order, and the defaults from
+/// their `grader.toml`.
+pub(crate) fn case_files(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, CaseConfig), CaseError> {
+    let mut files = Vec::new();
+    let mut config: Option<(PathBuf, CaseConfig)> = None;
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|source| CaseError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let folder = if meta.is_dir() {
+            let mut found = Vec::new();
+            let entries = std::fs::read_dir(path).map_err(|source| CaseError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            for entry in entries {
+                let entry = entry.map_err(|source| CaseError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+                let p = entry.path();
+                if p.is_file() && is_case_file(&p) {
+                    found.push(p);
+                }
+            }
+            if found.is_empty() {
+                return Err(CaseError::NoCases { path: path.clone() });
+            }
+            found.sort();
+            files.extend(found);
+            path.clone()
+        } else {
+            files.push(path.clone());
+            path.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let config_path = if folder.as_os_str().is_empty() {
+            PathBuf::from(CONFIG_FILE)
+        } else {
+            folder.join(CONFIG_FILE)
+        };
+        if config_path.is_file() {
+            let here = parse_config(&config_path, &read(&config_path)?)?;
+            match &config {
+                Some((first, seen)) if *seen != here && *first != config_path => {
+                    return Err(CaseError::Invalid {
+                        file: config_path,
+                        line: 1,
+                        column: 1,
+                        case: None,
+                        message: format!(
+                            "its defaults differ from those of {}: load one folder at a time",
+                            first.display()
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => config = Some((config_path, here)),
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(CaseError::NoCases {
+            path: paths.first().cloned().unwrap_or_default(),
+        });
+    }
+    Ok((files, config.map(|(_, c)| c).unwrap_or_default()))
+}
+
+/// True for a `.toml` file other than `grader.toml`.
+fn is_case_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "toml")
+        && path.file_name().is_some_and(|n| n != CONFIG_FILE)
+}
+
+pub(crate) fn read(path: &Path) -> Result<String, CaseError> {
+    std::fs::read_to_string(path).map_err(|source| CaseError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Refuses a case name used twice, naming both places.
+pub(crate) fn check_unique(cases: &[Case]) -> Result<(), CaseError> {
+    let mut seen: HashMap<&str, &Case> = HashMap::new();
+    for case in cases {
+        if let Some(first) = seen.insert(&case.name, case) {
+            return Err(CaseError::Invalid {
+                file: case.file.clone(),
+                line: case.line,
+                column: 1,
+                case: Some(case.name.clone()),
+                message: format!(
+                    "the name is already used at {}:{}: give each case a unique name",
+                    first.file.display(),
+                    first.line
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
+}
+
+/// A toml (syntax or schema) error, placed at its span and, when it falls
+/// inside a `[[case]]` table, naming that case.
+pub(crate) fn toml_error(
+    file: &Path,
+    text: &str,
+    err: &toml::de::Error,
+    case: Option<String>,
+) -> CaseError {
+    let offset = err.span().map_or(0, |s| s.start);
+    let (line, column) = line_col(text, offset);
+    let case = case.or_else(|| case_at(text, offset));
+    CaseError::Invalid {
+        file: file.to_path_buf(),
+        line,
+        column,
+        case,
+        message: err.message().trim_end().to_string(),
+    }
+}
+
+/// The name of the `[[case]]` whose table holds byte `offset`, if the file
+/// parses as TOML at all.
+fn case_at(text: &str, offset: usize) -> Option<String> {
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let tables = doc.get("case")?.as_array_of_tables()?;
+    let mut found = None;
+    for table in tables.iter() {
+        let start = table.span().map(|s| s.start)?;
+        if start <= offset {
+            found = table
+                .get("name")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+        }
+    }
+    found
+}
+
+/// Where a string value's content starts in the file: its 1-based line and
+/// column, skipping the quotes and the newline TOML trims after `"""`.
+fn content_start(text: &str, span: &std::ops::Range<usize>) -> (usize, usize) {
+    let raw = text.get(span.clone()).unwrap_or("");
+    let mut start = span.start;
+    if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+        start += 3;
+        let rest = text.get(start..).unwrap_or("");
+        if rest.starts_with("\r\n") {
+            start += 2;
+        } else if rest.starts_with('\n') {
+            start += 1;
+        }
+    } else {
+        start += 1;
+    }
+    line_col(text, start)
+}
+
+/// Parses the cases of one file's text; `file` names it in errors.
+pub(crate) fn parse_file(
+    file: &Path,
+    text: &str,
+    answers: Answers,
+) -> Result<FileCases, CaseError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| toml_error(file, text, &e, None))?;
+    if raw.case.is_empty() {
+        return Err(CaseError::Invalid {
+            file: file.to_path_buf(),
+            line: 1,
+            column: 1,
+            case: None,
+            message:
+                "no [[case]] table in this file: add one, or move the file out of the cases folder"
+                    .to_string(),
+        });
+    }
+    let mut out = FileCases {
+        cases: Vec::new(),
+        stored: Vec::new(),
+    };
+    for spanned in raw.case {
+        let header = case_header(
+            text,
+            spanned.span().start,
+            spanned.get_ref().name.span().start,
+        );
+        let raw = spanned.into_inner();
+        let (case, stored) = build_case(file, text, header, raw, answers)?;
+        out.cases.push(case);
+        out.stored.push(stored);
+    }
+    Ok(out)
+}
+
+/// The 1-based line of a case's `[[case]]` header: the last `[[` before its
+/// `name` (the table's own span may start at its first key).
+fn case_header(text: &str, table_start: usize, name_start: usize) -> usize {
+    let upto = text.get(..name_start.max(table_start)).unwrap_or(text);
+    let at = upto.rfind("[[").unwrap_or(table_start);
+    line_col(text, at).0
+}
+
+fn build_case(
+    file: &Path,
+    text: &str,
+    line: usize,
+    raw: RawCase,
+    answers: Answers,
+) -> Result<(Case, StoredAnswers), CaseError> {
+    let name = raw.name.get_ref().trim().to_string();
+    let fail = |offset: usize, message: String| {
+        let (l, column) = line_col(text, offset);
+        CaseError::Invalid {
+            file: file.to_path_buf(),
+            line: l,
+            column,
+            case: (!name.is_empty()).then(|| name.clone()),
+            message,
+        }
+    };
+    if name.is_empty() {
+        return Err(fail(
+            raw.name.span().start,
+            "the case has an empty name: give it a unique name".to_string(),
+        ));
+    }
+    let board_at = |value: &Spanned<String>| -> Result<Board, BoardTextError> {
+        let (first_line, first_column) = content_start(text, &value.span());
+        parse_board(value.get_ref()).map_err(|e| e.relocated(first_line, first_column))
+    };
+    let board_error = |e: BoardTextError, key: &str| CaseError::Invalid {
+        file: file.to_path_buf(),
+        line: e.line,
+        column: e.column,
+        case: Some(name.clone()),
+        message: format!("bad `{key}`: {}", e.message),
+    };
+    let puzzle = board_at(&raw.puzzle).map_err(|e| board_error(e, "puzzle"))?;
+
+    let tests = match &raw.tests {
+        None => Function::ALL.to_vec(),
+        Some(t) => {
+            let list = t.get_ref().clone();
+            if list.is_empty() {
+                return Err(fail(
+                    t.span().start,
+                    "`tests` is empty: list some of \"legal\", \"find_empty\", \"solve\", or remove the line to test all three".to_string(),
+                ));
+            }
+            for (i, f) in list.iter().enumerate() {
+                if list[..i].contains(f) {
+                    return Err(fail(
+                        t.span().start,
+                        format!("`tests` names \"{f}\" twice: list each function once"),
+                    ));
+                }
+            }
+            list
+        }
+    };
+    let time_limit_ms = match &raw.time_limit_ms {
+        Some(t) if *t.get_ref() == 0 => {
+            return Err(fail(
+                t.span().start,
+                "`time_limit_ms` must be at least 1: set a positive number or remove the line"
+                    .to_string(),
+            ));
+        }
+        t => t.as_ref().map(|t| *t.get_ref()),
+    };
+
+    let stored = StoredAnswers {
+        solutions: raw.solutions.as_ref().map(|s| *s.get_ref()),
+        solution: raw.solution.as_ref().map(board_at),
+    };
+    let mut case = Case {
+        name: name.clone(),
+        description: raw.description.map(|d| d.trim().to_string()),
+        puzzle,
+        points: raw.points.unwrap_or(1),
+        hidden: raw.hidden.unwrap_or(false),
+        tests,
+        time_limit_ms,
+        solutions: None,
+        solution: None,
+        file: file.to_path_buf(),
+        line,
+    };
+    if answers == Answers::Raw {
+        return Ok((case, stored));
+    }
+
+    let rerun = format!(
+        "run `grader reference {}` to rewrite the answers",
+        file.display()
+    );
+    let solutions = match &raw.solutions {
+        None => None,
+        Some(s) => match *s.get_ref() {
+            n @ 0..=2 => Some(Solutions::from_count(n as u32)),
+            n => {
+                return Err(fail(
+                    s.span().start,
+                    format!("`solutions = {n}` is not 0, 1 or 2 (two or more): {rerun}"),
+                ));
+            }
+        },
+    };
+    match (&raw.solutions, &raw.solution, solutions) {
+        (None, Some(sol), _) => {
+            return Err(fail(
+                sol.span().start,
+                format!("`solution` is given without `solutions`: {rerun}"),
+            ));
+        }
+        (Some(s), None, Some(Solutions::Unique | Solutions::Many)) => {
+            return Err(fail(
+                s.span().start,
+                format!("`solutions = {}` needs a `solution`: {rerun}", s.get_ref()),
+            ));
+        }
+        (Some(_), Some(sol), Some(Solutions::None)) => {
+            return Err(fail(
+                sol.span().start,
+                format!("`solution` is given but `solutions = 0`: {rerun}"),
+            ));
+        }
+        (_, Some(sol), _) => {
+            let board = board_at(sol).map_err(|e| board_error(e, "solution"))?;
+            if let Err(why) = completes(&case.puzzle, &board) {
+                return Err(fail(
+                    sol.span().start,
+                    format!("`solution` does not complete the puzzle: {why}; {rerun}"),
+                ));
+            }
+            case.solution = Some(board);
+        }
+        _ => {}
+    }
+    case.solutions = solutions;
+    Ok((case, stored))
+}
+
+/// `Ok` iff `solution` is a full, valid board that keeps every given of
+/// `puzzle`; else what is wrong with it.
+pub(crate) fn completes(puzzle: &Board, solution: &Board) -> Result<(), String> {
+    if solution.n() != puzzle.n() {
+        return Err(format!(
+            "it is {s}x{s} but the puzzle is {p}x{p}",
+            s = solution.side(),
+            p = puzzle.side()
+        ));
+    }
+    let side = puzzle.side();
+    for r in 0..side {
+        for c in 0..side {
+            let (given, v) = (puzzle.get(r, c), solution.get(r, c));
+            if v == 0 {
+                return Err(format!("r{}c{} is empty", r + 1, c + 1));
+            }
+            if given != 0 && given != v {
+                return Err(format!(
+                    "r{}c{} holds {v} but the puzzle gives {given}",
+                    r + 1,
+                    c + 1
+                ));
+            }
+            if solution.conflicts(r, c, v) {
+                return Err(format!(
+                    "r{}c{} holds {v}, which its row, column or box already has",
+                    r + 1,
+                    c + 1
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAMPUS: &str = r#"# The seed's board.
+[[case]]
+name = "campus-4x4"
+description = "the seed's campus board"
+puzzle = """
+1 . | . 4
+. 4 | 1 .
+----+----
+2 . | . 3
+. 3 | 2 .
+"""
+points = 2
+tests = ["solve", "legal"]
+time_limit_ms = 500
+solutions = 1
+solution = """
+1 2 | 3 4
+3 4 | 1 2
+----+----
+2 1 | 4 3
+4 3 | 2 1
+"""
+
+[[case]]
+name = "clash"
+hidden = true
+puzzle = "11.............."
+solutions = 0
+"#;
+
+    fn parse(text: &str) -> Result<Vec<Case>, String> {
+        parse_file(Path::new("cases/x.toml"), text, Answers::Check)
+            .map(|f| f.cases)
+            .map_err(|e| e.to_string())
+    }
+
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn reads_a_full_case_and_a_conflicting_one() {
+        let cases = parse(CAMPUS).unwrap();
+        let c = &cases[0];
+        assert_eq!(c.name, "campus-4x4");
+        assert_eq!(c.description.as_deref(), Some("the seed's campus board"));
+        assert_eq!(c.line, 2);
+        assert_eq!(c.points, 2);
+        assert!(!c.hidden);
+        assert_eq!(c.tests, vec![Function::Solve, Function::Legal]);
+        assert_eq!(c.time_limit_ms, Some(500));
+        assert_eq!(c.solutions, Some(Solutions::Unique));
+        assert_eq!(c.solution.as_ref().unwrap().cells()[..4], [1, 2, 3, 4]);
+        let clash = &cases[1];
+        assert_eq!((clash.line, clash.hidden, clash.points), (24, true, 1));
+        assert_eq!(clash.tests, Function::ALL.to_vec());
+        assert_eq!(clash.solutions, Some(Solutions::None));
+        assert_eq!(clash.solution, None);
+        let set = CaseSet {
+            config: CaseConfig::default(),
+            cases: cases.clone(),
+        };
+        assert_eq!(set.time_limit_ms(&cases[0]), 500);
+        assert_eq!(set.time_limit_ms(&cases[1]), 1000);
+    }
+
+    #[test]
+    fn a_bad_cell_is_reported_at_its_file_line() {
+        let text = CAMPUS.replace(". 4 | 1 .\n----", ". 4 | 9 .\n----");
+        assert_eq!(
+            err(&text),
+            "cases/x.toml:7:7: case \"campus-4x4\": bad `puzzle`: digit 9 is above 4, the largest digit of a 4x4 board"
+        );
+        // A one-line string: the column counts from the file's line start.
+        let text = CAMPUS.replace("\"11..............\"", "\"11.......x......\"");
+        assert_eq!(
+            err(&text),
+            "cases/x.toml:27:20: case \"clash\": bad `puzzle`: unexpected 'x': expected 1-4, '.' or '0' for empty"
+        );
+        let text = CAMPUS.replace("4 3 | 2 1\n", "4 3 | 2\n");
+        assert_eq!(
+            err(&text),
+            "cases/x.toml:21:8: case \"campus-4x4\": bad `solution`: this row has 3 cells, a 4x4 board has 4 per row"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_line_and_case() {
+        let text = CAMPUS.replace("points = 2", "point = 2");
+        let e = err(&text);
+        assert!(
+            e.starts_with(
+                "cases/x.toml:12:1: case \"campus-4x4\": unknown field `point`, expected one of"
+            ),
+            "{e}"
+        );
+        let e = err("[[case]]\nname = \"a\"\npuzzle = \"1..4.41.2..3.32.\"\nhidden = \"yes\"\n");
+        assert!(
+            e.starts_with(
+                "cases/x.toml:4:10: case \"a\": invalid type: string \"yes\", expected a boolean"
+            ),
+            "{e}"
+        );
+        let e = err(
+            "[[case]]\nname = \"a\"\npuzzle = \"1..4.41.2..3.32.\"\ntests = [\"solve\", \"sovle\"]\n",
+        );
+        assert!(
+            e.starts_with("cases/x.toml:4:19: case \"a\": unknown variant `sovle`"),
+            "{e}"
+        );
+        let e = err("[[case]]\nname = \"a\"\n");
+        assert!(e.contains("missing field `puzzle`"), "{e}");
+        let e = err("title = \"x\"\n[[case]]\nname = \"a\"\npuzzle = \"1..4.41.2..3.32.\"\n");
+        assert!(
+            e.starts_with("cases/x.toml:1:1: unknown field `title`, expected `case`"),
+            "{e}"
+        );
+        let e = err("[[case]\nname = 1\n");
+        assert!(e.starts_with("cases/x.toml:1:"), "{e}");
+        assert_eq!(
+            err("# nothing\n"),
+            "cases/x.toml:1:1: no [[case]] table in this file: add one, or move the file out of the cases folder"
+        );
+    }
+
+    #[test]
+    fn refuses_bad_answers() {
+        let rerun = "run `grader reference cases/x.toml` to rewrite the answers";
+        let text = CAMPUS.replace("solutions = 1", "solutions = 3");
+        assert_eq!(
+            err(&text),
+            format!(
+                "cases/x.toml:15:13: case \"campus-4x4\": `solutions = 3` is not 0, 1 or 2 (two or more): {rerun}"
+            )
+        );
+        let text = CAMPUS.replace("solutions = 1", "solutions = -1");
+        assert!(err(&text).contains("`solutions = -1` is not 0, 1 or 2"));
+        let text = CAMPUS.replace("solutions = 1", "solutions = 0");
+        assert_eq!(
+            err(&text),
+            format!(
+                "cases/x.toml:16:12: case \"campus-4x4\": `solution` is given but `solutions = 0`: {rerun}"
+            )
+        );
+        let text = CAMPUS.replace("solutions = 1\n", "");
+        assert_eq!(
+            err(&text),
+            format!(
+                "cases/x.toml:15:12: case \"campus-4x4\": `solution` is given without `solutions`: {rerun}"
+            )
+        );
+        let text = CAMPUS.replace("solutions = 0", "solutions = 2");
+        assert_eq!(
+            err(&text),
+            format!(
+                "cases/x.toml:28:13: case \"clash\": `solutions = 2` needs a `solution`: {rerun}"
+            )
+        );
+        // A hand-edited solution: two cells swapped.
+        let text = CAMPUS.replace("1 2 | 3 4\n3 4", "2 1 | 3 4\n3 4");
+        assert_eq!(
+            err(&text),
+            format!(
+                "cases/x.toml:16:12: case \"campus-4x4\": `solution` does not complete the puzzle: r1c1 holds 2 but the puzzle gives 1; {rerun}"
+            )
+        );
+        let text = CAMPUS.replace("4 3 | 2 1\n\"\"\"", "4 3 | 2 .\n\"\"\"");
+        assert!(err(&text).contains("does not complete the puzzle: r4c4 is empty"));
+        let text = CAMPUS.replace("1 2 | 3 4\n3 4", "1 3 | 2 4\n3 4");
+        assert!(
+            err(&text).contains("r1c2 holds 3, which its row, column or box already has"),
+            "{}",
+            err(&text)
+        );
+        // Raw mode leaves the answers to `grader reference`.
+        let f = parse_file(
+            Path::new("x.toml"),
+            &CAMPUS.replace("solutions = 1", "solutions = 7"),
+            Answers::Raw,
+        )
+        .unwrap();
+        assert_eq!(f.stored[0].solutions, Some(7));
+        assert_eq!(f.cases[0].solutions, None);
+        assert!(matches!(f.stored[0].solution, Some(Ok(_))));
+    }
+
+    #[test]
+    fn refuses_other_bad_values() {
+        let base = "[[case]]\nname = \"a\"\npuzzle = \"1..4.41.2..3.32.\"\n";
+        assert_eq!(
+            err(&format!("{base}tests = []\n")),
+            "cases/x.toml:4:9: case \"a\": `tests` is empty: list some of \"legal\", \"find_empty\", \"solve\", or remove the line to test all three"
+        );
+        assert!(
+            err(&format!("{base}tests = [\"solve\", \"solve\"]\n"))
+                .contains("names \"solve\" twice")
+        );
+        assert!(
+            err(&format!("{base}time_limit_ms = 0\n"))
+                .starts_with("cases/x.toml:4:17: case \"a\": `time_limit_ms` must be at least 1")
+        );
+        assert!(
+            err("[[case]]\nname = \" \"\npuzzle = \"1..4.41.2..3.32.\"\n").contains("empty name")
+        );
+        // A 36x36 board (n = 6) is not a board.
+        let big = vec![". ".repeat(36); 36].join("\n");
+        let e = err(&format!(
+            "[[case]]\nname = \"six\"\npuzzle = \"\"\"\n{big}\n\"\"\"\n"
+        ));
+        assert!(
+            e.starts_with("cases/x.toml:4:1: case \"six\": bad `puzzle`: found 36 rows"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn load_folders_configs_and_duplicates() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("grader.toml"),
+            "time_limit_ms = 300\nfind_empty_policy = \"first\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("b.toml"),
+            "[[case]]\nname = \"b1\"\npuzzle = \"1..4.41.2..3.32.\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("a.toml"),
+            "\n[[case]]\nname = \"a1\"\npuzzle = \"1..4.41.2..3.32.\"\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("notes.txt"), "not a case").unwrap();
+        let set = load(&[d.to_path_buf()]).unwrap();
+        let names: Vec<&str> = set.cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a1", "b1"]);
+        assert_eq!(set.cases[0].line, 2);
+        assert_eq!(set.config.time_limit_ms, 300);
+        assert_eq!(set.time_limit_ms(&set.cases[0]), 300);
+        // A single file takes its folder's defaults too.
+        let one = load(&[d.join("b.toml")]).unwrap();
+        assert_eq!(
+            one.config.find_empty_policy,
+            super::super::FindEmptyPolicy::First
+        );
+        // Duplicates across files name both places.
+        std::fs::write(d.join("c.toml"), "[[case]]\nname = \"x\"\npuzzle = \"1..4.41.2..3.32.\"\n\n[[case]]\nname = \"a1\"\npuzzle = \"1..4.41.2..3.32.\"\n").unwrap();
+        let e = load(&[d.to_path_buf()]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{}:5:1: case \"a1\": the name is already used at {}:2: give each case a unique name",
+                d.join("c.toml").display(),
+                d.join("a.toml").display()
+            )
+        );
+        let empty = tempfile::tempdir().unwrap();
+        assert!(
+            load(&[empty.path().to_path_buf()])
+                .unwrap_err()
+                .to_string()
+                .starts_with("no case files in")
+        );
+        assert!(
+            load(&[d.join("missing.toml")])
+                .unwrap_err()
+                .to_string()
+                .starts_with("cannot read")
+        );
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_col("", 5), (1, 1));
+    }
+}
