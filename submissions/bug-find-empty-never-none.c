@@ -1,0 +1,64 @@
+/* bug-find-empty-never-none.c: find_empty never says "none".
+ *
+ * Bug: on a full board find_empty still returns true with the cell r1c1
+ * instead of false. solve relies on it to notice a full board, so it keeps
+ * looking for a digit for r1c1, finds none and returns false: every solvable
+ * puzzle is reported unsolvable.
+ * Expected: legal pass, find_empty wrong (a cell reported on a full board),
+ * solve wrong (returned false on a solvable puzzle).
+ */
+#include "sudoku_lab.h"
+
+bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        if (board[r * N + i] == v || board[i * N + c] == v) {
+            return false;
+        }
+    }
+    size_t br = n * (r / n), bc = n * (c / n);
+    for (size_t i = br; i < br + n; i++) {
+        for (size_t j = bc; j < bc + n; j++) {
+            if (board[i * N + j] == v) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            if (board[i * N + j] == 0) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+        }
+    }
+    *r = 0; /* BUG: a full board should return false */
+    *c = 0;
+    return true;
+}
+
+bool solve(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (solve(board, n)) {
+                return true;
+            }
+            board[r * N + c] = 0;
+        }
+    }
+    return false;
+}
+
+uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }

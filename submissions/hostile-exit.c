@@ -1,0 +1,66 @@
+/* hostile-exit.c: solve calls exit(0) instead of returning.
+ *
+ * The process ends "successfully" but never answers.
+ * Expected: legal pass, find_empty pass, solve crash (exited before
+ * answering).
+ *
+ * Every loop and count is bounded, so a sandbox failure cannot harm the
+ * machine. legal and find_empty are the listing's; solve is hostile.
+ */
+#include <stdlib.h>
+#include "sudoku_lab.h"
+
+bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        if (board[r * N + i] == v || board[i * N + c] == v) {
+            return false;
+        }
+    }
+    size_t br = n * (r / n), bc = n * (c / n);
+    for (size_t i = br; i < br + n; i++) {
+        for (size_t j = bc; j < bc + n; j++) {
+            if (board[i * N + j] == v) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            if (board[i * N + j] == 0) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool search(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (search(board, n)) {
+                return true;
+            }
+            board[r * N + c] = 0;
+        }
+    }
+    return false;
+}
+
+bool solve(uint8_t *board, size_t n) {
+    exit(0);
+    return search(board, n); /* never reached */
+}

@@ -1,0 +1,76 @@
+/* hostile-print-flood.c: solve prints 200 MB to stdout, then solves correctly.
+ *
+ * The grader must cap what it keeps of the output and stay small itself; the
+ * answer is right, so every test must still pass. Writing stops early if
+ * stdout is closed.
+ * Expected: legal pass, find_empty pass, solve pass.
+ *
+ * Every loop and count is bounded, so a sandbox failure cannot harm the
+ * machine. legal and find_empty are the listing's; solve is hostile.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <unistd.h>
+#include "sudoku_lab.h"
+
+bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        if (board[r * N + i] == v || board[i * N + c] == v) {
+            return false;
+        }
+    }
+    size_t br = n * (r / n), bc = n * (c / n);
+    for (size_t i = br; i < br + n; i++) {
+        for (size_t j = bc; j < bc + n; j++) {
+            if (board[i * N + j] == v) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            if (board[i * N + j] == 0) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool search(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (search(board, n)) {
+                return true;
+            }
+            board[r * N + c] = 0;
+        }
+    }
+    return false;
+}
+
+bool solve(uint8_t *board, size_t n) {
+    static char line[64 * 1024];
+    memset(line, 'x', sizeof line);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 3200; i++) { /* 3200 x 64 KiB = 200 MiB */
+        if (write(1, line, sizeof line) < 0) {
+            break;
+        }
+    }
+    return search(board, n);
+}
