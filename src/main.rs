@@ -9,6 +9,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
+        Command::Reference(a) => grader::commands::reference::run(a),
+        Command::Solve(a) => grader::commands::solve::run(a),
         _ => Err(anyhow::anyhow!("not implemented yet")),
     };
     match result {

@@ -1,7 +1,7 @@
 //! The bundled `cases/` folder, embedded in the binary: the public cases
 //! `grader check` runs when no `--cases` is given.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::CaseSet;
 use super::config::parse_config;
@@ -46,8 +46,8 @@ pub fn builtin() -> CaseSet {
 
 /// Where the bundled files live in the source tree (for tests).
 #[cfg(test)]
-fn source_dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/cases"))
+fn source_dir() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/cases"))
 }
 
 #[cfg(test)]

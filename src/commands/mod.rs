@@ -1,2 +1,5 @@
 //! One module per subcommand; each has `run(&Args) -> anyhow::Result<u8>`
 //! returning the exit code (see [`crate::exit`]).
+
+pub mod reference;
+pub mod solve;

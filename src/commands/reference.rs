@@ -1,0 +1,344 @@
+//! `grader reference CASES...`: fill in (or with `--check`, verify) the
+//! `solutions` / `solution` answers of case files from the reference solver,
+//! editing the files with `toml_edit` so the author's comments and layout
+//! stay as they were.
+
+use anyhow::{Context, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use sudoku_lab::Board;
+use toml_edit::{DocumentMut, Item, Table, Value};
+
+use crate::board_text::format_grid;
+use crate::case::{
+    Answers, Case, CaseError, Solutions, StoredAnswers, case_files, check_unique, completes,
+    parse_file,
+};
+use crate::cli::ReferenceArgs;
+use crate::exit;
+
+/// The reference's answer for one case.
+struct Answer {
+    solutions: Solutions,
+    solution: Option<Board>,
+}
+
+/// One case file, parsed with its answers left raw.
+struct CaseFile {
+    path: PathBuf,
+    text: String,
+    cases: Vec<Case>,
+    stored: Vec<StoredAnswers>,
+}
+
+/// Runs `grader reference`; returns the exit code: [`exit::SUCCESS`], or
+/// [`exit::FAILURE`] when `--check` finds a stored answer that differs.
+/// Unreadable or invalid case files are an `Err` (exit 2).
+pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
+    let files = read_all(&args.cases)?;
+    let total: usize = files.iter().map(|f| f.cases.len()).sum();
+    let mut out = std::io::stdout().lock();
+    if args.check {
+        let mut differ = 0;
+        for file in &files {
+            for (case, stored) in file.cases.iter().zip(&file.stored) {
+                let answer = solve(case);
+                if let Some(why) = difference(case, stored, &answer) {
+                    differ += 1;
+                    writeln!(
+                        out,
+                        "{}:{}: case \"{}\": {why}",
+                        file.path.display(),
+                        case.line,
+                        case.name
+                    )?;
+                }
+            }
+        }
+        if differ == 0 {
+            writeln!(
+                out,
+                "reference answers up to date: {total} cases in {} files",
+                files.len()
+            )?;
+            Ok(exit::SUCCESS)
+        } else {
+            writeln!(
+                out,
+                "{differ} of {total} cases differ from the reference: run `grader reference {}` to rewrite them",
+                args.cases
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )?;
+            Ok(exit::FAILURE)
+        }
+    } else {
+        let mut written = 0;
+        for file in &files {
+            let answers: Vec<Answer> = file.cases.iter().map(solve).collect();
+            let new_text = rewrite(file, &answers)?;
+            if new_text != file.text {
+                // Check the result loads strictly before replacing the file.
+                parse_file(&file.path, &new_text, Answers::Check).with_context(|| {
+                    format!(
+                        "internal error: the rewritten {} does not load",
+                        file.path.display()
+                    )
+                })?;
+                std::fs::write(&file.path, &new_text)
+                    .with_context(|| format!("cannot write {}", file.path.display()))?;
+                written += 1;
+                writeln!(out, "wrote {}", file.path.display())?;
+            }
+        }
+        writeln!(
+            out,
+            "reference answers for {total} cases in {} files: {written} files rewritten, {} already up to date",
+            files.len(),
+            files.len() - written
+        )?;
+        Ok(exit::SUCCESS)
+    }
+}
+
+/// Reads and parses every case file, answers left raw; names must be unique.
+fn read_all(paths: &[PathBuf]) -> Result<Vec<CaseFile>, CaseError> {
+    let (paths, _config) = case_files(paths)?;
+    let mut files = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).map_err(|source| CaseError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let parsed = parse_file(&path, &text, Answers::Raw)?;
+        files.push(CaseFile {
+            path,
+            text,
+            cases: parsed.cases,
+            stored: parsed.stored,
+        });
+    }
+    let all: Vec<Case> = files.iter().flat_map(|f| f.cases.iter().cloned()).collect();
+    check_unique(&all)?;
+    Ok(files)
+}
+
+fn solve(case: &Case) -> Answer {
+    let (count, solution) = sudoku_reference::count_and_solve(&case.puzzle, 2);
+    Answer {
+        solutions: Solutions::from_count(count),
+        solution,
+    }
+}
+
+/// Why the stored answers differ from the reference's, or `None` if they
+/// agree. With two or more solutions any valid completion is accepted, so
+/// that a change in which solution the reference finds first is not a
+/// difference.
+fn difference(case: &Case, stored: &StoredAnswers, answer: &Answer) -> Option<String> {
+    let want = answer.solutions.as_number();
+    let Some(have) = stored.solutions else {
+        return Some(format!(
+            "no `solutions` stored (the reference finds {want})"
+        ));
+    };
+    if have != i64::from(want) {
+        return Some(format!(
+            "stored `solutions = {have}`, the reference finds {want}"
+        ));
+    }
+    match (&stored.solution, &answer.solution) {
+        (None, None) => None,
+        (Some(_), None) => Some("a `solution` is stored but the puzzle has none".to_string()),
+        (None, Some(_)) => Some("no `solution` stored".to_string()),
+        (Some(Err(e)), Some(_)) => Some(format!("the stored `solution` is not a board: {e}")),
+        (Some(Ok(have)), Some(reference)) => {
+            if let Err(why) = completes(&case.puzzle, have) {
+                return Some(format!(
+                    "the stored `solution` does not complete the puzzle: {why}"
+                ));
+            }
+            if answer.solutions == Solutions::Unique && have != reference {
+                // Unreachable for a valid completion of a unique puzzle,
+                // but cheap to say plainly.
+                return Some("the stored `solution` differs from the reference's".to_string());
+            }
+            None
+        }
+    }
+}
+
+/// The file's text with each case's answers set, comments and layout kept.
+fn rewrite(file: &CaseFile, answers: &[Answer]) -> anyhow::Result<String> {
+    let mut doc: DocumentMut = file
+        .text
+        .parse()
+        .with_context(|| format!("{}: cannot parse for editing", file.path.display()))?;
+    let Some(tables) = doc.get_mut("case").and_then(Item::as_array_of_tables_mut) else {
+        bail!(
+            "{}: write the cases as [[case]] tables so that `grader reference` can fill them in",
+            file.path.display()
+        );
+    };
+    if tables.len() != answers.len() {
+        bail!(
+            "{}: write the cases as [[case]] tables so that `grader reference` can fill them in",
+            file.path.display()
+        );
+    }
+    for (((table, answer), case), stored) in tables
+        .iter_mut()
+        .zip(answers)
+        .zip(&file.cases)
+        .zip(&file.stored)
+    {
+        if difference(case, stored, answer).is_none() {
+            continue;
+        }
+        set(
+            table,
+            "solutions",
+            Value::from(i64::from(answer.solutions.as_number())),
+        );
+        match &answer.solution {
+            Some(board) => set(table, "solution", multi_line(board, &file.path)?),
+            None => {
+                table.remove("solution");
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Sets `key` to `value`, keeping the key's place and any comment beside
+/// the old value.
+fn set(table: &mut Table, key: &str, mut value: Value) {
+    match table.get_mut(key) {
+        Some(item) => {
+            if let Some(old) = item.as_value() {
+                *value.decor_mut() = old.decor().clone();
+            }
+            *item = Item::Value(value);
+        }
+        None => {
+            table.insert(key, Item::Value(value));
+        }
+    }
+}
+
+/// A board as a TOML multi-line string in the grid form.
+fn multi_line(board: &Board, path: &Path) -> anyhow::Result<Value> {
+    format!("\"\"\"\n{}\"\"\"", format_grid(board))
+        .parse::<Value>()
+        .with_context(|| format!("{}: internal error writing a solution", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"# My cases.
+[[case]]
+name = "campus"   # the seed's
+puzzle = """
+1 . | . 4
+. 4 | 1 .
+----+----
+2 . | . 3
+. 3 | 2 .
+"""
+# Written by `grader reference`:
+solutions = 0 # by hand
+solution = "1234"
+
+# The next one.
+[[case]]
+name = "clash"
+puzzle = "11.............."
+
+[[case]]
+name = "open"
+puzzle = "1..............."
+"#;
+
+    fn parsed(text: &str) -> CaseFile {
+        let path = PathBuf::from("x.toml");
+        let f = parse_file(&path, text, Answers::Raw).unwrap();
+        CaseFile {
+            path,
+            text: text.to_string(),
+            cases: f.cases,
+            stored: f.stored,
+        }
+    }
+
+    #[test]
+    fn rewrite_keeps_comments_and_fills_answers() {
+        let file = parsed(FILE);
+        let answers: Vec<Answer> = file.cases.iter().map(solve).collect();
+        let text = rewrite(&file, &answers).unwrap();
+        assert!(text.starts_with("# My cases.\n[[case]]\nname = \"campus\"   # the seed's\n"));
+        assert!(text.contains(
+            "# Written by `grader reference`:\nsolutions = 1 # by hand\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\n\n# The next one.\n[[case]]"
+        ), "{text}");
+        assert!(
+            text.contains("name = \"clash\"\npuzzle = \"11..............\"\nsolutions = 0\n"),
+            "{text}"
+        );
+        assert!(text.contains("name = \"open\"\npuzzle = \"1...............\"\nsolutions = 2\nsolution = \"\"\"\n1 "), "{text}");
+        // The result loads strictly, and rewriting again changes nothing.
+        let strict = parse_file(Path::new("x.toml"), &text, Answers::Check).unwrap();
+        assert_eq!(strict.cases[0].solutions, Some(Solutions::Unique));
+        assert_eq!(strict.cases[2].solutions, Some(Solutions::Many));
+        let again = parsed(&text);
+        let answers: Vec<Answer> = again.cases.iter().map(solve).collect();
+        assert_eq!(rewrite(&again, &answers).unwrap(), text);
+        for (case, stored) in again.cases.iter().zip(&again.stored) {
+            assert_eq!(difference(case, stored, &solve(case)), None);
+        }
+    }
+
+    #[test]
+    fn difference_names_each_mismatch() {
+        let file = parsed(FILE);
+        let campus = &file.cases[0];
+        let answer = solve(campus);
+        let diff = |solutions: Option<i64>, solution: Option<&str>| {
+            let stored = StoredAnswers {
+                solutions,
+                solution: solution.map(crate::board_text::parse_board),
+            };
+            difference(campus, &stored, &answer)
+        };
+        assert_eq!(
+            diff(None, None).unwrap(),
+            "no `solutions` stored (the reference finds 1)"
+        );
+        assert_eq!(
+            diff(Some(2), None).unwrap(),
+            "stored `solutions = 2`, the reference finds 1"
+        );
+        assert_eq!(diff(Some(1), None).unwrap(), "no `solution` stored");
+        assert_eq!(diff(Some(1), Some("1234341221434321")), None);
+        assert_eq!(
+            diff(Some(1), Some("1234341221434312")).unwrap(),
+            "the stored `solution` does not complete the puzzle: r2c3 holds 1, which its row, column or box already has"
+        );
+        assert!(
+            diff(Some(1), Some("12"))
+                .unwrap()
+                .starts_with("the stored `solution` is not a board: line 1")
+        );
+        let clash = &file.cases[1];
+        let stored = StoredAnswers {
+            solutions: Some(0),
+            solution: Some(crate::board_text::parse_board("1234341221434321")),
+        };
+        assert_eq!(
+            difference(clash, &stored, &solve(clash)).unwrap(),
+            "a `solution` is stored but the puzzle has none"
+        );
+    }
+}
