@@ -1,0 +1,421 @@
+//! Finding the submissions in a folder (SPEC 5): every entry is one student,
+//! named by the entry, and what it holds says how to build it.
+//!
+//! The rules, for an entry of the submissions folder:
+//!
+//! | entry | kind | id |
+//! |---|---|---|
+//! | a folder holding `Cargo.toml` | [`SubmissionKind::Rust`] | the folder's name |
+//! | a `.c` / `.py` / `.so` file | C / Python / Library | the file name without its extension |
+//! | a folder holding exactly one `.c`, `.py` or `.so` file (next to anything else) | that kind | the folder's name |
+//!
+//! Skipped, so that a submissions folder can carry its own notes: entries
+//! whose name starts with `.` (`.git`, `.DS_Store`), and `README.md` and
+//! `expected.toml` at the top level. Anything else that fits no rule (an
+//! empty folder, a folder with two candidate sources, a `.txt`, two entries
+//! with the same id) still becomes a [`Submission`], whose `kind` is an
+//! error saying what is wrong and what to do: that student gets a
+//! `build_error` and the others are still graded.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Top-level names in a submissions folder that are not submissions.
+pub const SKIPPED_NAMES: [&str; 2] = ["README.md", "expected.toml"];
+
+/// One student's submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submission {
+    /// The student id: the entry's name (a file's name without extension).
+    pub id: String,
+    /// What to build: the crate folder for Rust, else the one source or
+    /// library file (inside the student's folder if they handed in one).
+    pub path: PathBuf,
+    /// What kind of code it is, or why it could not be told.
+    pub kind: Result<SubmissionKind, String>,
+}
+
+/// The ways a student can hand in the lab (SPEC 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubmissionKind {
+    /// A `cdylib` crate (a folder with `Cargo.toml`).
+    Rust,
+    /// A C source file, built against the lab's header.
+    C,
+    /// A Python module.
+    Python,
+    /// A prebuilt shared library with the lab's C ABI.
+    Library,
+}
+
+impl SubmissionKind {
+    /// The name used in reports (SPEC 6): `rust`, `c`, `python`, `library`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SubmissionKind::Rust => "rust",
+            SubmissionKind::C => "c",
+            SubmissionKind::Python => "python",
+            SubmissionKind::Library => "library",
+        }
+    }
+
+    /// The kind of a single file, from its extension.
+    fn of_file(path: &Path) -> Option<SubmissionKind> {
+        match path.extension().and_then(OsStr::to_str) {
+            Some("c") => Some(SubmissionKind::C),
+            Some("py") => Some(SubmissionKind::Python),
+            Some("so") => Some(SubmissionKind::Library),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for SubmissionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a submissions folder could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// The folder does not exist.
+    #[error("{} does not exist: give the folder that holds one entry per student", .0.display())]
+    Missing(PathBuf),
+    /// The path is not a folder.
+    #[error("{} is not a folder: give the folder that holds one entry per student", .0.display())]
+    NotAFolder(PathBuf),
+    /// The folder could not be listed.
+    #[error("cannot list {}: {source}", .path.display())]
+    Read {
+        /// The folder.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+}
+
+/// Every submission in `dir`, sorted by id. Entries that fit no rule are
+/// submissions with an error `kind`; only an unreadable `dir` is an `Err`.
+///
+/// # Errors
+/// When `dir` is missing, not a folder, or cannot be listed.
+pub fn discover(dir: &Path) -> Result<Vec<Submission>, DiscoverError> {
+    let meta = match std::fs::metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(DiscoverError::Missing(dir.to_path_buf()));
+        }
+        Err(source) => {
+            return Err(DiscoverError::Read {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    if !meta.is_dir() {
+        return Err(DiscoverError::NotAFolder(dir.to_path_buf()));
+    }
+    let read_err = |source| DiscoverError::Read {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut submissions: Vec<(String, Submission)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(read_err)? {
+        let entry = entry.map_err(read_err)?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || SKIPPED_NAMES.contains(&name.as_ref()) {
+            continue;
+        }
+        submissions.push((name.into_owned(), classify(&entry.path())));
+    }
+    submissions.sort_by(|a, b| a.1.id.cmp(&b.1.id).then_with(|| a.0.cmp(&b.0)));
+    mark_duplicate_ids(&mut submissions);
+    Ok(submissions.into_iter().map(|(_, s)| s).collect())
+}
+
+/// The submission at `path` (a file or a folder), by the rules of this
+/// module; used for each entry of a submissions folder, and by
+/// `grader check` for a student's own folder.
+pub fn classify(path: &Path) -> Submission {
+    let id = id_of(path);
+    let error = |message: String| Submission {
+        id: id.clone(),
+        path: path.to_path_buf(),
+        kind: Err(message),
+    };
+    let shown = path.display();
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => return error(format!("cannot read {shown}: {e}")),
+    };
+    if meta.is_file() {
+        return match SubmissionKind::of_file(path) {
+            Some(kind) => Submission {
+                id,
+                path: path.to_path_buf(),
+                kind: Ok(kind),
+            },
+            None => error(format!(
+                "{shown} is not a submission: hand in a .c, .py or .so file, or a folder with Cargo.toml"
+            )),
+        };
+    }
+    if !meta.is_dir() {
+        return error(format!(
+            "{shown} is neither a file nor a folder: hand in a .c, .py or .so file, or a folder with Cargo.toml"
+        ));
+    }
+    if path.join("Cargo.toml").is_file() {
+        return Submission {
+            id,
+            path: path.to_path_buf(),
+            kind: Ok(SubmissionKind::Rust),
+        };
+    }
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) => return error(format!("cannot list {shown}: {e}")),
+    };
+    let mut candidates = Vec::new();
+    let mut others = 0usize;
+    for entry in entries.flatten() {
+        let file = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        match SubmissionKind::of_file(&file) {
+            Some(kind) if file.is_file() => candidates.push((file, kind)),
+            _ => others += 1,
+        }
+    }
+    candidates.sort_by(|a, b| a.0.cmp(&b.0));
+    match candidates.as_slice() {
+        [] if others == 0 => error(format!(
+            "{shown} is empty: put the submission in it (a .c, .py or .so file, or a Cargo.toml crate)"
+        )),
+        [] => error(format!(
+            "{shown} holds no submission: expected a Cargo.toml, or one .c, .py or .so file"
+        )),
+        [(file, kind)] => Submission {
+            id,
+            path: file.clone(),
+            kind: Ok(*kind),
+        },
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|(f, _)| {
+                    f.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            error(format!(
+                "{shown} holds several candidate sources ({}): keep exactly one",
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+/// The student id of an entry: a folder's name, a file's name without its
+/// extension.
+fn id_of(path: &Path) -> String {
+    let is_file = path.is_file();
+    let name = if is_file {
+        path.file_stem()
+    } else {
+        path.file_name()
+    };
+    match name {
+        Some(name) => name.to_string_lossy().into_owned(),
+        // `.` or `/`: name it after the folder it stands for.
+        None => std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| path.display().to_string()),
+    }
+}
+
+/// Turns every submission that shares its id with another (`alice.c` next
+/// to `alice/`) into an error, so that no report mixes two students. Each
+/// submission comes with the name of its entry in the folder.
+fn mark_duplicate_ids(submissions: &mut [(String, Submission)]) {
+    let mut entries: HashMap<String, Vec<String>> = HashMap::new();
+    for (entry, s) in submissions.iter() {
+        entries.entry(s.id.clone()).or_default().push(entry.clone());
+    }
+    for (_, s) in submissions.iter_mut() {
+        if let Some(names) = entries.get(&s.id).filter(|names| names.len() > 1) {
+            s.kind = Err(format!(
+                "several entries give the student id {:?} ({}): rename all but one",
+                s.id,
+                names.join(", ")
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn folder() -> tempfile::TempDir {
+        tempfile::tempdir().expect("a temp dir")
+    }
+
+    fn touch(path: &Path) {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("parent dir");
+        }
+        fs::write(path, "x").expect("write a file");
+    }
+
+    fn by_id(subs: &[Submission], id: &str) -> Submission {
+        subs.iter()
+            .find(|s| s.id == id)
+            .unwrap_or_else(|| panic!("no submission {id} in {subs:?}"))
+            .clone()
+    }
+
+    #[test]
+    fn each_kind_of_entry_is_recognised() {
+        let dir = folder();
+        let root = dir.path();
+        touch(&root.join("alice.c"));
+        touch(&root.join("bob.py"));
+        touch(&root.join("carol.so"));
+        touch(&root.join("dave/Cargo.toml"));
+        touch(&root.join("dave/src/lib.rs"));
+        touch(&root.join("erin/solver.c"));
+        touch(&root.join("erin/notes.txt"));
+        touch(&root.join("frank/lib.so"));
+        touch(&root.join("grace/sudoku.py"));
+        let subs = discover(root).expect("discover");
+        let ids: Vec<&str> = subs.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["alice", "bob", "carol", "dave", "erin", "frank", "grace"]
+        );
+        assert_eq!(by_id(&subs, "alice").kind, Ok(SubmissionKind::C));
+        assert_eq!(by_id(&subs, "alice").path, root.join("alice.c"));
+        assert_eq!(by_id(&subs, "bob").kind, Ok(SubmissionKind::Python));
+        assert_eq!(by_id(&subs, "carol").kind, Ok(SubmissionKind::Library));
+        assert_eq!(by_id(&subs, "dave").kind, Ok(SubmissionKind::Rust));
+        assert_eq!(by_id(&subs, "dave").path, root.join("dave"));
+        assert_eq!(by_id(&subs, "erin").kind, Ok(SubmissionKind::C));
+        assert_eq!(by_id(&subs, "erin").path, root.join("erin/solver.c"));
+        assert_eq!(by_id(&subs, "frank").kind, Ok(SubmissionKind::Library));
+        assert_eq!(by_id(&subs, "grace").kind, Ok(SubmissionKind::Python));
+    }
+
+    #[test]
+    fn hidden_entries_and_the_folder_notes_are_skipped() {
+        let dir = folder();
+        let root = dir.path();
+        touch(&root.join(".git/config"));
+        touch(&root.join(".DS_Store"));
+        touch(&root.join("README.md"));
+        touch(&root.join("expected.toml"));
+        touch(&root.join("alice.c"));
+        let subs = discover(root).expect("discover");
+        assert_eq!(subs.len(), 1, "{subs:?}");
+        assert_eq!(subs[0].id, "alice");
+    }
+
+    #[test]
+    fn bad_entries_become_errors_and_the_rest_are_kept() {
+        let dir = folder();
+        let root = dir.path();
+        fs::create_dir(root.join("empty")).expect("mkdir");
+        touch(&root.join("two/a.c"));
+        touch(&root.join("two/b.py"));
+        touch(&root.join("notes/readme.txt"));
+        touch(&root.join("essay.txt"));
+        touch(&root.join("ok.c"));
+        let subs = discover(root).expect("discover");
+        assert_eq!(subs.len(), 5);
+        assert_eq!(by_id(&subs, "ok").kind, Ok(SubmissionKind::C));
+        let err = |id: &str| by_id(&subs, id).kind.expect_err("an error kind");
+        assert!(err("empty").contains("is empty"), "{}", err("empty"));
+        assert!(
+            err("two").contains("several candidate sources (a.c, b.py)"),
+            "{}",
+            err("two")
+        );
+        assert!(
+            err("notes").contains("holds no submission"),
+            "{}",
+            err("notes")
+        );
+        assert!(
+            err("essay").contains("is not a submission"),
+            "{}",
+            err("essay")
+        );
+    }
+
+    #[test]
+    fn two_entries_with_one_id_are_both_errors() {
+        let dir = folder();
+        let root = dir.path();
+        touch(&root.join("alice.c"));
+        touch(&root.join("alice/solver.c"));
+        let subs = discover(root).expect("discover");
+        assert_eq!(subs.len(), 2);
+        for s in &subs {
+            let message = s.kind.as_ref().expect_err("duplicate");
+            assert!(
+                message.contains("alice, alice.c") || message.contains("alice.c, alice"),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error() {
+        let dir = folder();
+        let missing = dir.path().join("nope");
+        let err = discover(&missing).expect_err("missing");
+        assert!(matches!(err, DiscoverError::Missing(_)));
+        assert!(err.to_string().contains("does not exist"));
+        touch(&dir.path().join("file.c"));
+        let err = discover(&dir.path().join("file.c")).expect_err("a file");
+        assert!(err.to_string().contains("is not a folder"));
+    }
+
+    #[test]
+    fn classify_names_a_folder_by_itself() {
+        let dir = folder();
+        let crate_dir = dir.path().join("mine");
+        touch(&crate_dir.join("Cargo.toml"));
+        let sub = classify(&crate_dir);
+        assert_eq!(sub.id, "mine");
+        assert_eq!(sub.kind, Ok(SubmissionKind::Rust));
+        let sub = classify(&crate_dir.join("."));
+        assert_eq!(sub.id, "mine");
+    }
+
+    #[test]
+    fn kinds_serialise_as_in_the_report() {
+        let names: Vec<String> = [
+            SubmissionKind::Rust,
+            SubmissionKind::C,
+            SubmissionKind::Python,
+            SubmissionKind::Library,
+        ]
+        .iter()
+        .map(|k| serde_json::to_string(k).expect("json"))
+        .collect();
+        assert_eq!(names, ["\"rust\"", "\"c\"", "\"python\"", "\"library\""]);
+        assert_eq!(SubmissionKind::Library.to_string(), "library");
+    }
+}
