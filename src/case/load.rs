@@ -442,26 +442,29 @@ pub(crate) fn completes(puzzle: &Board, solution: &Board) -> Result<(), String> 
         ));
     }
     let side = puzzle.side();
-    for r in 0..side {
-        for c in 0..side {
-            let (given, v) = (puzzle.get(r, c), solution.get(r, c));
-            if v == 0 {
-                return Err(format!("r{}c{} is empty", r + 1, c + 1));
-            }
-            if given != 0 && given != v {
-                return Err(format!(
-                    "r{}c{} holds {v} but the puzzle gives {given}",
-                    r + 1,
-                    c + 1
-                ));
-            }
-            if solution.conflicts(r, c, v) {
-                return Err(format!(
-                    "r{}c{} holds {v}, which its row, column or box already has",
-                    r + 1,
-                    c + 1
-                ));
-            }
+    let cells = || (0..side).flat_map(move |r| (0..side).map(move |c| (r, c)));
+    // Changed givens first: the plainest sign of a hand edit.
+    for (r, c) in cells() {
+        let (given, v) = (puzzle.get(r, c), solution.get(r, c));
+        if given != 0 && given != v {
+            return Err(format!(
+                "r{}c{} holds {v} but the puzzle gives {given}",
+                r + 1,
+                c + 1
+            ));
+        }
+    }
+    if let Some((r, c)) = solution.empty_cells().next() {
+        return Err(format!("r{}c{} is empty", r + 1, c + 1));
+    }
+    for (r, c) in cells() {
+        let v = solution.get(r, c);
+        if solution.conflicts(r, c, v) {
+            return Err(format!(
+                "r{}c{} holds {v}, which its row, column or box already has",
+                r + 1,
+                c + 1
+            ));
         }
     }
     Ok(())

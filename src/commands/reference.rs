@@ -324,7 +324,11 @@ puzzle = "1..............."
         assert_eq!(diff(Some(1), Some("1234341221434321")), None);
         assert_eq!(
             diff(Some(1), Some("1234341221434312")).unwrap(),
-            "the stored `solution` does not complete the puzzle: r2c3 holds 1, which its row, column or box already has"
+            "the stored `solution` does not complete the puzzle: r4c3 holds 1 but the puzzle gives 2"
+        );
+        assert_eq!(
+            diff(Some(1), Some("1324341221434321")).unwrap(),
+            "the stored `solution` does not complete the puzzle: r1c2 holds 3, which its row, column or box already has"
         );
         assert!(
             diff(Some(1), Some("12"))

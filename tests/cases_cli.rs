@@ -1,0 +1,263 @@
+//! Runs the real `grader` binary for the board and case commands:
+//! `grader solve` (boards, lists, errors) and `grader reference` (writing
+//! answers, `--check`, broken case files), each in a temp dir.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Runs `grader ARGS` in `dir` with `stdin` piped in.
+fn grader(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start grader");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.as_bytes()).expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("run grader")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name)
+}
+
+const CAMPUS_FILE: &str = r#"# Cases written by hand.
+[[case]]
+name = "campus"   # from the seed
+description = "the seed's board"
+puzzle = """
+1 . | . 4
+. 4 | 1 .
+----+----
+2 . | . 3
+. 3 | 2 .
+"""
+
+# A clash: no solution.
+[[case]]
+name = "clash"
+hidden = true
+puzzle = "112....3...4...."
+"#;
+
+#[test]
+fn solve_prints_a_grid_and_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = grader(
+        dir.path(),
+        &["solve", "1 . . 4\n. 4 1 .\n2 . . 3\n. 3 2 ."],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n"
+    );
+    let out = grader(
+        dir.path(),
+        &["solve", "-"],
+        "1..4.41.2..3.32.\n\n112....3...4....\n",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "1234341221434321\nno solution\n");
+}
+
+#[test]
+fn solve_reports_bad_boards_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = grader(
+        dir.path(),
+        &["solve", "1 . . 4\n. 4 9 .\n2 . . 3\n. 3 2 ."],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: the board argument:2:5: digit 9 is above 4, the largest digit of a 4x4 board\n"
+    );
+    assert!(out.stdout.is_empty());
+    let file = dir.path().join("list.txt");
+    std::fs::write(&file, "1..4.41.2..3.32.\n1..4.41.2..3.3#.\n").unwrap();
+    let out = grader(dir.path(), &["solve", "list.txt"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: list.txt:2:15: unexpected '#': expected 1-4, '.' or '0' for empty\n"
+    );
+    let out = grader(
+        dir.path(),
+        &["solve", "-"],
+        &format!("{}\n", ".".repeat(80)),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error: <stdin>:1:81: "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = grader(dir.path(), &["solve", "missing.txt"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is neither a file nor a board"));
+}
+
+#[test]
+fn solve_count_matches_the_tdoku_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(data("tdoku_test_puzzles_with_counts.txt"))
+        .expect("../shared/data/tdoku_test_puzzles_with_counts.txt");
+    let mut puzzles = String::new();
+    let mut expected = String::new();
+    for line in source.lines().filter(|l| !l.trim().is_empty()) {
+        let (puzzle, count) = line.split_once(':').expect("puzzle:count");
+        let count: u64 = count.trim().parse().expect("a count");
+        puzzles.push_str(puzzle);
+        puzzles.push('\n');
+        expected.push_str(&format!("{}\n", count.min(2)));
+    }
+    assert!(expected.lines().count() >= 40);
+    assert!(expected.contains("0\n") && expected.contains("1\n") && expected.contains("2\n"));
+    let out = grader(dir.path(), &["solve", "--count", "-"], &puzzles);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), expected);
+}
+
+#[test]
+fn reference_writes_answers_and_keeps_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir(&cases).unwrap();
+    std::fs::write(cases.join("a.toml"), CAMPUS_FILE).unwrap();
+    std::fs::write(
+        cases.join("grader.toml"),
+        "# defaults\ntime_limit_ms = 500\n",
+    )
+    .unwrap();
+    std::fs::write(cases.join("notes.md"), "not a case file").unwrap();
+
+    let out = grader(dir.path(), &["reference", "--check", "cases"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("cases/a.toml:2: case \"campus\": no `solutions` stored"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cases/a.toml:14: case \"clash\": no `solutions` stored"),
+        "{stdout}"
+    );
+
+    let out = grader(dir.path(), &["reference", "cases"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(cases.join("a.toml")).unwrap();
+    let expected = CAMPUS_FILE
+        .replace(
+            ". 3 | 2 .\n\"\"\"\n",
+            ". 3 | 2 .\n\"\"\"\nsolutions = 1\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\n",
+        )
+        + "solutions = 0\n";
+    assert_eq!(written, expected);
+
+    let out = grader(dir.path(), &["reference", "--check", "cases"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout),
+        "reference answers up to date: 2 cases in 1 files\n"
+    );
+    // Running again changes nothing.
+    let out = grader(dir.path(), &["reference", "cases/a.toml"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(cases.join("a.toml")).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn reference_check_catches_a_hand_edited_solution() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.toml");
+    std::fs::write(&file, CAMPUS_FILE).unwrap();
+    let out = grader(dir.path(), &["reference", "a.toml"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let good = std::fs::read_to_string(&file).unwrap();
+
+    // Two digits of the last row swapped.
+    let edited = good.replace("4 3 | 2 1\n\"\"\"", "4 3 | 1 2\n\"\"\"");
+    assert_ne!(edited, good);
+    std::fs::write(&file, &edited).unwrap();
+    let out = grader(dir.path(), &["reference", "--check", "a.toml"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("a.toml:2: case \"campus\": the stored `solution` does not complete the puzzle: r4c3 holds 1 but the puzzle gives 2"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("\"clash\""), "{stdout}");
+    assert!(
+        stdout.contains("1 of 2 cases differ from the reference"),
+        "{stdout}"
+    );
+
+    // A hand-edited count.
+    std::fs::write(&file, good.replace("solutions = 0", "solutions = 1")).unwrap();
+    let out = grader(dir.path(), &["reference", "--check", "a.toml"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("case \"clash\": stored `solutions = 1`, the reference finds 0"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // Rewriting repairs it.
+    let out = grader(dir.path(), &["reference", "a.toml"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), good);
+}
+
+#[test]
+fn broken_case_files_name_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.toml");
+    let check = |content: &str, expected: &str| {
+        std::fs::write(&file, content).unwrap();
+        for args in [
+            &["reference", "a.toml"][..],
+            &["reference", "--check", "a.toml"],
+        ] {
+            let out = grader(dir.path(), args, "");
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let stderr = text(&out.stderr);
+            assert!(stderr.starts_with(expected), "{args:?}: {stderr}");
+        }
+        // Nothing was written.
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), content);
+    };
+    check(
+        &CAMPUS_FILE.replace("hidden = true", "hiden = true"),
+        "error: a.toml:16:1: case \"clash\": unknown field `hiden`, expected one of",
+    );
+    check(
+        &CAMPUS_FILE.replace("2 . | . 3", "2 . | . x"),
+        "error: a.toml:9:9: case \"campus\": bad `puzzle`: unexpected 'x': expected a digit 1-4, '.' or '0' for empty",
+    );
+    check(
+        &CAMPUS_FILE.replace("name = \"clash\"", "name = \"campus\""),
+        "error: a.toml:14:1: case \"campus\": the name is already used at a.toml:2: give each case a unique name",
+    );
+    check(
+        "[[case]]\nname = \"x\"\npuzzle = \"1..4\"\n",
+        "error: a.toml:3:15: case \"x\": bad `puzzle`: a one-line board has 16, 81, 256 or 625 cells",
+    );
+    check("[[case]\n", "error: a.toml:1:");
+}
