@@ -1,13 +1,42 @@
 //! The messages between the grader and a worker process.
 //!
-//! The grader writes one [`WorkerRequest`] as JSON to the worker's stdin and
-//! closes it. The worker writes [`WorkerMessage`]s as JSON lines to fd 3
-//! (the "protocol fd"), never to stdout/stderr, which belong to the
-//! student's code. The format is plain JSON so that a Python worker can speak
-//! it with the standard library.
+//! # The wire protocol
+//!
+//! One worker process runs one test. It is spawned with:
+//!
+//! - **stdin**: one [`WorkerInput`] as a JSON object (the [`WorkerRequest`]
+//!   under `"request"`, the safeguards to apply under `"sandbox"`), then
+//!   end of file. At most [`MAX_INPUT_BYTES`].
+//! - **fd 3** (the "protocol fd", [`PROTOCOL_FD`]): the worker writes
+//!   [`WorkerMessage`]s there, one JSON object per line (`\n`-terminated),
+//!   each tagged by `"type"`. It never writes to stdout/stderr, which belong
+//!   to the student's code and are captured (capped) by the grader.
+//! - a cleared environment (`PATH`, `LANG=C`), an empty working directory,
+//!   and no other open file descriptor.
+//!
+//! A worker's life, as messages: optional `sandbox_note`s, then exactly one
+//! of `loaded` (the code is loaded and confined: from here on a failure is
+//! the student's), `load_error` (the code could not be loaded) or
+//! `worker_failed` (a safeguard the grader asked for could not be applied,
+//! or the request was malformed: the grader's problem, no student code ran). After `loaded`: one
+//! `done` (then exit status 0), or `forbidden` (the sandbox refused a system
+//! call), or nothing at all (the process died: the grader reads the wait
+//! status). For example:
+//!
+//! ```text
+//! stdin:  {"request":{"kind":"library","code":"/tmp/x/libsudoku.so",
+//!          "probe":{"function":"solve","n":2,"board":[1,0,0,4,...]},
+//!          "limits":{"time_limit_ms":1000,"memory_limit_mb":256}},
+//!          "sandbox":{"cgroup_procs":[],"uid":null,"gid":null,...}}
+//! fd 3:   {"type":"loaded"}
+//!         {"type":"done","response":{"function":"solve","solved":true,"board":[1,2,3,4,...]},"time_ms":0.004}
+//! ```
+//!
+//! A Python worker speaks the same protocol with `json` and `os.write(3, …)`.
 //!
 //! Nothing here is trusted: student code can write to fd 3 too, so the
-//! grader decodes defensively and judges every answer itself.
+//! grader decodes defensively, takes the verdict from the wait status and its
+//! own records as well, and judges every answer itself.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -16,6 +45,65 @@ use crate::check::{Probe, Response};
 
 /// The file descriptor the worker writes [`WorkerMessage`]s to.
 pub const PROTOCOL_FD: i32 = 3;
+
+/// The largest [`WorkerInput`] a worker reads from stdin, in bytes.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// What the grader writes to a worker's stdin: the test, and the safeguards
+/// the grader found available on this machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkerInput {
+    /// The test.
+    pub request: WorkerRequest,
+    /// The safeguards to apply before loading the code.
+    #[serde(default)]
+    pub sandbox: SandboxPlan,
+}
+
+/// The safeguards a worker applies to itself, in this order, before it
+/// loads the student's code. Each is decided by the grader, which probed the
+/// machine once; a planned safeguard that fails is a `worker_failed`
+/// message, never skipped silently. The default plan applies only what
+/// needs no privilege (rlimits, Landlock and seccomp when the kernel has
+/// them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SandboxPlan {
+    /// `cgroup.procs` files to write the worker's pid to (a memory and a
+    /// pids cgroup prepared by the grader).
+    pub cgroup_procs: Vec<PathBuf>,
+    /// `unshare` new network, IPC and UTS namespaces (needs root).
+    pub namespaces: bool,
+    /// The address-space limit (`RLIMIT_AS`) in MiB; `None` leaves it.
+    pub address_space_mb: Option<u64>,
+    /// The process/thread limit (`RLIMIT_NPROC`), applied after the uid
+    /// drop; `None` leaves it (a pids cgroup does the job then).
+    pub nproc: Option<u64>,
+    /// Restrict file access with Landlock (read-only system libraries and
+    /// the code itself).
+    pub landlock: bool,
+    /// Drop to this user and group id (needs root).
+    pub uid: Option<u32>,
+    /// The group id to drop to, with `uid`.
+    pub gid: Option<u32>,
+    /// Install the seccomp filters.
+    pub seccomp: bool,
+}
+
+impl Default for SandboxPlan {
+    fn default() -> SandboxPlan {
+        SandboxPlan {
+            cgroup_procs: Vec::new(),
+            namespaces: false,
+            address_space_mb: None,
+            nproc: None,
+            landlock: cfg!(target_os = "linux"),
+            uid: None,
+            gid: None,
+            seccomp: cfg!(target_os = "linux"),
+        }
+    }
+}
 
 /// What kind of student code a worker loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,9 +162,18 @@ pub enum WorkerMessage {
         /// The system call's number on this architecture.
         syscall: i64,
     },
-    /// A safeguard could not be applied; the rest still are.
+    /// A safeguard applied only in part (e.g. Landlock on an older
+    /// kernel); the rest still are.
     SandboxNote {
         /// Which one, and why.
+        message: String,
+    },
+    /// The worker could not do its job for a reason that is the grader's,
+    /// not the student's: a safeguard the grader asked for could not be
+    /// applied (the worker stops before loading any code), or the request
+    /// was malformed.
+    WorkerFailed {
+        /// What went wrong.
         message: String,
     },
 }

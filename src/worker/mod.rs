@@ -1,7 +1,298 @@
-//! The child side of grading: confine this process, load the student's
-//! code, ask it the questions of one test, and report on the protocol fd.
+//! The child side of grading (`grader worker`): read one test from stdin,
+//! confine this process, load the student's code, ask it the test's
+//! questions, and report on the protocol fd (see [`crate::protocol`]).
+//!
+//! The order matters. Everything that confines comes *before* the library
+//! is loaded, because loading runs the library's own constructors:
+//! cgroups, namespaces, rlimits, Landlock, the uid drop, the seccomp kill
+//! list. Only then `dlopen`, then the allow-list filter, then the test.
+//! One process runs one test and ends with `_exit`, so a crash, a timeout or
+//! leftover globals never reach the next test.
 
-/// The `grader worker` entry point (placeholder until the sandbox lands).
+#[cfg(target_os = "linux")]
+mod landlock;
+#[cfg(unix)]
+mod library;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
+#[cfg(unix)]
+mod sys;
+
+#[cfg(unix)]
+pub use sys::FORBIDDEN_EXIT;
+
+#[cfg(unix)]
+use std::io::Read;
+#[cfg(unix)]
+use std::path::{Path, PathBuf};
+
+#[cfg(unix)]
+use crate::protocol::{
+    CodeKind, MAX_INPUT_BYTES, PROTOCOL_FD, SandboxPlan, WorkerInput, WorkerMessage,
+};
+
+/// Exit status of a worker that reported `worker_failed` or `load_error`.
+pub const FAILED_EXIT: u8 = 2;
+
+/// The `grader worker` entry point. Runs one test and ends the process; it
+/// returns only when there is no protocol fd to report on (an error) or the
+/// request is refused.
+///
+/// # Errors
+/// When started without a protocol pipe on fd 3 (by hand).
+#[cfg(unix)]
 pub fn main() -> anyhow::Result<u8> {
-    anyhow::bail!("the worker is not implemented yet")
+    if !sys::protocol_fd_open() {
+        anyhow::bail!(
+            "`grader worker` runs one test for `grader grade`/`grader check`, which give it a protocol pipe on fd {PROTOCOL_FD}; do not run it by hand"
+        );
+    }
+    let input = match read_input() {
+        Ok(input) => input,
+        Err(message) => return Ok(fail(WorkerMessage::WorkerFailed { message })),
+    };
+    match input.request.kind {
+        CodeKind::Library => run_library(&input),
+        CodeKind::Python => {
+            fail(WorkerMessage::LoadError {
+                message: "python submissions are not supported by this grader yet".to_string(),
+            });
+        }
+    }
+    Ok(FAILED_EXIT)
+}
+
+/// The `grader worker` entry point on a platform without a sandbox.
+///
+/// # Errors
+/// Always: there is no worker for this platform.
+#[cfg(not(unix))]
+pub fn main() -> anyhow::Result<u8> {
+    anyhow::bail!("the sandboxed worker needs a unix system")
+}
+
+/// Reads and decodes the [`WorkerInput`] from stdin.
+#[cfg(unix)]
+fn read_input() -> Result<WorkerInput, String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read the request from stdin: {err}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "the request is longer than {MAX_INPUT_BYTES} bytes"
+        ));
+    }
+    serde_json::from_slice(&bytes).map_err(|err| {
+        format!("the request is not valid (grader and worker from different versions?): {err}")
+    })
+}
+
+/// Writes one message as a JSON line to the protocol fd. A failed write
+/// means the grader is gone: nothing left to do but exit.
+#[cfg(unix)]
+fn send(message: &WorkerMessage) {
+    let mut line = match serde_json::to_vec(message) {
+        Ok(line) => line,
+        Err(_) => sys::exit_now(i32::from(FAILED_EXIT)),
+    };
+    line.push(b'\n');
+    if sys::write_all(PROTOCOL_FD, &line).is_err() {
+        sys::exit_now(i32::from(FAILED_EXIT));
+    }
+}
+
+/// Sends `message` and returns the failure exit status.
+#[cfg(unix)]
+fn fail(message: WorkerMessage) -> u8 {
+    send(&message);
+    FAILED_EXIT
+}
+
+/// Sends a `worker_failed` for a safeguard that could not be applied and
+/// ends the process: no student code runs unconfined.
+#[cfg(unix)]
+fn safeguard_failed(what: &str, err: impl std::fmt::Display) -> ! {
+    send(&WorkerMessage::WorkerFailed {
+        message: format!("the sandbox could not {what}: {err}"),
+    });
+    sys::exit_now(i32::from(FAILED_EXIT))
+}
+
+/// Confines this process per the plan, loads the library, runs the test
+/// and exits. Returns only if the library could not be loaded.
+#[cfg(unix)]
+fn run_library(input: &WorkerInput) {
+    let request = &input.request;
+    let plan = &input.sandbox;
+    let parent = sys::parent_pid();
+    #[cfg(target_os = "linux")]
+    if let Err(err) = sys::die_with_parent(parent) {
+        safeguard_failed("ask to die with the grader", err);
+    }
+    join_cgroups(plan);
+    #[cfg(target_os = "linux")]
+    if plan.namespaces {
+        if let Err(err) = sys::unshare_namespaces() {
+            safeguard_failed("enter new network/IPC/UTS namespaces", err);
+        }
+    }
+    set_limits(request.limits.time_limit_ms, plan);
+    if let Err(err) = sys::default_signals() {
+        safeguard_failed("reset the limit signals", err);
+    }
+    #[cfg(target_os = "linux")]
+    if plan.seccomp {
+        if let Err(err) = sys::install_sigsys_handler() {
+            safeguard_failed("install the SIGSYS handler", err);
+        }
+    }
+
+    // Opened while still privileged: a library in a folder the sandbox
+    // user cannot enter is still loadable through /proc/self/fd.
+    let code = match std::fs::File::open(&request.code) {
+        Ok(file) => file,
+        Err(err) => {
+            fail(WorkerMessage::LoadError {
+                message: format!("cannot open `{}`: {err}", request.code.display()),
+            });
+            return;
+        }
+    };
+
+    #[cfg(target_os = "linux")]
+    if plan.landlock {
+        match landlock::restrict(&request.code) {
+            Ok(landlock::Enforcement::Full) => {}
+            Ok(landlock::Enforcement::Partial(message)) => {
+                send(&WorkerMessage::SandboxNote { message });
+            }
+            Err(err) => safeguard_failed("restrict file access", err),
+        }
+    }
+    if let Some(uid) = plan.uid {
+        let gid = plan.gid.unwrap_or(uid);
+        if let Err(err) = sys::drop_privileges(uid, gid) {
+            safeguard_failed(&format!("switch to user {uid}"), err);
+        }
+        #[cfg(target_os = "linux")]
+        if let Err(err) = sys::die_with_parent(parent) {
+            safeguard_failed("ask to die with the grader", err);
+        }
+    }
+    let load_path = loadable_path(&request.code, &code);
+    // The fd is needed only when loading goes through /proc/self/fd.
+    let code = (load_path != request.code).then_some(code);
+
+    #[cfg(target_os = "linux")]
+    let allow = if plan.seccomp {
+        Some(install_kill_filters())
+    } else {
+        None
+    };
+
+    let library = match library::CLibrary::load(&load_path, &request.code) {
+        Ok(library) => library,
+        Err(message) => {
+            fail(WorkerMessage::LoadError { message });
+            return;
+        }
+    };
+    drop(code);
+    send(&WorkerMessage::Loaded);
+
+    #[cfg(target_os = "linux")]
+    if let Some(allow) = allow {
+        if let Err(err) = seccomp::apply(&allow) {
+            safeguard_failed("install the allow-list filter", err);
+        }
+    }
+
+    let start = std::time::Instant::now();
+    let result = crate::check::execute(&library, &request.probe);
+    let time_ms = start.elapsed().as_secs_f64() * 1000.0;
+    match result {
+        Ok(response) => send(&WorkerMessage::Done { response, time_ms }),
+        Err(err) => send(&WorkerMessage::WorkerFailed {
+            message: format!("the grader sent a malformed test: {err}"),
+        }),
+    }
+    sys::exit_now(0);
+}
+
+/// Writes this process's pid into each planned `cgroup.procs`.
+#[cfg(unix)]
+fn join_cgroups(plan: &SandboxPlan) {
+    let pid = sys::pid().to_string();
+    for procs in &plan.cgroup_procs {
+        if let Err(err) = std::fs::write(procs, &pid) {
+            safeguard_failed(&format!("join the cgroup `{}`", procs.display()), err);
+        }
+    }
+}
+
+/// Sets the rlimits: CPU (soft = the limit rounded up to a second, hard one
+/// second more: SIGXCPU, then SIGKILL), no file writes, few files, no core
+/// dumps, and the planned address-space and process limits.
+#[cfg(unix)]
+fn set_limits(time_limit_ms: u64, plan: &SandboxPlan) {
+    let cpu = time_limit_ms.div_ceil(1000).max(1);
+    let mut limits = vec![
+        (libc::RLIMIT_CPU, "CPU time", cpu, cpu + 1),
+        (libc::RLIMIT_FSIZE, "file size", 0, 0),
+        (libc::RLIMIT_NOFILE, "open files", 32, 32),
+        (libc::RLIMIT_CORE, "core dumps", 0, 0),
+    ];
+    if let Some(mb) = plan.address_space_mb {
+        let bytes = mb.saturating_mul(1 << 20);
+        limits.push((libc::RLIMIT_AS, "address space", bytes, bytes));
+    }
+    if let Some(nproc) = plan.nproc {
+        limits.push((libc::RLIMIT_NPROC, "processes", nproc, nproc));
+    }
+    for (resource, what, soft, hard) in limits {
+        if let Err(err) = sys::set_rlimit(resource, soft, hard) {
+            safeguard_failed(&format!("limit {what}"), err);
+        }
+    }
+}
+
+/// The path to `dlopen`: the request's path if this (possibly unprivileged)
+/// process can read it, else the file opened earlier, through
+/// `/proc/self/fd`.
+#[cfg(unix)]
+fn loadable_path(path: &Path, opened: &std::fs::File) -> PathBuf {
+    use std::os::fd::AsRawFd;
+    if std::fs::File::open(path).is_ok() {
+        return path.to_path_buf();
+    }
+    let by_fd = PathBuf::from(format!("/proc/self/fd/{}", opened.as_raw_fd()));
+    if by_fd.exists() {
+        by_fd
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Builds all three filters, installs K and E, and returns A to install
+/// after loading (built now: building allocates and may need calls A
+/// refuses).
+#[cfg(target_os = "linux")]
+fn install_kill_filters() -> seccompiler::BpfProgram {
+    let built = seccomp::kill_filter(sys::pid())
+        .and_then(|k| Ok((k, seccomp::clone3_filter()?, seccomp::allow_filter()?)));
+    let (kill, clone3, allow) = match built {
+        Ok(filters) => filters,
+        Err(err) => safeguard_failed("build the seccomp filters", err),
+    };
+    if let Err(err) = sys::no_new_privs() {
+        safeguard_failed("set no_new_privs", err);
+    }
+    for filter in [&kill, &clone3] {
+        if let Err(err) = seccomp::apply(filter) {
+            safeguard_failed("install the kill-list filter", err);
+        }
+    }
+    allow
 }

@@ -1,0 +1,228 @@
+//! [`SandboxEnv`]: which safeguards this machine offers, probed once, the
+//! notices that say what is missing, and the pool of cgroup slots that
+//! workers run in.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::cgroup::{CgroupParents, CgroupSlot};
+use crate::protocol::SandboxPlan;
+
+/// The user and group a worker drops to when the grader runs as root
+/// (`nobody`).
+pub const SANDBOX_UID: u32 = 65534;
+
+/// The process limit (`RLIMIT_NPROC`) after the uid drop when there is no
+/// pids cgroup. It counts every process of that user on the machine.
+const NPROC_WITHOUT_CGROUP: u64 = 64;
+
+/// Address space a worker needs on top of the student's memory (the
+/// grader's own code and thread stacks), when no memory cgroup limits it.
+const ADDRESS_SPACE_HEADROOM_MB: u64 = 128;
+
+/// What the sandbox can use on this machine, and the running slots.
+///
+/// Made once per grading run by [`SandboxEnv::detect`]; shared by every
+/// thread that runs tests (it is `Sync`).
+#[derive(Debug)]
+pub struct SandboxEnv {
+    /// The executable run as `<worker> worker`: the grader itself by
+    /// default; tests point it at the built binary.
+    pub worker: PathBuf,
+    /// Wall-clock time a test may take on top of twice its CPU limit
+    /// (process start, loading the library, a busy machine).
+    pub load_allowance: Duration,
+    /// Bytes of the student's stdout and stderr kept per test (the rest is
+    /// counted and dropped).
+    pub output_cap: usize,
+    root: bool,
+    cgroups: Option<CgroupParents>,
+    landlock_abi: Option<u32>,
+    seccomp: bool,
+    namespaces: bool,
+    notices: Vec<String>,
+    free_slots: Mutex<Vec<CgroupSlot>>,
+    slot_count: Mutex<usize>,
+}
+
+impl SandboxEnv {
+    /// Probes the machine once: root? cgroup v1 `memory`/`pids` writable?
+    /// Landlock? seccomp? The worker is this executable.
+    pub fn detect() -> SandboxEnv {
+        let worker = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
+        let mut notices = Vec::new();
+        #[cfg(unix)]
+        let root = super::unix::is_root();
+        #[cfg(not(unix))]
+        let root = false;
+
+        #[cfg(target_os = "linux")]
+        let (cgroups, landlock_abi, seccomp) = {
+            let cgroups = if root {
+                let (parents, notes) = CgroupParents::detect();
+                notices.extend(notes);
+                Some(parents)
+            } else {
+                None
+            };
+            (
+                cgroups,
+                super::unix::landlock_abi(),
+                super::unix::seccomp_available(),
+            )
+        };
+        #[cfg(not(target_os = "linux"))]
+        let (cgroups, landlock_abi, seccomp) = (None::<CgroupParents>, None, false);
+
+        let namespaces = root && cfg!(target_os = "linux");
+        let env = SandboxEnv {
+            worker,
+            load_allowance: Duration::from_millis(500),
+            output_cap: 64 * 1024,
+            root,
+            cgroups,
+            landlock_abi,
+            seccomp,
+            namespaces,
+            notices: Vec::new(),
+            free_slots: Mutex::new(Vec::new()),
+            slot_count: Mutex::new(0),
+        };
+        notices.extend(env.missing());
+        SandboxEnv { notices, ..env }
+    }
+
+    /// The same environment with another worker executable.
+    pub fn with_worker(self, worker: impl Into<PathBuf>) -> SandboxEnv {
+        SandboxEnv {
+            worker: worker.into(),
+            ..self
+        }
+    }
+
+    /// What is unavailable on this machine and what that means, one
+    /// sentence each; empty when every safeguard is in place. Print them
+    /// once, before grading.
+    pub fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    /// The safeguards in force, for a report or `--verbose`.
+    pub fn active(&self) -> Vec<&'static str> {
+        let mut active = vec![
+            "process group killed on timeout",
+            "rlimits (cpu, file size, files, core)",
+        ];
+        if self.memory_cgroup() {
+            active.push("memory cgroup (v1)");
+        } else {
+            active.push("address-space rlimit");
+        }
+        if self.pids_cgroup() {
+            active.push("pids cgroup (v1)");
+        }
+        if self.seccomp {
+            active.push("seccomp (kill list + allow list)");
+        }
+        if self.landlock_abi.is_some() {
+            active.push("landlock (read-only system libraries)");
+        }
+        if self.root {
+            active.push("uid drop to nobody");
+        }
+        if self.namespaces {
+            active.push("network/ipc/uts namespaces");
+        }
+        active
+    }
+
+    fn memory_cgroup(&self) -> bool {
+        self.cgroups.as_ref().is_some_and(|c| c.memory.is_some())
+    }
+
+    fn pids_cgroup(&self) -> bool {
+        self.cgroups.as_ref().is_some_and(|c| c.pids.is_some())
+    }
+
+    /// The notices for what is missing.
+    fn missing(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !cfg!(target_os = "linux") {
+            notes.push(
+                "sandbox: not on Linux, so student code runs with rlimits and a process group only (no seccomp, Landlock, cgroups or uid drop): grade untrusted code on Linux".to_string(),
+            );
+            return notes;
+        }
+        if !self.root {
+            notes.push(
+                "sandbox: not running as root, so there are no cgroups (memory is limited by address space: a C program sees malloc fail instead of a memory verdict), no uid drop and no network namespace; seccomp and Landlock still confine student code".to_string(),
+            );
+        } else {
+            if !self.memory_cgroup() {
+                notes.push("sandbox: no writable cgroup v1 memory controller, so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)".to_string());
+            }
+            if !self.pids_cgroup() {
+                notes.push(format!("sandbox: no writable cgroup v1 pids controller, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the sandbox user"));
+            }
+        }
+        if !self.seccomp {
+            notes.push("sandbox: this kernel has no seccomp, so student code is NOT stopped from creating processes, opening sockets or signalling: grade untrusted code elsewhere".to_string());
+        }
+        if self.landlock_abi.is_none() {
+            notes.push("sandbox: this kernel has no Landlock, so student code can read any file its user can read".to_string());
+        }
+        notes
+    }
+
+    /// Takes a free slot (or makes one) for a test; `None` without cgroups.
+    pub(crate) fn take_slot(&self) -> std::io::Result<Option<CgroupSlot>> {
+        let Some(parents) = &self.cgroups else {
+            return Ok(None);
+        };
+        if parents.memory.is_none() && parents.pids.is_none() {
+            return Ok(None);
+        }
+        if let Some(slot) = lock(&self.free_slots).pop() {
+            return Ok(Some(slot));
+        }
+        let id = {
+            let mut count = lock(&self.slot_count);
+            *count += 1;
+            *count - 1
+        };
+        parents.slot(id).map(Some)
+    }
+
+    /// Returns a slot to the pool.
+    pub(crate) fn give_back(&self, slot: CgroupSlot) {
+        lock(&self.free_slots).push(slot);
+    }
+
+    /// The safeguards for one test with `memory_limit_mb`, in the slot.
+    pub(crate) fn plan(&self, memory_limit_mb: u64, slot: Option<&CgroupSlot>) -> SandboxPlan {
+        let memory_cgroup = slot.is_some_and(CgroupSlot::has_memory);
+        let pids_cgroup = self.pids_cgroup() && slot.is_some();
+        SandboxPlan {
+            cgroup_procs: slot.map(CgroupSlot::procs_files).unwrap_or_default(),
+            namespaces: self.namespaces,
+            address_space_mb: Some(if memory_cgroup {
+                // A generous backstop: the cgroup is the real limit, and
+                // threads reserve far more address space than they use.
+                memory_limit_mb.saturating_mul(4).saturating_add(2048)
+            } else {
+                memory_limit_mb.saturating_add(ADDRESS_SPACE_HEADROOM_MB)
+            }),
+            nproc: (self.root && !pids_cgroup).then_some(NPROC_WITHOUT_CGROUP),
+            landlock: self.landlock_abi.is_some(),
+            uid: self.root.then_some(SANDBOX_UID),
+            gid: self.root.then_some(SANDBOX_UID),
+            seccomp: self.seccomp,
+        }
+    }
+}
+
+/// Locks a mutex, ignoring poisoning (the data is a plain pool).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

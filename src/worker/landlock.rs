@@ -1,0 +1,48 @@
+//! The worker's Landlock ruleset: read-only access to the system libraries
+//! and to the student's library, nothing else (no writes anywhere, no
+//! `/proc`, no case files), and no signals to processes outside the
+//! sandbox.
+
+use std::path::Path;
+
+use landlock::{
+    ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+};
+
+/// What the dynamic loader and a C or Rust library need to read.
+const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"];
+
+/// How far the ruleset could be enforced.
+pub enum Enforcement {
+    /// Every requested restriction is in force.
+    Full,
+    /// Some are (an older kernel): what is missing.
+    Partial(String),
+}
+
+/// Restricts this process (and its future threads) to reading
+/// [`SYSTEM_PATHS`] and `code`.
+///
+/// # Errors
+/// When the kernel has no Landlock at all, or a ruleset call fails.
+pub fn restrict(code: &Path) -> Result<Enforcement, String> {
+    let abi = ABI::V6;
+    let status: RestrictionStatus = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.scope(Scope::from_all(abi)))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(SYSTEM_PATHS, AccessFs::from_read(abi))))
+        .and_then(|r| r.add_rules(path_beneath_rules([code], AccessFs::from_read(abi))))
+        .and_then(|r| r.restrict_self())
+        .map_err(|err| format!("landlock: {err}"))?;
+    match status.ruleset {
+        RulesetStatus::FullyEnforced => Ok(Enforcement::Full),
+        RulesetStatus::PartiallyEnforced => Ok(Enforcement::Partial(format!(
+            "landlock is only partly enforced by this kernel ({:?})",
+            status.landlock
+        ))),
+        RulesetStatus::NotEnforced => Err("landlock is not enforced by this kernel".to_string()),
+    }
+}

@@ -1,0 +1,128 @@
+//! A student's shared library, loaded with `dlopen` and wrapped as a
+//! [`Sudoku`]: the only place where the worker calls student code. All the
+//! `unsafe` of loading and calling lives here.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW, Symbol};
+use sudoku_lab::{ABI_VERSION, Board, Sudoku};
+
+/// `bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v)`.
+type LegalFn = unsafe extern "C" fn(*const u8, usize, usize, usize, u8) -> bool;
+/// `bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c)`.
+type FindEmptyFn = unsafe extern "C" fn(*const u8, usize, *mut usize, *mut usize) -> bool;
+/// `bool solve(uint8_t *board, size_t n)`.
+type SolveFn = unsafe extern "C" fn(*mut u8, usize) -> bool;
+/// `uint32_t sudoku_abi_version(void)`.
+type VersionFn = unsafe extern "C" fn() -> u32;
+
+/// A loaded library with the lab's C ABI. The function pointers are only
+/// valid while `_library` is loaded, which is as long as this value lives.
+pub struct CLibrary {
+    legal: LegalFn,
+    find_empty: FindEmptyFn,
+    solve: SolveFn,
+    /// A copy of the board for `legal` and `find_empty`, which take a
+    /// `const` pointer that a careless student may still write through.
+    scratch: RefCell<Vec<u8>>,
+    /// Keeps the code mapped; dropped last.
+    _library: Library,
+}
+
+impl CLibrary {
+    /// Loads `path` (running its load-time constructors) and resolves the
+    /// three functions; checks `sudoku_abi_version` if the library has it.
+    /// `display` is the name used in messages.
+    ///
+    /// # Errors
+    /// A message for the student: the loader's error, a missing symbol, or
+    /// a wrong ABI version.
+    pub fn load(path: &Path, display: &Path) -> Result<CLibrary, String> {
+        // SAFETY: loading runs the library's constructors: arbitrary student
+        // code, which is why the worker confines itself before this call.
+        // RTLD_NOW makes an unresolved reference a load error, not a crash
+        // in the middle of a test.
+        let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|err| {
+            format!(
+                "cannot load `{}`: {err}; build it as a shared library (`cdylib` / `cc -shared -fPIC`) for this machine",
+                display.display()
+            )
+        })?;
+        // SAFETY: each type matches the lab's C header (sudoku_lab.h); the
+        // pointers are copied out but used only while `library` lives in
+        // the returned value.
+        let legal = *unsafe { symbol::<LegalFn>(&library, "legal") }?;
+        // SAFETY: as above.
+        let find_empty = *unsafe { symbol::<FindEmptyFn>(&library, "find_empty") }?;
+        // SAFETY: as above.
+        let solve = *unsafe { symbol::<SolveFn>(&library, "solve") }?;
+        // SAFETY: as above; the optional version function takes no arguments.
+        if let Ok(version) = unsafe { library.get::<VersionFn>("sudoku_abi_version") } {
+            // SAFETY: the symbol has the header's type; calling it runs
+            // student code, already confined.
+            let found = unsafe { version() };
+            if found != ABI_VERSION {
+                return Err(format!(
+                    "the library's `sudoku_abi_version` returns {found}, but the grader speaks version {ABI_VERSION}: rebuild it against this lab's header or crate"
+                ));
+            }
+        }
+        Ok(CLibrary {
+            legal,
+            find_empty,
+            solve,
+            scratch: RefCell::new(Vec::new()),
+            _library: library,
+        })
+    }
+
+    /// Copies `board`'s cells into the scratch buffer and returns a pointer
+    /// to them.
+    fn scratch_copy(&self, board: &Board) -> std::cell::RefMut<'_, Vec<u8>> {
+        let mut scratch = self.scratch.borrow_mut();
+        scratch.clear();
+        scratch.extend_from_slice(board.cells());
+        scratch
+    }
+}
+
+/// Resolves `name` in `library`, with a message naming the symbol if it is
+/// missing.
+///
+/// # Safety
+/// `T` must be the symbol's real type.
+unsafe fn symbol<T>(library: &Library, name: &str) -> Result<Symbol<T>, String> {
+    // SAFETY: the caller promises `T` is the symbol's type.
+    unsafe { library.get::<T>(name) }.map_err(|_| {
+        format!(
+            "the library has no symbol `{name}`: export it with `#[no_mangle] extern \"C\"` (Rust) or check its spelling (C)"
+        )
+    })
+}
+
+impl Sudoku for CLibrary {
+    fn legal(&self, board: &Board, r: usize, c: usize, v: u8) -> bool {
+        let scratch = self.scratch_copy(board);
+        // SAFETY: `scratch` holds the board's n^4 cells for the whole call,
+        // as the ABI requires; the function pointer is valid while
+        // `self._library` is loaded.
+        unsafe { (self.legal)(scratch.as_ptr(), board.n(), r, c, v) }
+    }
+
+    fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
+        let scratch = self.scratch_copy(board);
+        let (mut r, mut c) = (usize::MAX, usize::MAX);
+        // SAFETY: as in `legal`; `r` and `c` are writable locals.
+        let found = unsafe { (self.find_empty)(scratch.as_ptr(), board.n(), &mut r, &mut c) };
+        found.then_some((r, c))
+    }
+
+    fn solve(&self, board: &mut Board) -> bool {
+        let n = board.n();
+        let cells = board.cells_mut();
+        // SAFETY: `cells` is the board's n^4 writable bytes, borrowed
+        // mutably for the whole call; any byte value is a valid u8.
+        unsafe { (self.solve)(cells.as_mut_ptr(), n) }
+    }
+}

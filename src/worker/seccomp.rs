@@ -1,0 +1,374 @@
+//! The worker's seccomp filters, built with `seccompiler`, and the names of
+//! the system calls they mention (so the grader can name a forbidden call).
+//!
+//! Three filters are stacked; the kernel applies the strictest answer of
+//! all of them (kill > trap > errno > allow):
+//!
+//! 1. **K, the kill list** (installed before the library is loaded, so it
+//!    confines load-time constructors too): the calls no test ever needs,
+//!    each answered with SIGSYS, whose handler reports the call on the
+//!    protocol fd. `clone` is trapped only without `CLONE_THREAD` (threads
+//!    are allowed, processes are not); `tgkill` only aimed at another
+//!    process.
+//! 2. **E**: `clone3` fails with ENOSYS (its flags live in memory that a
+//!    filter cannot read), so glibc falls back to `clone`, which K checks.
+//! 3. **A, the allow list** (installed after loading, before the first
+//!    test call): only what computing, printing, threads and a Rust panic
+//!    need; anything else fails with EPERM, so a library that opens a file
+//!    gets an error, and a panic or `abort` still ends with SIGABRT (a
+//!    backtrace attempt that opens files just fails).
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+/// Names `(number, name)` of system calls, for the calls of the filters.
+macro_rules! syscalls {
+    ($($name:ident),* $(,)?) => {
+        &[$((libc::$name, strip_sys(stringify!($name)))),*]
+    };
+}
+
+/// `SYS_socket` -> `socket`, at compile time.
+const fn strip_sys(name: &'static str) -> &'static str {
+    let bytes = name.as_bytes();
+    let (_, rest) = bytes.split_at(4);
+    match std::str::from_utf8(rest) {
+        Ok(s) => s,
+        Err(_) => name,
+    }
+}
+
+/// The kill list on every architecture.
+const KILL_COMMON: &[(i64, &str)] = syscalls![
+    SYS_socket,
+    SYS_socketpair,
+    SYS_connect,
+    SYS_bind,
+    SYS_listen,
+    SYS_accept,
+    SYS_accept4,
+    SYS_execve,
+    SYS_execveat,
+    SYS_kill,
+    SYS_tkill,
+    SYS_rt_sigqueueinfo,
+    SYS_rt_tgsigqueueinfo,
+    SYS_pidfd_open,
+    SYS_pidfd_send_signal,
+    SYS_pidfd_getfd,
+    SYS_ptrace,
+    SYS_process_vm_readv,
+    SYS_process_vm_writev,
+    SYS_process_madvise,
+    SYS_kcmp,
+    SYS_unshare,
+    SYS_setns,
+    SYS_mount,
+    SYS_umount2,
+    SYS_pivot_root,
+    SYS_chroot,
+    SYS_open_tree,
+    SYS_move_mount,
+    SYS_fsopen,
+    SYS_fsconfig,
+    SYS_fsmount,
+    SYS_fspick,
+    SYS_mount_setattr,
+    SYS_name_to_handle_at,
+    SYS_open_by_handle_at,
+    SYS_bpf,
+    SYS_perf_event_open,
+    SYS_userfaultfd,
+    SYS_io_uring_setup,
+    SYS_io_uring_enter,
+    SYS_io_uring_register,
+    SYS_keyctl,
+    SYS_add_key,
+    SYS_request_key,
+    SYS_init_module,
+    SYS_finit_module,
+    SYS_delete_module,
+    SYS_kexec_load,
+    SYS_reboot,
+    SYS_swapon,
+    SYS_swapoff,
+    SYS_acct,
+    SYS_quotactl,
+    SYS_settimeofday,
+    SYS_clock_settime,
+    SYS_clock_adjtime,
+    SYS_adjtimex,
+    SYS_sethostname,
+    SYS_setdomainname,
+    SYS_fanotify_init,
+    SYS_syslog,
+    SYS_migrate_pages,
+    SYS_move_pages,
+    SYS_setuid,
+    SYS_setgid,
+    SYS_setreuid,
+    SYS_setregid,
+    SYS_setresuid,
+    SYS_setresgid,
+    SYS_setgroups,
+    SYS_setfsuid,
+    SYS_setfsgid,
+    SYS_personality,
+];
+
+/// The kill list entries that exist only on x86_64.
+#[cfg(target_arch = "x86_64")]
+const KILL_ARCH: &[(i64, &str)] = syscalls![
+    SYS_fork,
+    SYS_vfork,
+    SYS_iopl,
+    SYS_ioperm,
+    SYS_kexec_file_load,
+    SYS_uselib,
+];
+/// The kill list entries that exist only on this architecture.
+#[cfg(not(target_arch = "x86_64"))]
+const KILL_ARCH: &[(i64, &str)] = &[];
+
+/// `clone` and `tgkill`: trapped only for some arguments (see the module
+/// doc), named here for messages.
+const KILL_CONDITIONAL: &[(i64, &str)] = syscalls![SYS_clone, SYS_tgkill, SYS_clone3];
+
+/// The allow list on every architecture (besides `prlimit64` and `fcntl`,
+/// which carry conditions).
+const ALLOW_COMMON: &[(i64, &str)] = syscalls![
+    SYS_read,
+    SYS_write,
+    SYS_readv,
+    SYS_writev,
+    SYS_pread64,
+    SYS_close,
+    SYS_fstat,
+    SYS_newfstatat,
+    SYS_lseek,
+    SYS_brk,
+    SYS_mmap,
+    SYS_munmap,
+    SYS_mremap,
+    SYS_madvise,
+    SYS_mprotect,
+    SYS_rt_sigreturn,
+    SYS_rt_sigprocmask,
+    SYS_rt_sigaction,
+    SYS_sigaltstack,
+    SYS_futex,
+    SYS_getpid,
+    SYS_getppid,
+    SYS_gettid,
+    SYS_getuid,
+    SYS_geteuid,
+    SYS_getgid,
+    SYS_getegid,
+    SYS_tgkill,
+    SYS_clock_gettime,
+    SYS_clock_getres,
+    SYS_gettimeofday,
+    SYS_clock_nanosleep,
+    SYS_nanosleep,
+    SYS_getrandom,
+    SYS_sched_yield,
+    SYS_sched_getaffinity,
+    SYS_getrusage,
+    SYS_set_robust_list,
+    SYS_rseq,
+    SYS_membarrier,
+    SYS_restart_syscall,
+    SYS_exit,
+    SYS_exit_group,
+    SYS_clone,
+    SYS_clone3,
+];
+
+/// The allow list entries that exist only on x86_64.
+#[cfg(target_arch = "x86_64")]
+const ALLOW_ARCH: &[(i64, &str)] = syscalls![SYS_time, SYS_arch_prctl];
+/// The allow list entries that exist only on this architecture.
+#[cfg(not(target_arch = "x86_64"))]
+const ALLOW_ARCH: &[(i64, &str)] = &[];
+
+/// Other calls the grader can name when a student's code is refused one.
+const OTHER_NAMES: &[(i64, &str)] =
+    syscalls![SYS_openat, SYS_prlimit64, SYS_fcntl, SYS_prctl, SYS_ioctl];
+
+/// The name of system call `number` on this architecture, if it is one the
+/// filters mention.
+pub fn syscall_name(number: i64) -> Option<&'static str> {
+    [
+        KILL_COMMON,
+        KILL_ARCH,
+        KILL_CONDITIONAL,
+        ALLOW_COMMON,
+        ALLOW_ARCH,
+        OTHER_NAMES,
+    ]
+    .iter()
+    .flat_map(|list| list.iter())
+    .find(|(n, _)| *n == number)
+    .map(|(_, name)| *name)
+}
+
+/// Why a filter could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    /// seccompiler refused the rules (a bug in this file).
+    #[error("cannot build the seccomp filter: {0}")]
+    Build(#[from] seccompiler::BackendError),
+    /// This architecture has no filter.
+    #[error("no seccomp filter for the architecture `{0}`")]
+    Arch(&'static str),
+}
+
+/// The architecture seccompiler builds for.
+fn target() -> Result<TargetArch, FilterError> {
+    TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(|_| FilterError::Arch(std::env::consts::ARCH))
+}
+
+/// One condition on argument `index` (64-bit compare).
+fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, FilterError> {
+    Ok(SeccompCondition::new(
+        index,
+        SeccompCmpArgLen::Qword,
+        op,
+        value,
+    )?)
+}
+
+/// Filter K: trap the kill list, `clone` without `CLONE_THREAD`, and
+/// `tgkill` aimed at a process other than `own_pid`.
+pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KILL_COMMON
+        .iter()
+        .chain(KILL_ARCH)
+        .map(|&(number, _)| (number, Vec::new()))
+        .collect();
+    let thread = libc::CLONE_THREAD as u64;
+    rules.insert(
+        libc::SYS_clone,
+        vec![SeccompRule::new(vec![condition(
+            0,
+            SeccompCmpOp::MaskedEq(thread),
+            0,
+        )?])?],
+    );
+    rules.insert(
+        libc::SYS_tgkill,
+        vec![SeccompRule::new(vec![condition(
+            0,
+            SeccompCmpOp::Ne,
+            u64::from(own_pid as u32),
+        )?])?],
+    );
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
+    Ok(filter.try_into()?)
+}
+
+/// Filter E: `clone3` fails with ENOSYS.
+pub fn clone3_filter() -> Result<BpfProgram, FilterError> {
+    let rules = BTreeMap::from([(libc::SYS_clone3, Vec::new())]);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        target()?,
+    )?;
+    Ok(filter.try_into()?)
+}
+
+/// Filter A: allow the allow list (and `prlimit64` only to read a limit);
+/// anything else fails with EPERM.
+pub fn allow_filter() -> Result<BpfProgram, FilterError> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = ALLOW_COMMON
+        .iter()
+        .chain(ALLOW_ARCH)
+        .map(|&(number, _)| (number, Vec::new()))
+        .collect();
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![SeccompRule::new(vec![condition(2, SeccompCmpOp::Eq, 0)?])?],
+    );
+    // fcntl only to read an fd's flags (F_SETOWN could aim SIGIO at
+    // another process).
+    rules.insert(
+        libc::SYS_fcntl,
+        [libc::F_GETFD, libc::F_GETFL]
+            .into_iter()
+            .map(|cmd| {
+                Ok(SeccompRule::new(vec![condition(
+                    1,
+                    SeccompCmpOp::Eq,
+                    cmd as u64,
+                )?])?)
+            })
+            .collect::<Result<_, FilterError>>()?,
+    );
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Allow,
+        target()?,
+    )?;
+    Ok(filter.try_into()?)
+}
+
+/// Installs a built filter on the calling thread (the worker is
+/// single-threaded; threads started later inherit it).
+pub fn apply(program: &BpfProgram) -> Result<(), seccompiler::Error> {
+    seccompiler::apply_filter(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_build() {
+        let k = kill_filter(1234).expect("kill filter builds");
+        let e = clone3_filter().expect("clone3 filter builds");
+        let a = allow_filter().expect("allow filter builds");
+        // A BPF program is at most 4096 instructions.
+        for program in [&k, &e, &a] {
+            assert!(
+                !program.is_empty() && program.len() < 4096,
+                "{}",
+                program.len()
+            );
+        }
+        assert!(
+            k.len() > KILL_COMMON.len(),
+            "every kill-list call has a check"
+        );
+    }
+
+    #[test]
+    fn names_of_forbidden_calls() {
+        assert_eq!(syscall_name(libc::SYS_socket), Some("socket"));
+        assert_eq!(syscall_name(libc::SYS_clone), Some("clone"));
+        assert_eq!(syscall_name(libc::SYS_execve), Some("execve"));
+        assert_eq!(syscall_name(libc::SYS_openat), Some("openat"));
+        assert_eq!(syscall_name(-5), None);
+        assert_eq!(syscall_name(100_000), None);
+    }
+
+    #[test]
+    fn lists_do_not_overlap() {
+        for (number, name) in KILL_COMMON.iter().chain(KILL_ARCH) {
+            assert!(
+                !ALLOW_COMMON
+                    .iter()
+                    .chain(ALLOW_ARCH)
+                    .any(|(n, _)| n == number),
+                "{name} is both killed and allowed"
+            );
+        }
+    }
+}
