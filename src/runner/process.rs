@@ -839,3 +839,286 @@ mod unix_run {
         Some((utime + stime) * 1000 / ticks)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        time_limit_ms: 1000,
+        memory_limit_mb: 256,
+    };
+
+    fn done() -> WorkerMessage {
+        WorkerMessage::Done {
+            response: Response::Solve {
+                solved: true,
+                board: vec![1, 2, 3, 4],
+            },
+            time_ms: 0.5,
+        }
+    }
+
+    /// A run that loaded and then ended with `status`, printing `output`.
+    fn run(status: Status, messages: Vec<WorkerMessage>, output: &str) -> TestRun {
+        TestRun {
+            messages,
+            garbage: None,
+            status,
+            timed_out: false,
+            killed: None,
+            oom_killed: false,
+            cpu_ms: 5,
+            wall_ms: 7,
+            max_rss_kb: 2000,
+            output: output.to_string(),
+            output_dropped: 0,
+            pid: 1234,
+        }
+    }
+
+    fn loaded(status: Status, output: &str) -> TestRun {
+        run(status, vec![WorkerMessage::Loaded], output)
+    }
+
+    fn failure(run: &TestRun) -> Outcome {
+        match outcome(run, &LIMITS) {
+            Ok(ok) => panic!("expected a failure, got {ok:?}"),
+            Err(outcome) => outcome,
+        }
+    }
+
+    fn expect(run: &TestRun, verdict: Verdict, needle: &str) {
+        let outcome = failure(run);
+        assert_eq!(outcome.verdict, verdict, "{outcome:?}");
+        assert!(
+            outcome.message.contains(needle),
+            "{:?} lacks {needle:?}",
+            outcome.message
+        );
+    }
+
+    #[test]
+    fn done_and_exit_zero_is_judged() {
+        let run = run(Status::Exited(0), vec![WorkerMessage::Loaded, done()], "");
+        let (response, time) = outcome(&run, &LIMITS).expect("ok");
+        assert_eq!(time, 0.5);
+        assert!(matches!(response, Response::Solve { solved: true, .. }));
+    }
+
+    #[test]
+    fn done_without_a_clean_exit_is_not_trusted() {
+        // Student code forged a `done` line and then crashed.
+        let forged = run(
+            Status::Signaled(11),
+            vec![WorkerMessage::Loaded, done()],
+            "",
+        );
+        expect(&forged, Verdict::Crash, "SIGSEGV");
+        let mut late = run(Status::Exited(0), vec![WorkerMessage::Loaded, done()], "");
+        late.timed_out = true;
+        late.killed = Some(Kill::Cpu);
+        late.cpu_ms = 1000;
+        expect(&late, Verdict::Timeout, "1000 ms");
+    }
+
+    #[test]
+    fn exit_without_done_is_a_crash() {
+        expect(
+            &loaded(Status::Exited(0), ""),
+            Verdict::Crash,
+            "exited with status 0 before returning",
+        );
+        expect(&loaded(Status::Exited(3), ""), Verdict::Crash, "status 3");
+        let before = run(Status::Exited(0), vec![], "");
+        expect(&before, Verdict::Crash, "while loading");
+    }
+
+    #[test]
+    fn timeouts() {
+        let mut cpu = loaded(Status::Signaled(9), "");
+        cpu.timed_out = true;
+        cpu.killed = Some(Kill::Cpu);
+        cpu.cpu_ms = 1003;
+        expect(&cpu, Verdict::Timeout, "time limit of 1000 ms");
+        let mut wall = loaded(Status::Signaled(9), "");
+        wall.timed_out = true;
+        wall.killed = Some(Kill::Wall);
+        wall.cpu_ms = 3;
+        wall.wall_ms = 2500;
+        expect(&wall, Verdict::Timeout, "2500 ms of wall-clock time");
+        expect(
+            &loaded(Status::Signaled(24), ""),
+            Verdict::Timeout,
+            "time limit",
+        );
+        let mut hard = loaded(Status::Signaled(9), "");
+        hard.cpu_ms = 2000;
+        expect(&hard, Verdict::Timeout, "time limit");
+        let mut constructor = run(Status::Signaled(9), vec![], "");
+        constructor.timed_out = true;
+        constructor.killed = Some(Kill::Cpu);
+        expect(&constructor, Verdict::Timeout, "did not finish loading");
+    }
+
+    #[test]
+    fn memory() {
+        let mut oom = loaded(Status::Signaled(9), "");
+        oom.oom_killed = true;
+        expect(&oom, Verdict::Memory, "256 MiB");
+        let rust = loaded(
+            Status::Signaled(6),
+            "memory allocation of 2147483648 bytes failed\n",
+        );
+        expect(
+            &rust,
+            Verdict::Memory,
+            "memory allocation of 2147483648 bytes failed",
+        );
+    }
+
+    #[test]
+    fn forbidden_names_the_call() {
+        let socket = run(
+            Status::Exited(crate::worker::FORBIDDEN_EXIT),
+            vec![
+                WorkerMessage::Loaded,
+                WorkerMessage::Forbidden {
+                    syscall: libc::SYS_socket,
+                },
+            ],
+            "",
+        );
+        expect(&socket, Verdict::Forbidden, "`socket` (networking)");
+        let unknown = run(
+            Status::Exited(crate::worker::FORBIDDEN_EXIT),
+            vec![WorkerMessage::Forbidden { syscall: 99_999 }],
+            "",
+        );
+        expect(
+            &unknown,
+            Verdict::Forbidden,
+            "`syscall 99999` while loading",
+        );
+        expect(
+            &loaded(Status::Signaled(31), ""),
+            Verdict::Forbidden,
+            "a system call",
+        );
+    }
+
+    #[test]
+    fn aborts_are_told_apart_by_their_message() {
+        let overflow = "\nthread 'main' (77) has overflowed its stack\nfatal runtime error: stack overflow, aborting\n";
+        expect(
+            &loaded(Status::Signaled(6), overflow),
+            Verdict::Crash,
+            "stack overflow",
+        );
+        let panic = "thread '<unnamed>' (9) panicked at src/lib.rs:7:37:\nindex out of bounds: the len is 81 but the index is 99\nnote: run with `RUST_BACKTRACE=1`\n";
+        let outcome = failure(&loaded(Status::Signaled(6), panic));
+        assert_eq!(outcome.verdict, Verdict::Crash);
+        assert_eq!(
+            outcome.message,
+            "panic: index out of bounds: the len is 81 but the index is 99 (at src/lib.rs:7:37)"
+        );
+        expect(
+            &loaded(Status::Signaled(6), "boom"),
+            Verdict::Crash,
+            "aborted (SIGABRT)",
+        );
+    }
+
+    #[test]
+    fn other_signals_are_named() {
+        expect(
+            &loaded(Status::Signaled(11), ""),
+            Verdict::Crash,
+            "SIGSEGV (an invalid memory access",
+        );
+        expect(&loaded(Status::Signaled(8), ""), Verdict::Crash, "SIGFPE");
+        expect(
+            &loaded(Status::Signaled(64), ""),
+            Verdict::Crash,
+            "signal 64",
+        );
+        expect(
+            &run(Status::Signaled(11), vec![], ""),
+            Verdict::Crash,
+            "while loading",
+        );
+    }
+
+    #[test]
+    fn load_and_worker_errors() {
+        let load = run(
+            Status::Exited(2),
+            vec![WorkerMessage::LoadError {
+                message: "the library has no symbol `solve`".into(),
+            }],
+            "",
+        );
+        expect(&load, Verdict::Error, "no symbol `solve`");
+        let worker = run(
+            Status::Exited(2),
+            vec![WorkerMessage::WorkerFailed {
+                message: "the sandbox could not join the cgroup".into(),
+            }],
+            "",
+        );
+        expect(&worker, Verdict::Error, "not your fault");
+    }
+
+    #[test]
+    fn signal_names() {
+        assert_eq!(signal_name(libc::SIGSEGV), "SIGSEGV");
+        assert_eq!(signal_name(libc::SIGXCPU), "SIGXCPU");
+        assert_eq!(signal_name(200), "signal 200");
+        assert_eq!(
+            Status::Signaled(libc::SIGKILL).to_string(),
+            "signal SIGKILL"
+        );
+        assert_eq!(Status::Exited(1).to_string(), "exit status 1");
+    }
+
+    #[test]
+    fn capped_output_keeps_head_and_tail() {
+        let mut capped = Capped::new(64);
+        for _ in 0..1000 {
+            capped.push(b"0123456789");
+        }
+        capped.push(b"THE END");
+        assert_eq!(capped.dropped(), 10_007 - 64);
+        let text = capped.render();
+        assert!(text.starts_with("0123456789"));
+        assert!(text.contains("[... 9943 bytes dropped ...]"), "{text}");
+        assert!(text.ends_with("THE END"), "{text}");
+        let mut small = Capped::new(64);
+        small.push(b"hello\xff");
+        assert_eq!(small.render(), "hello\u{fffd}");
+        assert_eq!(small.dropped(), 0);
+    }
+
+    #[test]
+    fn output_joins_stdout_then_stderr() {
+        let mut out = Capped::new(100);
+        out.push(b"printed");
+        let mut err = Capped::new(100);
+        err.push(b"warned\n");
+        assert_eq!(join_output(&out, &err), "printed\nwarned\n");
+    }
+
+    #[test]
+    fn protocol_lines_decode_and_garbage_is_kept_once() {
+        let bytes = b"{\"type\":\"loaded\"}\nhello from the student\n\n{\"type\":\"forbidden\",\"syscall\":41}\nmore junk\n";
+        let (messages, garbage) = decode_messages(bytes);
+        assert_eq!(
+            messages,
+            vec![
+                WorkerMessage::Loaded,
+                WorkerMessage::Forbidden { syscall: 41 }
+            ]
+        );
+        assert_eq!(garbage.as_deref(), Some("hello from the student"));
+    }
+}
