@@ -3,8 +3,10 @@
 //! For every puzzle set in the shared data folder, both solvers count the
 //! solutions of every puzzle up to 2 (the uniqueness question the grader
 //! asks); the bench prints puzzles per second for each, the ratio
-//! reference / anchor, and takes the median of 3 runs. The `sudoku` crate
-//! only knows 9x9, so 4x4, 16x16 and 25x25 sets run the reference alone.
+//! reference / anchor, and takes the median of 3 runs (alternating the two
+//! solvers; a run repeats a small set until it takes 0.2 s). The `sudoku`
+//! crate only knows 9x9, so 4x4, 16x16 and 25x25 sets run the reference
+//! alone.
 //! Before timing, both solvers' counts are compared puzzle by puzzle.
 //!
 //! Run: `cargo bench -p sudoku-reference --bench anchor`.
@@ -21,6 +23,10 @@ use sudoku_lab::Board;
 
 /// Runs per set; the median is reported.
 const RUNS: usize = 3;
+
+/// A run passes over a small set again until it has taken this long, so
+/// that a set of a few puzzles is not timed in microseconds.
+const MIN_RUN_SECS: f64 = 0.2;
 
 /// One puzzle set read from the data folder.
 struct Set {
@@ -84,11 +90,20 @@ fn run() -> Result<(), String> {
         let set = load(&file, limit)?;
         check_agreement(&set)?;
         let side = set.boards.first().map_or(0, Board::side);
-        let reference = median(|| time(&set.boards, |b| sudoku_reference::count_solutions(b, 2)));
-        let anchor = set
-            .anchor
-            .as_ref()
-            .map(|puzzles| median(|| time(puzzles, |s| s.solutions_count_up_to(2) as u32)));
+        // Runs alternate between the two solvers, so that a busy machine
+        // slows both alike.
+        let mut reference_runs = Vec::new();
+        let mut anchor_runs = Vec::new();
+        for _ in 0..RUNS {
+            reference_runs.push(time(&set.boards, |b| {
+                sudoku_reference::count_solutions(b, 2)
+            }));
+            if let Some(puzzles) = &set.anchor {
+                anchor_runs.push(time(puzzles, |s| s.solutions_count_up_to(2) as u32));
+            }
+        }
+        let reference = median(reference_runs);
+        let anchor = (!anchor_runs.is_empty()).then(|| median(anchor_runs));
         let (anchor_col, ratio_col) = match anchor {
             Some(a) => (format!("{a:.0}"), format!("{:.2}", reference / a)),
             None => ("-".to_string(), "-".to_string()),
@@ -197,20 +212,24 @@ fn check_agreement(set: &Set) -> Result<(), String> {
     Ok(())
 }
 
-/// Puzzles per second of `count` over `puzzles`.
+/// Puzzles per second of `count` over `puzzles`, passing over the set as
+/// many times as it takes to measure at least [`MIN_RUN_SECS`].
 fn time<T>(puzzles: &[T], count: impl Fn(&T) -> u32) -> f64 {
     let start = Instant::now();
     let mut total = 0u64;
-    for p in puzzles {
-        total += u64::from(count(black_box(p)));
+    let mut passes = 0u64;
+    while passes == 0 || start.elapsed().as_secs_f64() < MIN_RUN_SECS {
+        for p in puzzles {
+            total += u64::from(count(black_box(p)));
+        }
+        passes += 1;
     }
     black_box(total);
-    puzzles.len() as f64 / start.elapsed().as_secs_f64()
+    (puzzles.len() as u64 * passes) as f64 / start.elapsed().as_secs_f64()
 }
 
 /// The median of `RUNS` measurements.
-fn median(mut measure: impl FnMut() -> f64) -> f64 {
-    let mut runs: Vec<f64> = (0..RUNS).map(|_| measure()).collect();
+fn median(mut runs: Vec<f64>) -> f64 {
     runs.sort_by(f64::total_cmp);
-    runs[RUNS / 2]
+    runs[runs.len() / 2]
 }
