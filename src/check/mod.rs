@@ -11,8 +11,15 @@
 
 mod error;
 mod execute;
+mod judge;
+mod plan;
 mod probe;
+mod rule;
+#[cfg(test)]
+mod tests;
 
 pub use error::ProbeError;
 pub use execute::execute;
+pub use judge::{Failure, Judgement, judge};
+pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{Probe, Response};

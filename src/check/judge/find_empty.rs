@@ -1,0 +1,120 @@
+//! Judging `find_empty`: an empty cell while one exists (per the policy),
+//! "none" on a full board.
+
+use sudoku_lab::Board;
+
+use super::{Failure, bad_probe, count_mismatch};
+use crate::case::FindEmptyPolicy;
+use crate::check::execute::probe_boards;
+use crate::check::rule::{candidates, cell};
+
+/// Basic correctness on every board first (on the board, empty, "none"
+/// exactly when full), then the policy.
+pub(super) fn judge(
+    n: usize,
+    boards: &[Vec<u8>],
+    policy: FindEmptyPolicy,
+    answers: &[Option<[usize; 2]>],
+) -> Result<(), Failure> {
+    let boards = probe_boards(n, boards).map_err(bad_probe)?;
+    if answers.len() != boards.len() {
+        return Err(count_mismatch("find_empty", boards.len(), answers.len()));
+    }
+    for (board, answer) in boards.iter().zip(answers) {
+        basic(board, *answer)?;
+    }
+    for (board, answer) in boards.iter().zip(answers) {
+        if let Some([r, c]) = *answer {
+            follows_policy(board, policy, r, c)?;
+        }
+    }
+    Ok(())
+}
+
+fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
+    let side = board.side();
+    let first_empty = board.empty_cells().next();
+    match (answer, first_empty) {
+        (None, None) => Ok(()),
+        (None, Some(e)) => Err(Failure::new(
+            "find_empty.none",
+            format!(
+                "find_empty reported none, but {} is empty: report none (false in C) only when no cell is empty",
+                cell(e.0, e.1)
+            ),
+        )
+        .on(board, Some(e))),
+        (Some([r, c]), _) if r >= side || c >= side => Err(Failure::new(
+            "find_empty.range",
+            format!(
+                "find_empty returned row {r}, column {c} (0-based), off the {side}x{side} board: \
+                 rows and columns run from 0 to {}",
+                side - 1
+            ),
+        )
+        .on(board, None)),
+        (Some([r, c]), None) => Err(Failure::new(
+            "find_empty.full",
+            format!(
+                "find_empty returned {} on a full board: report none (false in C) when no cell is empty",
+                cell(r, c)
+            ),
+        )
+        .on(board, Some((r, c)))),
+        (Some([r, c]), Some(_)) if board.get(r, c) != 0 => Err(Failure::new(
+            "find_empty.not_empty",
+            format!(
+                "find_empty returned {}, which holds {}: it must return an empty cell (one that holds 0)",
+                cell(r, c),
+                board.get(r, c)
+            ),
+        )
+        .on(board, Some((r, c)))),
+        (Some(_), Some(_)) => Ok(()),
+    }
+}
+
+/// `(r, c)` is an empty cell of `board`.
+fn follows_policy(
+    board: &Board,
+    policy: FindEmptyPolicy,
+    r: usize,
+    c: usize,
+) -> Result<(), Failure> {
+    match policy {
+        FindEmptyPolicy::Any => Ok(()),
+        FindEmptyPolicy::First => match board.empty_cells().next() {
+            Some(first) if first != (r, c) => Err(Failure::new(
+                "find_empty.policy",
+                format!(
+                    "find_empty returned {}, but this case asks for the first empty cell in reading \
+                     order (row by row, left to right), {}",
+                    cell(r, c),
+                    cell(first.0, first.1)
+                ),
+            )
+            .on(board, Some((r, c)))),
+            _ => Ok(()),
+        },
+        FindEmptyPolicy::Fewest => {
+            let mine = candidates(board, r, c);
+            let best = board
+                .empty_cells()
+                .map(|(i, j)| (candidates(board, i, j), (i, j)))
+                .min();
+            match best {
+                Some((count, at)) if count < mine => Err(Failure::new(
+                    "find_empty.policy",
+                    format!(
+                        "find_empty returned {}, where {mine} digit(s) are legal, but {} has only {count}: \
+                         this case asks for an empty cell with the fewest legal digits",
+                        cell(r, c),
+                        cell(at.0, at.1)
+                    ),
+                )
+                .on(board, Some((r, c)))),
+                _ => Ok(()),
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Judging `legal`: every answer must agree with the rule.
+
+use sudoku_lab::Board;
+
+use super::{Failure, bad_probe, count_mismatch};
+use crate::check::execute::{check_queries, probe_boards};
+use crate::check::rule::{Unit, box_name, cell, clashes};
+
+/// The first query whose answer disagrees with the rule, with a count of
+/// the others.
+pub(super) fn judge(
+    n: usize,
+    boards: &[Vec<u8>],
+    queries: &[[usize; 4]],
+    answers: &[bool],
+) -> Result<(), Failure> {
+    let boards = probe_boards(n, boards).map_err(bad_probe)?;
+    check_queries(&boards, queries).map_err(bad_probe)?;
+    if answers.len() != queries.len() {
+        return Err(count_mismatch("legal", queries.len(), answers.len()));
+    }
+    let mut wrong = queries
+        .iter()
+        .zip(answers)
+        .filter(|&(&[b, r, c, v], &answer)| answer == boards[b].conflicts(r, c, v as u8));
+    let Some((&[b, r, c, v], &answer)) = wrong.next() else {
+        return Ok(());
+    };
+    let others = wrong.count();
+    let board = &boards[b];
+    let mut message = explain(board, r, c, v as u8, answer);
+    if others > 0 {
+        message.push_str(&format!(
+            " ({} of {} answers were wrong)",
+            others + 1,
+            queries.len()
+        ));
+    }
+    Err(Failure::new("legal", message).on(board, Some((r, c))))
+}
+
+/// Why `answer` to `legal(board, r, c, v)` is wrong, and what to fix.
+fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool) -> String {
+    let n = board.n();
+    let call = format!("legal({}, {v})", cell(r, c));
+    if !answer {
+        return format!(
+            "{call} returned false, but {v} is not in row {}, column {} or {}: \
+             only the cell's own row, column and box rule a digit out",
+            r + 1,
+            c + 1,
+            box_name(n, r, c)
+        );
+    }
+    let found = clashes(board, r, c, v);
+    let mut units: Vec<Unit> = found.iter().map(|&(u, _)| u).collect();
+    units.dedup();
+    let places: Vec<String> = units
+        .iter()
+        .map(|&u| {
+            let at = found.iter().find(|(fu, _)| *fu == u).map(|&(_, p)| p);
+            let at = at.map_or(String::new(), |(i, j)| format!(" at {}", cell(i, j)));
+            format!("{}{at}", u.name(n, r, c))
+        })
+        .collect();
+    let hint = match units.as_slice() {
+        [Unit::Row] => "check every cell of the row".to_string(),
+        [Unit::Column] => "check every cell of the column".to_string(),
+        [Unit::Box] => {
+            let (br, bc) = board.box_origin(r, c);
+            format!(
+                "check the {n}x{n} box that holds the cell, whose top-left cell is {}",
+                cell(br, bc)
+            )
+        }
+        _ => "a digit may not repeat in a row, a column or a box".to_string(),
+    };
+    format!(
+        "{call} returned true, but {v} is already in {}: {hint}",
+        places.join(" and ")
+    )
+}

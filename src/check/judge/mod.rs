@@ -1,0 +1,140 @@
+//! Step 3 of a test, on the grader side: judge a [`Response`] against the
+//! rule and the reference, and name the first failed check.
+//!
+//! A failed check is a [`Failure`]: a stable id (`legal`, `find_empty.policy`,
+//! `solve.leftover`, ...), a message for the student that names the function,
+//! the cell and what to fix, and the board and cell a report draws. Checks
+//! run in the order that gives the most useful message first: a value out of
+//! range before validity, a changed given before a duplicate.
+
+mod find_empty;
+mod legal;
+mod solve;
+
+use std::fmt;
+
+use sudoku_lab::Board;
+
+use super::{Probe, Response};
+use crate::case::{Case, FindEmptyPolicy};
+
+/// What one test came to, as far as the answers go.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Judgement {
+    /// Every check passed.
+    Pass,
+    /// A check failed.
+    Wrong(Failure),
+}
+
+/// A failed check: which, why, and what to show.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The check's id, e.g. `legal`, `find_empty.policy`, `solve.leftover`.
+    pub check: &'static str,
+    /// For the student: the function, the cell (`r3c5`) and what to fix.
+    pub message: String,
+    /// The board to show: the one asked about, or as `solve` left it.
+    pub board: Option<Board>,
+    /// The cell to highlight, 0-based `(row, column)`.
+    pub cell: Option<(usize, usize)>,
+}
+
+impl Failure {
+    fn new(check: &'static str, message: String) -> Failure {
+        Failure {
+            check,
+            message,
+            board: None,
+            cell: None,
+        }
+    }
+
+    fn on(mut self, board: &Board, cell: Option<(usize, usize)>) -> Failure {
+        self.board = Some(board.clone());
+        self.cell = cell;
+        self
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.check, self.message)
+    }
+}
+
+/// Judges `response`, the answers to `probe` (planned for `case`), under
+/// `policy` for `find_empty`.
+///
+/// A response of the wrong kind or with the wrong number of answers is
+/// [`Judgement::Wrong`] (check `response.shape`). A malformed probe cannot
+/// come from [`plan`](super::plan); if one does, it is reported as check
+/// `probe`, a grader bug.
+pub fn judge(
+    case: &Case,
+    policy: FindEmptyPolicy,
+    probe: &Probe,
+    response: &Response,
+) -> Judgement {
+    let result = match (probe, response) {
+        (Probe::Legal { n, boards, queries }, Response::Legal { answers }) => {
+            legal::judge(*n, boards, queries, answers)
+        }
+        (Probe::FindEmpty { n, boards }, Response::FindEmpty { answers }) => {
+            find_empty::judge(*n, boards, policy, answers)
+        }
+        (
+            Probe::Solve { n, board },
+            Response::Solve {
+                solved,
+                board: after,
+            },
+        ) => solve::judge(case, *n, board, *solved, after),
+        _ => Err(Failure::new(
+            "response.shape",
+            format!(
+                "the worker answered a {} probe with {} answers; the test could not be judged",
+                probe_name(probe),
+                response_name(response)
+            ),
+        )),
+    };
+    match result {
+        Ok(()) => Judgement::Pass,
+        Err(failure) => Judgement::Wrong(failure),
+    }
+}
+
+fn probe_name(probe: &Probe) -> &'static str {
+    match probe {
+        Probe::Legal { .. } => "legal",
+        Probe::FindEmpty { .. } => "find_empty",
+        Probe::Solve { .. } => "solve",
+    }
+}
+
+fn response_name(response: &Response) -> &'static str {
+    match response {
+        Response::Legal { .. } => "legal",
+        Response::FindEmpty { .. } => "find_empty",
+        Response::Solve { .. } => "solve",
+    }
+}
+
+/// A failure for a probe the planner cannot have made.
+fn bad_probe(error: super::ProbeError) -> Failure {
+    Failure::new(
+        "probe",
+        format!("grader bug, not the student's: {error}; please report it"),
+    )
+}
+
+/// A failure for a response with `found` answers where `expected` were asked.
+fn count_mismatch(function: &str, expected: usize, found: usize) -> Failure {
+    Failure::new(
+        "response.shape",
+        format!(
+            "{function} was asked {expected} question(s) but {found} answer(s) came back; the test could not be judged"
+        ),
+    )
+}

@@ -1,0 +1,210 @@
+//! Judging `solve`: values in range, the return value against the
+//! reference, and the board it left — complete, valid and with its givens on
+//! true, byte-identical to the input on false.
+
+use sudoku_lab::Board;
+
+use super::{Failure, bad_probe};
+use crate::case::{Case, Solutions};
+use crate::check::ProbeError;
+use crate::check::rule::{cell, clashes};
+
+/// Judges `solve(input)` returning `solved` and leaving `after`.
+pub(super) fn judge(
+    case: &Case,
+    n: usize,
+    input: &[u8],
+    solved: bool,
+    after: &[u8],
+) -> Result<(), Failure> {
+    let input = Board::from_cells(n, input.to_vec())
+        .map_err(|reason| bad_probe(ProbeError::Board { index: 0, reason }))?;
+    let side = input.side();
+    let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) else {
+        return Err(Failure::new(
+            "solve.shape",
+            format!(
+                "solve left a board of {} cells where {} were passed: fill the board you were given, in place",
+                after.len(),
+                side * side
+            ),
+        )
+        .on(&input, None));
+    };
+    if let Some(i) = after.cells().iter().position(|&v| usize::from(v) > side) {
+        let (r, c) = (i / side, i % side);
+        return Err(Failure::new(
+            "solve.range",
+            format!(
+                "after solve, {} holds {}, outside 0..={side}: write only digits 1 to {side} (0 clears a cell)",
+                cell(r, c),
+                after.get(r, c)
+            ),
+        )
+        .on(&after, Some((r, c))));
+    }
+    let solvable = match case.solutions {
+        Some(s) => s != Solutions::None,
+        None => sudoku_reference::count_solutions(&case.puzzle, 2) > 0,
+    };
+    match (solved, solvable) {
+        (false, false) => restored(&input, &after),
+        (false, true) => {
+            let mut message = "solve returned false, but this puzzle has a solution: \
+                               return false only when every digit fails at some cell"
+                .to_string();
+            let changed = first_change(&input, &after);
+            if let Some((r, c)) = changed {
+                message.push_str(&format!(
+                    "; also, {} holds {} where the input had {}",
+                    cell(r, c),
+                    after.get(r, c),
+                    input.get(r, c)
+                ));
+            }
+            Err(Failure::new("solve.result", message).on(&after, changed))
+        }
+        (true, true) => match completed_problem(&input, &after) {
+            Some(p) => Err(Failure::new(
+                p.check,
+                format!("solve returned true, but {}: {}", p.what, p.hint),
+            )
+            .on(&after, Some(p.cell))),
+            None => Ok(()),
+        },
+        (true, false) => {
+            let problem = completed_problem(&input, &after);
+            let detail = problem.as_ref().map_or(String::new(), |p| {
+                format!(" (the board it left: {})", p.what)
+            });
+            Err(Failure::new(
+                "solve.result",
+                format!(
+                    "solve returned true, but this puzzle has no solution{detail}: \
+                     return true only once every cell is filled, and false when every digit fails at some cell"
+                ),
+            )
+            .on(&after, problem.map(|p| p.cell)))
+        }
+    }
+}
+
+/// On false: the board must be byte-identical to the input; a changed given
+/// is named before a leftover digit.
+fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
+    let side = input.side();
+    let changed: Vec<usize> = (0..side * side)
+        .filter(|&i| input.cells()[i] != after.cells()[i])
+        .collect();
+    let Some(&first) = changed
+        .iter()
+        .find(|&&i| input.cells()[i] != 0)
+        .or(changed.first())
+    else {
+        return Ok(());
+    };
+    let (r, c) = (first / side, first % side);
+    let more = match changed.len() {
+        1 => String::new(),
+        k => format!(" ({k} cells differ from the input)"),
+    };
+    let (check, message) = if input.get(r, c) != 0 {
+        (
+            "solve.givens",
+            format!(
+                "solve returned false, but the given {} changed from {} to {}{more}: never write to a cell \
+                 that was filled at the start; on false the board must be exactly as it was passed in",
+                cell(r, c),
+                input.get(r, c),
+                after.get(r, c)
+            ),
+        )
+    } else {
+        (
+            "solve.leftover",
+            format!(
+                "solve returned false, but {} still holds {}{more}: a digit written on a dead branch was \
+                 not cleared; set the cell back to 0 when every digit fails there",
+                cell(r, c),
+                after.get(r, c)
+            ),
+        )
+    };
+    Err(Failure::new(check, message).on(after, Some((r, c))))
+}
+
+/// The first cell where `after` differs from `input`.
+fn first_change(input: &Board, after: &Board) -> Option<(usize, usize)> {
+    let side = input.side();
+    (0..side * side)
+        .find(|&i| input.cells()[i] != after.cells()[i])
+        .map(|i| (i / side, i % side))
+}
+
+/// What is wrong with a board `solve` called solved.
+struct Problem {
+    check: &'static str,
+    cell: (usize, usize),
+    what: String,
+    hint: &'static str,
+}
+
+/// The first problem of a board claimed solved, most telling first: left as
+/// passed in, a given changed, a cell empty, a digit repeated.
+fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
+    let side = input.side();
+    if input == after {
+        let at = input.empty_cells().next()?;
+        return Some(Problem {
+            check: "solve.in_place",
+            cell: at,
+            what: format!(
+                "the board is exactly as it was passed in ({} is still empty)",
+                cell(at.0, at.1)
+            ),
+            hint: "fill the board you were given, in place, not a copy of it",
+        });
+    }
+    let cells = || (0..side).flat_map(move |r| (0..side).map(move |c| (r, c)));
+    if let Some((r, c)) =
+        cells().find(|&(r, c)| input.get(r, c) != 0 && after.get(r, c) != input.get(r, c))
+    {
+        return Some(Problem {
+            check: "solve.givens",
+            cell: (r, c),
+            what: format!(
+                "the given {} changed from {} to {}",
+                cell(r, c),
+                input.get(r, c),
+                after.get(r, c)
+            ),
+            hint: "never write to a cell that was filled at the start",
+        });
+    }
+    if let Some((r, c)) = after.empty_cells().next() {
+        return Some(Problem {
+            check: "solve.incomplete",
+            cell: (r, c),
+            what: format!("{} is still empty", cell(r, c)),
+            hint: "return true only once every cell is filled",
+        });
+    }
+    // A repeated digit, named at a cell the student wrote rather than a given.
+    let written = cells().filter(|&(r, c)| input.get(r, c) == 0);
+    let givens = cells().filter(|&(r, c)| input.get(r, c) != 0);
+    written.chain(givens).find_map(|(r, c)| {
+        let v = after.get(r, c);
+        let (unit, (i, j)) = *clashes(after, r, c, v).first()?;
+        Some(Problem {
+            check: "solve.duplicate",
+            cell: (r, c),
+            what: format!(
+                "{v} appears twice in {} ({} and {})",
+                unit.name(after.n(), r, c),
+                cell(r, c),
+                cell(i, j)
+            ),
+            hint: "every row, column and box must hold each digit exactly once",
+        })
+    })
+}

@@ -1,0 +1,630 @@
+//! End-to-end tests of the checks: plan, execute in-process, judge, for the
+//! reference, a fewest-candidates solver and one solver per bug class.
+
+mod students;
+
+use std::path::PathBuf;
+
+use sudoku_lab::{Board, Sudoku};
+use sudoku_reference::Reference;
+
+use super::plan::clash_kinds;
+use super::{Failure, Judgement, MAX_LEGAL_QUERIES, Probe, Response, execute, judge, plan};
+use crate::case::{Case, FindEmptyPolicy, Solutions};
+use crate::verdict::Function;
+use students::{Bug, Student};
+
+const CAMPUS: &str = "1..4.41.2..3.32.";
+const NINE: &str =
+    "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..";
+/// From /work/shared/data/unsolvable_tdoku_test.txt.
+const UNSOLVABLE: &str =
+    "1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.";
+
+fn board(n: usize, text: &str) -> Board {
+    let cells = text
+        .bytes()
+        .map(|b| if b == b'.' { 0 } else { b - b'0' })
+        .collect();
+    Board::from_cells(n, cells).expect("a valid test board")
+}
+
+fn case(name: &str, n: usize, text: &str) -> Case {
+    let puzzle = board(n, text);
+    let (count, solution) = sudoku_reference::count_and_solve(&puzzle, 2);
+    Case {
+        name: name.to_string(),
+        description: None,
+        puzzle,
+        points: 1,
+        hidden: false,
+        tests: Function::ALL.to_vec(),
+        time_limit_ms: None,
+        solutions: Some(Solutions::from_count(count)),
+        solution,
+        file: PathBuf::from("test.toml"),
+        line: 1,
+    }
+}
+
+fn campus() -> Case {
+    case("campus", 2, CAMPUS)
+}
+
+fn nine() -> Case {
+    case("nine", 3, NINE)
+}
+
+fn unsolvable() -> Case {
+    let mut c = case("unsolvable", 3, UNSOLVABLE);
+    // Known from the data set; saves the placeholder reference the search.
+    c.solutions = Some(Solutions::None);
+    c.solution = None;
+    c
+}
+
+fn run(solver: &dyn Sudoku, case: &Case, function: Function, policy: FindEmptyPolicy) -> Judgement {
+    let probe = plan(case, function);
+    let response = execute(solver, &probe).expect("plan makes well-formed probes");
+    judge(case, policy, &probe, &response)
+}
+
+fn failure(judgement: Judgement) -> Failure {
+    match judgement {
+        Judgement::Wrong(f) => f,
+        Judgement::Pass => panic!("expected a failed check, got a pass"),
+    }
+}
+
+#[test]
+fn the_reference_passes_every_check() {
+    for case in [campus(), nine(), unsolvable()] {
+        for function in Function::ALL {
+            for policy in [FindEmptyPolicy::Any, FindEmptyPolicy::First] {
+                let j = run(&Reference, &case, function, policy);
+                assert_eq!(j, Judgement::Pass, "{} {function} {policy:?}", case.name);
+                let j = run(&Student(Bug::None), &case, function, policy);
+                assert_eq!(
+                    j,
+                    Judgement::Pass,
+                    "student {} {function} {policy:?}",
+                    case.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fewest_policy_accepts_fewest_and_refuses_reading_order() {
+    let fewest = Student(Bug::Fewest);
+    for case in [campus(), nine(), unsolvable()] {
+        for policy in [FindEmptyPolicy::Any, FindEmptyPolicy::Fewest] {
+            let j = run(&fewest, &case, Function::FindEmpty, policy);
+            assert_eq!(j, Judgement::Pass, "{} {policy:?}", case.name);
+        }
+    }
+    let f = failure(run(
+        &fewest,
+        &nine(),
+        Function::FindEmpty,
+        FindEmptyPolicy::First,
+    ));
+    assert_eq!(f.check, "find_empty.policy");
+    assert!(
+        f.message.contains("first empty cell in reading order"),
+        "{f}"
+    );
+    let f = failure(run(
+        &Reference,
+        &nine(),
+        Function::FindEmpty,
+        FindEmptyPolicy::Fewest,
+    ));
+    assert_eq!(f.check, "find_empty.policy");
+    assert!(f.message.contains("fewest legal digits"), "{f}");
+}
+
+/// A bug, the case and function that show it, the check that must fail,
+/// and words its message must hold.
+type BugRow = (
+    Bug,
+    fn() -> Case,
+    Function,
+    FindEmptyPolicy,
+    &'static str,
+    &'static [&'static str],
+);
+
+#[test]
+fn every_bug_class_is_caught_with_its_check_and_cell() {
+    use FindEmptyPolicy::{Any, First};
+    use Function::{FindEmpty, Legal, Solve};
+    let table: &[BugRow] = &[
+        (
+            Bug::NoClear,
+            unsolvable,
+            Solve,
+            Any,
+            "solve.leftover",
+            &["returned false", "still holds", "not cleared"],
+        ),
+        (
+            Bug::PartialClear,
+            unsolvable,
+            Solve,
+            Any,
+            "solve.leftover",
+            &["returned false", "still holds"],
+        ),
+        (
+            Bug::LegalNoBox,
+            campus,
+            Legal,
+            Any,
+            "legal",
+            &["returned true", "box"],
+        ),
+        (
+            Bug::LegalNoBox,
+            nine,
+            Legal,
+            Any,
+            "legal",
+            &["returned true", "box"],
+        ),
+        (
+            Bug::LegalNoColumn,
+            campus,
+            Legal,
+            Any,
+            "legal",
+            &["returned true", "column"],
+        ),
+        (
+            Bug::LegalNoColumn,
+            nine,
+            Legal,
+            Any,
+            "legal",
+            &["returned true", "column"],
+        ),
+        (
+            Bug::WrongBoxOrigin,
+            campus,
+            Legal,
+            Any,
+            "legal",
+            &["legal(r"],
+        ),
+        (Bug::WrongBoxOrigin, nine, Legal, Any, "legal", &["legal(r"]),
+        (
+            Bug::ColumnMajor,
+            campus,
+            FindEmpty,
+            First,
+            "find_empty.policy",
+            &["reading order"],
+        ),
+        (
+            Bug::ColumnMajor,
+            nine,
+            FindEmpty,
+            First,
+            "find_empty.policy",
+            &["reading order"],
+        ),
+        (
+            Bug::NeverNone,
+            nine,
+            FindEmpty,
+            Any,
+            "find_empty.full",
+            &["on a full board", "none"],
+        ),
+        (
+            Bug::AlwaysTrue,
+            unsolvable,
+            Solve,
+            Any,
+            "solve.result",
+            &["returned true", "no solution"],
+        ),
+        (
+            Bug::OverwritesGivens,
+            nine,
+            Solve,
+            Any,
+            "solve.givens",
+            &["the given", "changed from"],
+        ),
+        (
+            Bug::SolvesCopy,
+            nine,
+            Solve,
+            Any,
+            "solve.in_place",
+            &["exactly as it was passed in", "not a copy"],
+        ),
+        (
+            Bug::OutOfRange,
+            unsolvable,
+            Solve,
+            Any,
+            "solve.range",
+            &["holds 10, outside 0..=9"],
+        ),
+    ];
+    for &(bug, make, function, policy, check, words) in table {
+        let case = make();
+        let Judgement::Wrong(f) = run(&Student(bug), &case, function, policy) else {
+            panic!("{bug:?} on {} passed {function} {policy:?}", case.name);
+        };
+        let what = format!("{bug:?} on {}: {f}", case.name);
+        assert_eq!(f.check, check, "{what}");
+        for w in words {
+            assert!(f.message.contains(w), "{what}: missing {w:?}");
+        }
+        let (r, c) = f.cell.unwrap_or_else(|| panic!("{what}: no cell"));
+        let name = format!("r{}c{}", r + 1, c + 1);
+        assert!(f.message.contains(&name), "{what}: does not name {name}");
+        assert!(f.board.is_some(), "{what}: no board");
+    }
+}
+
+#[test]
+fn a_bug_fails_only_its_own_function() {
+    let bugs = [
+        (Bug::NoClear, Function::Solve),
+        (Bug::PartialClear, Function::Solve),
+        (Bug::LegalNoBox, Function::Legal),
+        (Bug::LegalNoColumn, Function::Legal),
+        (Bug::WrongBoxOrigin, Function::Legal),
+        (Bug::ColumnMajor, Function::FindEmpty),
+        (Bug::NeverNone, Function::FindEmpty),
+        (Bug::AlwaysTrue, Function::Solve),
+        (Bug::OverwritesGivens, Function::Solve),
+        (Bug::SolvesCopy, Function::Solve),
+        (Bug::OutOfRange, Function::Solve),
+    ];
+    for (bug, own) in bugs {
+        for case in [campus(), nine(), unsolvable()] {
+            for function in Function::ALL.into_iter().filter(|&f| f != own) {
+                let j = run(&Student(bug), &case, function, FindEmptyPolicy::Any);
+                assert_eq!(j, Judgement::Pass, "{bug:?} {} {function}", case.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn partial_boards_hold_row_only_column_only_and_box_only_clashes() {
+    for case in [campus(), nine(), unsolvable()] {
+        let Probe::Legal { n, boards, queries } = plan(&case, Function::Legal) else {
+            panic!("a legal probe");
+        };
+        assert!(boards.len() >= 4, "{}: {} boards", case.name, boards.len());
+        assert_eq!(boards[0], case.puzzle.cells());
+        let boards: Vec<Board> = boards
+            .into_iter()
+            .map(|b| Board::from_cells(n, b).unwrap())
+            .collect();
+        assert_eq!(clash_kinds(&boards), [true; 3], "{}", case.name);
+        // Every (empty cell, digit) pair of every board is asked.
+        let pairs: usize = boards
+            .iter()
+            .map(|b| b.empty_cells().count() * b.side())
+            .sum();
+        assert_eq!(queries.len(), pairs, "{}", case.name);
+        assert_eq!(plan(&case, Function::Legal), plan(&case, Function::Legal));
+    }
+}
+
+#[test]
+fn find_empty_probe_ends_with_a_full_board() {
+    for case in [campus(), nine(), unsolvable()] {
+        let Probe::FindEmpty { n, boards } = plan(&case, Function::FindEmpty) else {
+            panic!("a find_empty probe");
+        };
+        let last = Board::from_cells(n, boards.last().unwrap().clone()).unwrap();
+        assert!(last.is_full(), "{}", case.name);
+        let side = last.side();
+        for r in 0..side {
+            for c in 0..side {
+                assert!(
+                    !last.conflicts(r, c, last.get(r, c)),
+                    "{} r{r}c{c}",
+                    case.name
+                );
+            }
+        }
+        assert!(
+            boards.iter().filter(|b| b.contains(&0)).count() >= 4,
+            "{}",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn legal_queries_are_bounded_on_25x25() {
+    let empty = Board::empty(5).unwrap();
+    let mut unsolved = campus();
+    unsolved.puzzle = empty.clone();
+    unsolved.solutions = None;
+    unsolved.solution = None;
+    let Probe::Legal {
+        queries, boards, ..
+    } = plan(&unsolved, Function::Legal)
+    else {
+        panic!("a legal probe");
+    };
+    assert!(
+        queries.len() <= MAX_LEGAL_QUERIES,
+        "{} queries",
+        queries.len()
+    );
+    assert!(
+        queries.len() >= MAX_LEGAL_QUERIES / 2,
+        "{} queries",
+        queries.len()
+    );
+    assert!(boards.len() >= 4);
+    let j = run(&Reference, &unsolved, Function::Legal, FindEmptyPolicy::Any);
+    assert_eq!(j, Judgement::Pass);
+    let f = failure(run(
+        &Student(Bug::LegalNoBox),
+        &unsolved,
+        Function::Legal,
+        FindEmptyPolicy::Any,
+    ));
+    assert_eq!(f.check, "legal");
+}
+
+#[test]
+fn legal_messages_name_the_units_and_the_clash() {
+    let case = campus();
+    let probe = |board: &Board, queries: Vec<[usize; 4]>| Probe::Legal {
+        n: 2,
+        boards: vec![board.cells().to_vec()],
+        queries,
+    };
+    // r2c1 and 4: row 2 and box 1 at r2c2; r1c3 and 2: column 3 at r4c3;
+    // r1c2 and 2: no clash.
+    let p = probe(&case.puzzle, vec![[0, 1, 0, 4], [0, 0, 2, 2], [0, 0, 1, 2]]);
+    let all_wrong = Response::Legal {
+        answers: vec![true, true, false],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &all_wrong));
+    assert_eq!(f.check, "legal");
+    assert_eq!(
+        f.message,
+        "legal(r2c1, 4) returned true, but 4 is already in row 2 at r2c2 and box 1 (r1c1..r2c2) at r2c2: \
+         a digit may not repeat in a row, a column or a box (3 of 3 answers were wrong)"
+    );
+    assert_eq!(f.cell, Some((1, 0)));
+    assert_eq!(f.board.as_ref(), Some(&case.puzzle));
+    let one_wrong = Response::Legal {
+        answers: vec![false, true, true],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &one_wrong));
+    assert_eq!(
+        f.message,
+        "legal(r1c3, 2) returned true, but 2 is already in column 3 at r4c3: check every cell of the column"
+    );
+    let right = Response::Legal {
+        answers: vec![false, false, true],
+    };
+    assert_eq!(
+        judge(&case, FindEmptyPolicy::Any, &p, &right),
+        Judgement::Pass
+    );
+    let said_false = Response::Legal {
+        answers: vec![false, false, false],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &said_false));
+    assert_eq!(
+        f.message,
+        "legal(r1c2, 2) returned false, but 2 is not in row 1, column 2 or box 1 (r1c1..r2c2): \
+         only the cell's own row, column and box rule a digit out"
+    );
+    // Box only: 4 at r4c3, asked at r3c4.
+    let mut b = Board::empty(2).unwrap();
+    b.set(3, 2, 4);
+    let p = probe(&b, vec![[0, 2, 3, 4]]);
+    let f = failure(judge(
+        &case,
+        FindEmptyPolicy::Any,
+        &p,
+        &Response::Legal {
+            answers: vec![true],
+        },
+    ));
+    assert_eq!(
+        f.message,
+        "legal(r3c4, 4) returned true, but 4 is already in box 4 (r3c3..r4c4) at r4c3: \
+         check the 2x2 box that holds the cell, whose top-left cell is r3c3"
+    );
+}
+
+#[test]
+fn response_shape_mismatches_are_wrong() {
+    let case = campus();
+    let p = plan(&case, Function::FindEmpty);
+    let other = Response::Legal { answers: vec![] };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &other));
+    assert_eq!(f.check, "response.shape");
+    assert!(
+        f.message.contains("find_empty probe with legal answers"),
+        "{f}"
+    );
+    let short = Response::FindEmpty {
+        answers: vec![Some([0, 1])],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &short));
+    assert_eq!(f.check, "response.shape");
+    assert!(f.message.contains("but 1 answer(s) came back"), "{f}");
+    let p = plan(&case, Function::Solve);
+    let replaced = Response::Solve {
+        solved: true,
+        board: vec![1; 81],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &replaced));
+    assert_eq!(f.check, "solve.shape");
+    assert!(
+        f.message.contains("board of 81 cells where 16 were passed"),
+        "{f}"
+    );
+}
+
+#[test]
+fn find_empty_messages() {
+    let case = campus();
+    let p = Probe::FindEmpty {
+        n: 2,
+        boards: vec![case.puzzle.cells().to_vec()],
+    };
+    let judge_one = |answer| {
+        failure(judge(
+            &case,
+            FindEmptyPolicy::First,
+            &p,
+            &Response::FindEmpty {
+                answers: vec![answer],
+            },
+        ))
+    };
+    let f = judge_one(Some([0, 0]));
+    assert_eq!(f.check, "find_empty.not_empty");
+    assert_eq!(
+        f.message,
+        "find_empty returned r1c1, which holds 1: it must return an empty cell (one that holds 0)"
+    );
+    let f = judge_one(Some([4, usize::MAX]));
+    assert_eq!(f.check, "find_empty.range");
+    assert!(f.message.contains("off the 4x4 board"), "{f}");
+    assert_eq!(f.cell, None);
+    let f = judge_one(None);
+    assert_eq!(f.check, "find_empty.none");
+    assert!(
+        f.message
+            .starts_with("find_empty reported none, but r1c2 is empty"),
+        "{f}"
+    );
+    let f = judge_one(Some([1, 0]));
+    assert_eq!(
+        f.message,
+        "find_empty returned r2c1, but this case asks for the first empty cell in reading order \
+         (row by row, left to right), r1c2"
+    );
+}
+
+#[test]
+fn solve_messages() {
+    let case = campus();
+    let p = plan(&case, Function::Solve);
+    let solution = case.solution.clone().unwrap();
+    let judge_solve = |solved: bool, cells: Vec<u8>| {
+        judge(
+            &case,
+            FindEmptyPolicy::Any,
+            &p,
+            &Response::Solve {
+                solved,
+                board: cells,
+            },
+        )
+    };
+    assert_eq!(
+        judge_solve(true, solution.cells().to_vec()),
+        Judgement::Pass
+    );
+    let mut cells = solution.cells().to_vec();
+    cells[1] = 17;
+    let f = failure(judge_solve(true, cells));
+    assert_eq!(f.check, "solve.range");
+    assert_eq!(
+        f.message,
+        "after solve, r1c2 holds 17, outside 0..=4: write only digits 1 to 4 (0 clears a cell)"
+    );
+    assert_eq!(f.cell, Some((0, 1)));
+    // A given changed and a duplicate: the given is named.
+    let mut cells = solution.cells().to_vec();
+    cells[0] = 2;
+    let f = failure(judge_solve(true, cells));
+    assert_eq!(f.check, "solve.givens");
+    assert_eq!(
+        f.message,
+        "solve returned true, but the given r1c1 changed from 1 to 2: never write to a cell that was filled at the start"
+    );
+    // Two written cells swapped: a duplicate, named at a written cell.
+    let mut cells = solution.cells().to_vec();
+    cells.swap(1, 2);
+    let f = failure(judge_solve(true, cells));
+    assert_eq!(f.check, "solve.duplicate");
+    assert!(
+        f.message
+            .starts_with("solve returned true, but 3 appears twice in column 2 (r1c2 and r4c2)"),
+        "{f}"
+    );
+    let mut cells = solution.cells().to_vec();
+    cells[15] = 0;
+    let f = failure(judge_solve(true, cells));
+    assert_eq!(f.check, "solve.incomplete");
+    assert!(f.message.contains("r4c4 is still empty"), "{f}");
+    let f = failure(judge_solve(false, case.puzzle.cells().to_vec()));
+    assert_eq!(f.check, "solve.result");
+    assert!(
+        f.message
+            .starts_with("solve returned false, but this puzzle has a solution"),
+        "{f}"
+    );
+    // With no stored count, the reference is asked.
+    let mut uncounted = case.clone();
+    uncounted.solutions = None;
+    let r = Response::Solve {
+        solved: false,
+        board: case.puzzle.cells().to_vec(),
+    };
+    assert_eq!(
+        failure(judge(&uncounted, FindEmptyPolicy::Any, &p, &r)).check,
+        "solve.result"
+    );
+}
+
+#[test]
+fn leftover_message_on_an_unsolvable_case() {
+    let case = unsolvable();
+    let p = plan(&case, Function::Solve);
+    let mut cells = case.puzzle.cells().to_vec();
+    cells[2 * 9 + 4] = 7;
+    let r = Response::Solve {
+        solved: false,
+        board: cells.clone(),
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &r));
+    assert_eq!(f.check, "solve.leftover");
+    assert_eq!(
+        f.message,
+        "solve returned false, but r3c5 still holds 7: a digit written on a dead branch was not cleared; \
+         set the cell back to 0 when every digit fails there"
+    );
+    assert_eq!(f.cell, Some((2, 4)));
+    cells[0] = 0;
+    let r = Response::Solve {
+        solved: false,
+        board: cells,
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &r));
+    assert_eq!(f.check, "solve.givens");
+    assert!(
+        f.message
+            .contains("the given r1c1 changed from 1 to 0 (2 cells differ from the input)"),
+        "{f}"
+    );
+    let r = Response::Solve {
+        solved: false,
+        board: case.puzzle.cells().to_vec(),
+    };
+    assert_eq!(judge(&case, FindEmptyPolicy::Any, &p, &r), Judgement::Pass);
+}
