@@ -546,7 +546,7 @@ mod tests {
 
     #[test]
     fn ten_in_a_nine_by_nine() {
-        let mut rows = vec![". . . . . . . . ."; 9];
+        let mut rows = [". . . . . . . . ."; 9];
         rows[4] = ". . 10 . . . . . .";
         assert_eq!(
             err(&rows.join("\n")),

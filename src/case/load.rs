@@ -107,10 +107,16 @@ pub(crate) fn case_files(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, CaseConfig)
                 return Err(CaseError::NoCases { path: path.clone() });
             }
             found.sort();
-            files.extend(found);
+            for f in found {
+                if !files.contains(&f) {
+                    files.push(f);
+                }
+            }
             path.clone()
         } else {
-            files.push(path.clone());
+            if !files.contains(path) {
+                files.push(path.clone());
+            }
             path.parent().map(Path::to_path_buf).unwrap_or_default()
         };
         let config_path = if folder.as_os_str().is_empty() {
@@ -205,7 +211,7 @@ pub(crate) fn toml_error(
         line,
         column,
         case,
-        message: err.message().trim_end().to_string(),
+        message: err.message().trim().replace('\n', "; "),
     }
 }
 
