@@ -9,6 +9,7 @@ use crate::check::rule::{Unit, box_name, cell, clashes};
 /// The first query whose answer disagrees with the rule, with a count of
 /// the others.
 pub(super) fn judge(
+    puzzle: &Board,
     n: usize,
     boards: &[Vec<u8>],
     queries: &[[usize; 4]],
@@ -28,7 +29,7 @@ pub(super) fn judge(
     };
     let others = wrong.count();
     let board = &boards[b];
-    let mut message = explain(board, r, c, v as u8, answer);
+    let mut message = explain(board, r, c, v as u8, answer, board == puzzle);
     if others > 0 {
         message.push_str(&format!(
             " ({} of {} answers were wrong)",
@@ -39,10 +40,12 @@ pub(super) fn judge(
     Err(Failure::new("legal", message).on(board, Some((r, c))))
 }
 
-/// Why `answer` to `legal(board, r, c, v)` is wrong, and what to fix.
-fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool) -> String {
+/// Why `answer` to `legal(board, r, c, v)` is wrong, and what to fix; a
+/// board other than the puzzle is called "the board shown".
+fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool, is_puzzle: bool) -> String {
     let n = board.n();
-    let call = format!("legal({}, {v})", cell(r, c));
+    let on = if is_puzzle { "" } else { " on the board shown" };
+    let call = format!("legal({}, {v}){on}", cell(r, c));
     if !answer {
         return format!(
             "{call} returned false, but {v} is not in row {}, column {} or {}: \

@@ -78,7 +78,7 @@ pub fn judge(
 ) -> Judgement {
     let result = match (probe, response) {
         (Probe::Legal { n, boards, queries }, Response::Legal { answers }) => {
-            legal::judge(*n, boards, queries, answers)
+            legal::judge(&case.puzzle, *n, boards, queries, answers)
         }
         (Probe::FindEmpty { n, boards }, Response::FindEmpty { answers }) => {
             find_empty::judge(*n, boards, policy, answers)

@@ -74,9 +74,9 @@ pub(super) fn judge(
         },
         (true, false) => {
             let problem = completed_problem(&input, &after);
-            let detail = problem.as_ref().map_or(String::new(), |p| {
-                format!(" (the board it left: {})", p.what)
-            });
+            let detail = problem
+                .as_ref()
+                .map_or(String::new(), |p| format!(", and {}", p.what));
             Err(Failure::new(
                 "solve.result",
                 format!(

@@ -442,7 +442,7 @@ fn legal_messages_name_the_units_and_the_clash() {
     ));
     assert_eq!(
         f.message,
-        "legal(r3c4, 4) returned true, but 4 is already in box 4 (r3c3..r4c4) at r4c3: \
+        "legal(r3c4, 4) on the board shown returned true, but 4 is already in box 4 (r3c3..r4c4) at r4c3: \
          check the 2x2 box that holds the cell, whose top-left cell is r3c3"
     );
 }
