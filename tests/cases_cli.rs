@@ -261,3 +261,28 @@ fn broken_case_files_name_file_and_line() {
     );
     check("[[case]\n", "error: a.toml:1:");
 }
+
+#[test]
+fn solve_stops_quietly_when_stdout_closes() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let list = data("17_clue.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args(["solve".as_ref(), list.as_os_str()])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start grader");
+    // Read the first answer, then close the pipe: about 4 MB of answers
+    // cannot fit in the pipe, so the writer must meet a broken pipe.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 82];
+    stdout.read_exact(&mut first).expect("a first answer");
+    assert_eq!(first[81], b'\n');
+    assert!(first[..81].iter().all(u8::is_ascii_digit));
+    drop(stdout);
+    let out = child.wait_with_output().expect("run grader");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
