@@ -24,7 +24,7 @@ pub const MAX_LEGAL_QUERIES: usize = 20_000;
 
 /// How many extra rounds of partial boards are drawn at most when the first
 /// ones miss a row-only, column-only or box-only clash.
-const EXTRA_ROUNDS: u64 = 6;
+const EXTRA_ROUNDS: u64 = 2;
 
 /// The questions to ask for `function` on `case`.
 pub fn plan(case: &Case, function: Function) -> Probe {
@@ -58,6 +58,8 @@ pub fn plan(case: &Case, function: Function) -> Probe {
 /// column-only and box-only clashes all occur among their empty cells.
 fn question_boards(case: &Case) -> Vec<Board> {
     let mut boards = vec![case.puzzle.clone()];
+    let mut kinds = [false; 3];
+    add_clash_kinds(&mut kinds, &case.puzzle);
     let seed = fnv1a(case.puzzle.cells());
     for round in 0..=EXTRA_ROUNDS {
         let mut rng = SplitMix(seed ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -65,9 +67,12 @@ fn question_boards(case: &Case) -> Vec<Board> {
         // which reaches boards no solution passes through.
         let solution = if round == 0 { solution(case) } else { None };
         for board in partial_boards(&case.puzzle, solution, &mut rng) {
-            push_new(&mut boards, board);
+            if !boards.contains(&board) {
+                add_clash_kinds(&mut kinds, &board);
+                boards.push(board);
+            }
         }
-        if clash_kinds(&boards) == [true; 3] {
+        if kinds == [true; 3] {
             return boards;
         }
     }
@@ -183,20 +188,26 @@ fn legal_queries(boards: &[Board]) -> Vec<[usize; 4]> {
 pub(crate) fn clash_kinds(boards: &[Board]) -> [bool; 3] {
     let mut kinds = [false; 3];
     for board in boards {
-        for (r, c) in board.empty_cells() {
-            for v in 1..=board.side() as u8 {
-                let found = clashes(board, r, c, v);
-                let only = |unit| !found.is_empty() && found.iter().all(|(u, _)| *u == unit);
-                for (k, unit) in [Unit::Row, Unit::Column, Unit::Box].into_iter().enumerate() {
-                    kinds[k] |= only(unit);
-                }
-                if kinds == [true; 3] {
-                    return kinds;
-                }
+        add_clash_kinds(&mut kinds, board);
+    }
+    kinds
+}
+
+/// Adds the kinds of clash found on `board` to `kinds`; stops as soon as
+/// all three are known.
+fn add_clash_kinds(kinds: &mut [bool; 3], board: &Board) {
+    for (r, c) in board.empty_cells() {
+        for v in 1..=board.side() as u8 {
+            if *kinds == [true; 3] {
+                return;
+            }
+            let found = clashes(board, r, c, v);
+            let only = |unit| !found.is_empty() && found.iter().all(|(u, _)| *u == unit);
+            for (k, unit) in [Unit::Row, Unit::Column, Unit::Box].into_iter().enumerate() {
+                kinds[k] |= only(unit);
             }
         }
     }
-    kinds
 }
 
 /// FNV-1a of the cells: a seed that depends only on the puzzle.

@@ -21,10 +21,27 @@ const NINE: &str =
 const UNSOLVABLE: &str =
     "1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.";
 
+/// The first puzzle of /work/shared/data/gen_25x25.txt.
+const TWENTY_FIVE: &str = concat!(
+    ".3FAP.BD.NE7..K..6I.G.5.2K.4.7.1.M..O...PFH3A8.BND...5OHA..FDJ..8.4KE.6M1.I",
+    "6IC1M.52OL.PAFH.N.D.K.94.8DNBJ.9..4IM1C6OL.2.HPAF3562MLA.GF3H..DB4E9.J1C7IK",
+    "1..7..M6.2G.....DB.P.4.E89..J4.7KCI6...5F3A.O.NPDHA.3O..PH.D8.J.9CI1..5LM26",
+    ".H.PN.J84.KC.I1..56MAFO3GI47K.26.5M.AGO.BP...E.8..DFPHBE8..J41K7..M2C63A.OL",
+    "EN..9I.41.C56M2AO3L.D.HP..LOGAD.FBPN9.JE.7I4K2.6MC2.M....LAOFBHPD...N8I1K74",
+    ".O.3.N...BJK.946..7ILG2.M..BD84EJK976I1.G5L.2.H...LM...F.OHAP8DBNK.4JEC6I17",
+    ".J9..CI761..25L.AF...8DB.C7.....MG5O...F8BNPD4KE9J.5...P.ADHBE.8J..79.M..61",
+    "..K4...126.3LG..HPAF......1.C2.L..GAD.HPE8...7..K9PAH...N...9I4K726M1CO3L.5",
+    "JB...749IK.2C.M3GO5LPDFHA",
+);
+
 fn board(n: usize, text: &str) -> Board {
     let cells = text
         .bytes()
-        .map(|b| if b == b'.' { 0 } else { b - b'0' })
+        .map(|b| match b {
+            b'.' => 0,
+            b'1'..=b'9' => b - b'0',
+            _ => b - b'A' + 10,
+        })
         .collect();
     Board::from_cells(n, cells).expect("a valid test board")
 }
@@ -627,4 +644,40 @@ fn leftover_message_on_an_unsolvable_case() {
         board: case.puzzle.cells().to_vec(),
     };
     assert_eq!(judge(&case, FindEmptyPolicy::Any, &p, &r), Judgement::Pass);
+}
+
+#[test]
+fn a_25x25_case_is_bounded_and_judged() {
+    let case = case("twenty-five", 5, TWENTY_FIVE);
+    assert_eq!(case.solutions, Some(Solutions::Unique));
+    let Probe::Legal {
+        queries, boards, ..
+    } = plan(&case, Function::Legal)
+    else {
+        panic!("a legal probe");
+    };
+    assert!(
+        queries.len() <= MAX_LEGAL_QUERIES,
+        "{} queries",
+        queries.len()
+    );
+    assert!(boards.len() >= 4);
+    for function in Function::ALL {
+        let j = run(&Reference, &case, function, FindEmptyPolicy::First);
+        assert_eq!(j, Judgement::Pass, "{function}");
+    }
+    let f = failure(run(
+        &Student(Bug::WrongBoxOrigin),
+        &case,
+        Function::Legal,
+        FindEmptyPolicy::Any,
+    ));
+    assert_eq!(f.check, "legal");
+    let f = failure(run(
+        &Student(Bug::SolvesCopy),
+        &case,
+        Function::Solve,
+        FindEmptyPolicy::Any,
+    ));
+    assert_eq!(f.check, "solve.in_place");
 }
