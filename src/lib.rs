@@ -19,6 +19,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod exit;
+pub mod generate;
 pub mod protocol;
 pub mod report;
 pub mod runner;

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Worker => grader::worker::main(),
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
+        Command::Generate(a) => grader::commands::generate::run(a),
         _ => Err(anyhow::anyhow!("not implemented yet")),
     };
     match result {

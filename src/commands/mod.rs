@@ -1,5 +1,6 @@
 //! One module per subcommand; each has `run(&Args) -> anyhow::Result<u8>`
 //! returning the exit code (see [`crate::exit`]).
 
+pub mod generate;
 pub mod reference;
 pub mod solve;
