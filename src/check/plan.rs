@@ -185,6 +185,7 @@ fn legal_queries(boards: &[Board]) -> Vec<[usize; 4]> {
 
 /// Whether some empty cell of some board has a digit in its row only, its
 /// column only, its box only: `[row, column, box]`.
+#[cfg(test)]
 pub(crate) fn clash_kinds(boards: &[Board]) -> [bool; 3] {
     let mut kinds = [false; 3];
     for board in boards {
