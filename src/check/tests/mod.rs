@@ -93,9 +93,21 @@ fn failure(judgement: Judgement) -> Failure {
     }
 }
 
+/// Givens that already clash (two 1s in row 1): no solution.
+fn clashing() -> Case {
+    case("clashing", 2, "11.4.41.2..3.32.")
+}
+
+/// A puzzle with nothing left to fill.
+fn full() -> Case {
+    case("full", 2, "1234341221434321")
+}
+
 #[test]
 fn the_reference_passes_every_check() {
-    for case in [campus(), nine(), unsolvable()] {
+    assert_eq!(clashing().solutions, Some(Solutions::None));
+    assert_eq!(full().solutions, Some(Solutions::Unique));
+    for case in [campus(), nine(), unsolvable(), clashing(), full()] {
         for function in Function::ALL {
             for policy in [FindEmptyPolicy::Any, FindEmptyPolicy::First] {
                 let j = run(&Reference, &case, function, policy);
