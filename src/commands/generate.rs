@@ -75,8 +75,9 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
     };
     let result = writeln!(
         out,
-        "appended {} cases to {} ({range}) in {:.2} s",
+        "appended {} {} to {} ({range}) in {:.2} s",
         made.len(),
+        if made.len() == 1 { "case" } else { "cases" },
         args.out.display(),
         started.elapsed().as_secs_f64()
     );
