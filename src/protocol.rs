@@ -72,8 +72,12 @@ pub struct SandboxPlan {
     /// `cgroup.procs` files to write the worker's pid to (a memory and a
     /// pids cgroup prepared by the grader).
     pub cgroup_procs: Vec<PathBuf>,
-    /// `unshare` new network, IPC and UTS namespaces (needs root).
-    pub namespaces: bool,
+    /// `unshare` new IPC and UTS namespaces (needs root).
+    pub new_ipc_uts: bool,
+    /// `unshare` a new, empty network namespace too (needs root; costs
+    /// milliseconds per test, so the grader uses it only when no seccomp
+    /// filter stops sockets).
+    pub new_network: bool,
     /// The address-space limit (`RLIMIT_AS`) in MiB; `None` leaves it.
     pub address_space_mb: Option<u64>,
     /// The process/thread limit (`RLIMIT_NPROC`), applied after the uid
@@ -94,7 +98,8 @@ impl Default for SandboxPlan {
     fn default() -> SandboxPlan {
         SandboxPlan {
             cgroup_procs: Vec::new(),
-            namespaces: false,
+            new_ipc_uts: false,
+            new_network: false,
             address_space_mb: None,
             nproc: None,
             landlock: cfg!(target_os = "linux"),

@@ -482,3 +482,80 @@ fn a_library_that_cannot_be_loaded_is_an_error() {
     assert_eq!(outcome.verdict, Verdict::Error, "{outcome:?}");
     assert!(outcome.message.contains("cannot load"), "{outcome:?}");
 }
+
+/// Per-test overhead, endless-loop cost and the grader's memory under a
+/// print flood. A measurement, not a check: run it alone, in release mode:
+/// `cargo test --release --test sandbox -- --ignored --nocapture measure`.
+#[test]
+#[ignore = "a benchmark: run alone with --ignored --nocapture"]
+fn measure_sandbox_costs() {
+    let env = env();
+    eprintln!("active: {:?}", env.active());
+    eprintln!("notices: {:?}", env.notices());
+    let (_dir, lib) = build(&solver("", "", ""));
+    let req = request(&lib, 1000, 128);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[v.len() / 10], v[v.len() * 9 / 10])
+    };
+    for _ in 0..20 {
+        process::run_test(&req, &env).expect("runs");
+    }
+    let mut sandboxed = Vec::new();
+    for _ in 0..300 {
+        let start = Instant::now();
+        let run = process::run_test(&req, &env).expect("runs");
+        sandboxed.push(start.elapsed().as_secs_f64() * 1000.0);
+        assert!(process::outcome(&run, &req.limits).is_ok());
+    }
+    let mut in_process = Vec::new();
+    for _ in 0..300 {
+        let start = Instant::now();
+        let response = grader::check::execute(&sudoku_reference::Reference, &req.probe).expect("runs");
+        in_process.push(start.elapsed().as_secs_f64() * 1000.0);
+        assert!(matches!(response, Response::Solve { solved: true, .. }));
+    }
+    let (m, p10, p90) = median(sandboxed);
+    eprintln!("run_test, trivial 4x4 solve: median {m:.3} ms (p10 {p10:.3}, p90 {p90:.3}), n=300");
+    let (m, p10, p90) = median(in_process);
+    eprintln!("in-process execute (reference): median {m:.4} ms (p10 {p10:.4}, p90 {p90:.4}), n=300");
+
+    let endless = solver("", "for (volatile unsigned long i = 0; i < 100000000000UL; i++) {}", "");
+    let (_dir2, endless) = build(&endless);
+    for limit in [300, 1000] {
+        let req = request(&endless, limit, 128);
+        let start = Instant::now();
+        let run = process::run_test(&req, &env).expect("runs");
+        let total = start.elapsed().as_millis();
+        eprintln!(
+            "endless loop, limit {limit} ms: run_test took {total} ms (cpu {} ms, killed {:?}) -> {} ms beyond the limit",
+            run.cpu_ms,
+            run.killed,
+            total as i64 - limit as i64
+        );
+    }
+
+    let pre = "static char chunk[65536]; memset(chunk, 'x', sizeof chunk); for (int i = 0; i < 3200; i++) fwrite(chunk, 1, sizeof chunk, stdout);";
+    let (_dir3, flood) = build(&solver("", pre, ""));
+    let req = request(&flood, 10_000, 128);
+    let hwm = |key: &str| {
+        std::fs::read_to_string("/proc/self/status")
+            .expect("status")
+            .lines()
+            .find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string()))
+            .expect("field")
+    };
+    let before = (hwm("VmRSS:"), hwm("VmHWM:"));
+    let start = Instant::now();
+    let run = process::run_test(&req, &env).expect("runs");
+    eprintln!(
+        "200 MB print: {} ms, dropped {} bytes, kept {}; grader VmRSS {} -> {}, VmHWM {} -> {}",
+        start.elapsed().as_millis(),
+        run.output_dropped,
+        run.output.len(),
+        before.0,
+        hwm("VmRSS:"),
+        before.1,
+        hwm("VmHWM:")
+    );
+}

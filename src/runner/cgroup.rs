@@ -42,12 +42,22 @@ impl CgroupParents {
         let mut notes = Vec::new();
         let mut usable = |controller: &str, file: &str| -> Option<PathBuf> {
             let parent = own_group(controller)?;
-            if !parent.join(file).exists() {
+            if !parent.join("cgroup.procs").exists() {
                 return None;
             }
             remove_stale(&parent);
+            // The root group lacks the limit files: look in a child.
             let probe = parent.join(format!("{PREFIX}{}-probe-{env_id}", std::process::id()));
-            match fs::create_dir(&probe).and_then(|()| fs::remove_dir(&probe)) {
+            let made = fs::create_dir(&probe).and_then(|()| {
+                let has_limit = probe.join(file).exists();
+                fs::remove_dir(&probe)?;
+                if has_limit {
+                    Ok(())
+                } else {
+                    Err(io::Error::other(format!("a new group has no {file}")))
+                }
+            });
+            match made {
                 Ok(()) => Some(parent),
                 Err(err) => {
                     notes.push(format!(

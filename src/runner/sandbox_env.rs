@@ -132,7 +132,11 @@ impl SandboxEnv {
             active.push("uid drop to nobody");
         }
         if self.namespaces {
-            active.push("network/ipc/uts namespaces");
+            active.push(if self.seccomp {
+                "ipc/uts namespaces"
+            } else {
+                "network/ipc/uts namespaces"
+            });
         }
         active
     }
@@ -156,7 +160,7 @@ impl SandboxEnv {
         }
         if !self.root {
             notes.push(
-                "sandbox: not running as root, so there are no cgroups (memory is limited by address space: a C program sees malloc fail instead of a memory verdict), no uid drop and no network namespace; seccomp and Landlock still confine student code".to_string(),
+                "sandbox: not running as root, so there are no cgroups (memory is limited by address space: a C program sees malloc fail instead of a memory verdict), no uid drop and no namespaces; seccomp and Landlock still confine student code".to_string(),
             );
         } else {
             if !self.memory_cgroup() {
@@ -205,7 +209,8 @@ impl SandboxEnv {
         let pids_cgroup = self.pids_cgroup() && slot.is_some();
         SandboxPlan {
             cgroup_procs: slot.map(CgroupSlot::procs_files).unwrap_or_default(),
-            namespaces: self.namespaces,
+            new_ipc_uts: self.namespaces,
+            new_network: self.namespaces && !self.seccomp,
             address_space_mb: Some(if memory_cgroup {
                 // A generous backstop: the cgroup is the real limit, and
                 // threads reserve far more address space than they use.

@@ -133,9 +133,9 @@ fn run_library(input: &WorkerInput) {
     }
     join_cgroups(plan);
     #[cfg(target_os = "linux")]
-    if plan.namespaces {
-        if let Err(err) = sys::unshare_namespaces() {
-            safeguard_failed("enter new network/IPC/UTS namespaces", err);
+    if plan.new_ipc_uts || plan.new_network {
+        if let Err(err) = sys::unshare_namespaces(plan.new_network) {
+            safeguard_failed("enter new namespaces", err);
         }
     }
     set_limits(request.limits.time_limit_ms, plan);

@@ -118,6 +118,11 @@ const KILL_COMMON: &[(i64, &str)] = syscalls![
     SYS_setfsuid,
     SYS_setfsgid,
     SYS_personality,
+    SYS_shmget,
+    SYS_shmat,
+    SYS_msgget,
+    SYS_semget,
+    SYS_mq_open,
 ];
 
 /// The kill list entries that exist only on x86_64.
