@@ -9,10 +9,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
+        Command::Check(a) => grader::commands::check::run(a),
+        Command::Grade(a) => grader::commands::grade::run(a),
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
-        _ => Err(anyhow::anyhow!("not implemented yet")),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -4,6 +4,7 @@ pub mod build;
 #[cfg(unix)]
 pub mod cgroup;
 pub mod discover;
+pub mod grade;
 pub mod process;
 pub mod sandbox_env;
 #[cfg(unix)]

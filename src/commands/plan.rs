@@ -1,0 +1,60 @@
+//! What `grade` and `check` share before any student code runs: the cases
+//! (every one with its reference answer) and the checked grading plan.
+
+use anyhow::{Context, bail};
+use std::io::IsTerminal;
+use std::path::Path;
+
+use crate::case::{self, CaseSet};
+use crate::runner::build::BuildContext;
+use crate::runner::grade::GradePlan;
+use crate::runner::process::SandboxEnv;
+
+/// The cases in `dir`, or the built-in ones; with `include_hidden` false,
+/// hidden cases are left out (what `grader check` shows a student).
+///
+/// # Errors
+/// A case file that does not load, or a case without its reference answer.
+pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<CaseSet> {
+    let mut cases = match dir {
+        Some(dir) => case::load(&[dir.to_path_buf()])?,
+        None => case::builtin(),
+    };
+    if let Some(case) = cases.cases.iter().find(|c| c.solutions.is_none()) {
+        bail!(
+            "{}:{}: case `{}` has no reference answer yet: run `grader reference {}` first",
+            case.file.display(),
+            case.line,
+            case.name,
+            dir.map(|d| d.display().to_string()).unwrap_or_default()
+        );
+    }
+    if !include_hidden {
+        cases.cases.retain(|c| !c.hidden);
+    }
+    Ok(cases)
+}
+
+/// The grading plan: build context, sandbox (its notices printed once, to
+/// stderr), and parallelism.
+///
+/// # Errors
+/// When the build folder cannot be made.
+pub fn prepare(cases: CaseSet, jobs: Option<usize>) -> anyhow::Result<GradePlan> {
+    let sandbox = SandboxEnv::detect();
+    for notice in sandbox.notices() {
+        eprintln!("note: {notice}");
+    }
+    let build = BuildContext::new().context("cannot prepare a folder to build submissions in")?;
+    let jobs = jobs
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .max(1);
+    Ok(GradePlan {
+        cases,
+        build,
+        sandbox,
+        jobs,
+        color: std::io::stdout().is_terminal(),
+    })
+}
