@@ -2,8 +2,8 @@
  *
  * The loop runs when the library is loaded, before any function is called,
  * so every test of every function is affected.
- * Expected: every test timeout (or the submission a load error that says the
- * load timed out).
+ * Expected: status load_error ("did not finish loading" within the time
+ * limit); no test runs.
  *
  * Every loop and count is bounded, so a sandbox failure cannot harm the
  * machine. legal and find_empty are the listing's; solve is hostile.
