@@ -164,7 +164,12 @@ impl SandboxEnv {
             );
         } else {
             if !self.memory_cgroup() {
-                notes.push("sandbox: no writable cgroup v1 memory controller, so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)".to_string());
+                let why = if std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+                    "this machine has cgroup v2, which the grader does not drive yet"
+                } else {
+                    "no writable cgroup v1 memory controller"
+                };
+                notes.push(format!("sandbox: {why}, so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)"));
             }
             if !self.pids_cgroup() {
                 notes.push(format!("sandbox: no writable cgroup v1 pids controller, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the sandbox user"));
