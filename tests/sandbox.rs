@@ -362,6 +362,18 @@ fn killing_the_parent_is_forbidden() {
 }
 
 #[test]
+fn leaving_the_process_group_is_forbidden() {
+    expect_verdict(&solver("", "setpgid(0, 0);", ""), Verdict::Forbidden, "`setpgid`");
+}
+
+#[test]
+fn outliving_the_grader_is_forbidden() {
+    let ctor = "prctl(PR_SET_PDEATHSIG, 0);";
+    let source = solver(ctor, "", "#include <sys/prctl.h>");
+    expect_verdict(&source, Verdict::Forbidden, "`prctl` while loading");
+}
+
+#[test]
 fn fork_in_a_constructor_is_forbidden_while_loading() {
     let ctor = "for (int i = 0; i < 20; i++) { pid_t p = fork(); if (p == 0) _exit(0); }";
     expect_verdict(&solver(ctor, "", ""), Verdict::Forbidden, "while loading");

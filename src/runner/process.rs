@@ -509,7 +509,7 @@ pub(crate) fn join_output(stdout: &Capped, stderr: &Capped) -> String {
 }
 
 /// Splits protocol bytes into messages and the first garbage line.
-pub(crate) fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
+pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
     let mut messages = Vec::new();
     let mut garbage = None;
     for line in bytes.split(|&b| b == b'\n') {
@@ -603,8 +603,10 @@ mod unix_run {
         drop(protocol_write);
         let pid = child.id() as libc::pid_t;
         let watched = watch(&mut child, pid, &input, protocol_read, request, env, start);
-        // Whatever happened, nothing of this test survives it.
+        // Whatever happened, nothing of this test survives it (the worker
+        // itself too, should it have left its group).
         unix::kill_group(pid);
+        unix::kill_process(pid);
         let reaped = unix::wait4(pid)?;
         let wall_ms = start.elapsed().as_millis() as u64;
         let watched = watched?;

@@ -9,7 +9,9 @@
 //!    each answered with SIGSYS, whose handler reports the call on the
 //!    protocol fd. `clone` is trapped only without `CLONE_THREAD` (threads
 //!    are allowed, processes are not); `tgkill` only aimed at another
-//!    process.
+//!    process; `prctl` only for the parent-death signal, the tracer and
+//!    dumpability; `setpgid`/`setsid` always (leaving the process group
+//!    would dodge the grader's group kill).
 //! 2. **E**: `clone3` fails with ENOSYS (its flags live in memory that a
 //!    filter cannot read), so glibc falls back to `clone`, which K checks.
 //! 3. **A, the allow list** (installed after loading, before the first
@@ -118,6 +120,8 @@ const KILL_COMMON: &[(i64, &str)] = syscalls![
     SYS_setfsuid,
     SYS_setfsgid,
     SYS_personality,
+    SYS_setpgid,
+    SYS_setsid,
     SYS_shmget,
     SYS_shmat,
     SYS_msgget,
@@ -141,7 +145,7 @@ const KILL_ARCH: &[(i64, &str)] = &[];
 
 /// `clone` and `tgkill`: trapped only for some arguments (see the module
 /// doc), named here for messages.
-const KILL_CONDITIONAL: &[(i64, &str)] = syscalls![SYS_clone, SYS_tgkill, SYS_clone3];
+const KILL_CONDITIONAL: &[(i64, &str)] = syscalls![SYS_clone, SYS_tgkill, SYS_clone3, SYS_prctl];
 
 /// The allow list on every architecture (besides `prlimit64` and `fcntl`,
 /// which carry conditions).
@@ -201,8 +205,7 @@ const ALLOW_ARCH: &[(i64, &str)] = syscalls![SYS_time, SYS_arch_prctl];
 const ALLOW_ARCH: &[(i64, &str)] = &[];
 
 /// Other calls the grader can name when a student's code is refused one.
-const OTHER_NAMES: &[(i64, &str)] =
-    syscalls![SYS_openat, SYS_prlimit64, SYS_fcntl, SYS_prctl, SYS_ioctl];
+const OTHER_NAMES: &[(i64, &str)] = syscalls![SYS_openat, SYS_prlimit64, SYS_fcntl, SYS_ioctl];
 
 /// The name of system call `number` on this architecture, if it is one the
 /// filters mention.
@@ -248,8 +251,9 @@ fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition
     )?)
 }
 
-/// Filter K: trap the kill list, `clone` without `CLONE_THREAD`, and
-/// `tgkill` aimed at a process other than `own_pid`.
+/// Filter K: trap the kill list, `clone` without `CLONE_THREAD`, `tgkill`
+/// aimed at a process other than `own_pid`, and `prctl` changing the
+/// parent-death signal, the tracer or dumpability.
 pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KILL_COMMON
         .iter()
@@ -272,6 +276,25 @@ pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
             SeccompCmpOp::Ne,
             u64::from(own_pid as u32),
         )?])?],
+    );
+    // prctl: not the settings that would outlive the grader or open this
+    // process to tracing.
+    rules.insert(
+        libc::SYS_prctl,
+        [
+            libc::PR_SET_PDEATHSIG,
+            libc::PR_SET_PTRACER,
+            libc::PR_SET_DUMPABLE,
+        ]
+        .into_iter()
+        .map(|option| {
+            Ok(SeccompRule::new(vec![condition(
+                0,
+                SeccompCmpOp::Eq,
+                option as u64,
+            )?])?)
+        })
+        .collect::<Result<_, FilterError>>()?,
     );
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
     Ok(filter.try_into()?)
