@@ -43,6 +43,10 @@ use std::path::PathBuf;
 
 use crate::check::{Probe, Response};
 
+/// The grader's decoder of what a worker wrote to the protocol fd: the
+/// [`WorkerMessage`]s, and the first line that is not one (cut to 200 bytes).
+pub use crate::runner::process::decode_messages;
+
 /// The file descriptor the worker writes [`WorkerMessage`]s to.
 pub const PROTOCOL_FD: i32 = 3;
 

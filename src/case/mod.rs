@@ -115,6 +115,14 @@ pub struct Case {
     pub line: usize,
 }
 
+/// Parses the cases of one case file's `text` as [`load`] does for each
+/// file (the stored `solutions`/`solution` are checked against the puzzle),
+/// without reading the disk or checking names across files; `file` names it
+/// in errors. A public door for fuzzing and tools.
+pub fn parse_case_file(file: &std::path::Path, text: &str) -> Result<Vec<Case>, CaseError> {
+    parse_file(file, text, Answers::Check).map(|f| f.cases)
+}
+
 /// All the cases of one folder (or list of files), with their defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseSet {
