@@ -20,8 +20,12 @@
 //! they pass the time limit. Their output becomes the failure message,
 //! trimmed to the errors (see [`trim_compiler_output`]).
 //!
-//! Building is not sandboxed: a Rust crate's `build.rs` or proc macros run
-//! with the grader's rights, as they would on the student's own machine.
+//! Building is not sandboxed, so a Rust submission may not bring code that
+//! runs at build time: a crate with a build script (`build.rs` or
+//! `package.build`), a `proc-macro` library, or a `path`/`git` dependency
+//! (which could carry either) other than `sudoku-lab` is refused with a
+//! message saying why. Registry dependencies resolve only from the local
+//! cache (`--offline`): published code, not the student's.
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -391,6 +395,7 @@ fn rewrite_manifest(
             "Cargo.toml has no [package]: the submission must be a library crate".to_string(),
         ));
     }
+    refuse_build_time_code(&doc, crate_dir)?;
     let lib = doc
         .entry("lib")
         .or_insert(Item::Table(Table::new()))
@@ -446,12 +451,11 @@ fn rewrite_manifest(
                 dep.insert("path", value(lab_crate.to_string_lossy().as_ref()));
                 dep.remove("version");
                 dep.remove("git");
-            } else if let Some(path) = dep.get("path").and_then(|p| p.as_str()) {
-                let path = Path::new(path);
-                if path.is_relative() {
-                    let absolute = crate_dir.join(path);
-                    dep.insert("path", value(absolute.to_string_lossy().as_ref()));
-                }
+            } else if dep.contains_key("path") || dep.contains_key("git") {
+                return Err(BuildFailure::Invalid(format!(
+                    "the dependency `{}` comes from a path or git: the grader builds without a sandbox, so only `sudoku-lab` and crates.io crates are allowed; move that code into your crate",
+                    name.get()
+                )));
             }
         }
     }
@@ -459,6 +463,38 @@ fn rewrite_manifest(
         doc.insert("workspace", Item::Table(Table::new()));
     }
     Ok(doc.to_string())
+}
+
+/// Refuses what would run the student's own code at build time, outside
+/// the sandbox: a build script or a proc-macro library.
+fn refuse_build_time_code(
+    doc: &toml_edit::DocumentMut,
+    crate_dir: &Path,
+) -> Result<(), BuildFailure> {
+    let build_key = doc
+        .get("package")
+        .and_then(|p| p.get("build"))
+        .map(|b| b.as_bool() != Some(false));
+    let has_build_script = match build_key {
+        Some(declared) => declared,
+        None => crate_dir.join("build.rs").is_file(),
+    };
+    if has_build_script {
+        return Err(BuildFailure::Invalid(
+            "the crate has a build script (build.rs): build scripts run outside the sandbox, so the grader refuses them; remove it".to_string(),
+        ));
+    }
+    let proc_macro = doc
+        .get("lib")
+        .and_then(|l| l.get("proc-macro"))
+        .and_then(|p| p.as_bool())
+        == Some(true);
+    if proc_macro {
+        return Err(BuildFailure::Invalid(
+            "the crate is a proc-macro library: submit a `cdylib` that exports the lab's functions instead".to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// What is left of the size budget for copying a crate.
@@ -961,7 +997,6 @@ crate-type = ["rlib"]
 
 [dependencies]
 sudoku-lab = { path = "../../lab" }
-helper = { path = "../helper" }
 "#;
         let out = rewrite_manifest(
             text,
@@ -981,10 +1016,6 @@ helper = { path = "../helper" }
             doc["dependencies"]["sudoku-lab"]["path"].as_str(),
             Some("/grader/lab")
         );
-        assert_eq!(
-            doc["dependencies"]["helper"]["path"].as_str(),
-            Some("/subs/alice/../helper")
-        );
         assert!(doc["workspace"].as_table().is_some_and(|t| t.is_empty()));
 
         let err = rewrite_manifest("[package\nname=", Path::new("/x"), Path::new("/l"), "x")
@@ -996,6 +1027,48 @@ helper = { path = "../helper" }
         let err = rewrite_manifest("[dependencies]\n", Path::new("/x"), Path::new("/l"), "x")
             .expect_err("no package");
         assert!(err.to_string().contains("no [package]"), "{err}");
+    }
+
+    #[test]
+    fn code_that_runs_at_build_time_is_refused() {
+        let package = "[package]\nname = \"s\"\nversion = \"0.1.0\"\n";
+        let refuse = |text: &str, dir: &Path| {
+            rewrite_manifest(text, dir, Path::new("/l"), "s")
+                .expect_err("refused")
+                .to_string()
+        };
+        let nowhere = Path::new("/nonexistent-crate");
+        let err = refuse(&format!("{package}build = \"gen.rs\"\n"), nowhere);
+        assert!(err.contains("build script"), "{err}");
+        let err = refuse(&format!("{package}[lib]\nproc-macro = true\n"), nowhere);
+        assert!(err.contains("proc-macro"), "{err}");
+        let err = refuse(
+            &format!("{package}[dependencies]\nhelper = {{ path = \"../h\" }}\n"),
+            nowhere,
+        );
+        assert!(err.contains("`helper` comes from a path or git"), "{err}");
+        let err = refuse(
+            &format!(
+                "{package}[build-dependencies]\nx = {{ git = \"https://example.invalid/x\" }}\n"
+            ),
+            nowhere,
+        );
+        assert!(err.contains("`x` comes from a path or git"), "{err}");
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        fs::write(dir.path().join("build.rs"), "fn main() {}\n").expect("write");
+        let err = refuse(package, dir.path());
+        assert!(err.contains("build script"), "{err}");
+        // `build = false` turns an existing build.rs off: accepted.
+        assert!(
+            rewrite_manifest(
+                &format!("{package}build = false\n"),
+                dir.path(),
+                Path::new("/l"),
+                "s"
+            )
+            .is_ok()
+        );
     }
 
     #[test]
