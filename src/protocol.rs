@@ -14,21 +14,25 @@
 //! - a cleared environment (`PATH`, `LANG=C`), an empty working directory,
 //!   and no other open file descriptor.
 //!
-//! A worker's life, as messages: optional `sandbox_note`s, then exactly one
-//! of `loaded` (the code is loaded and confined: from here on a failure is
-//! the student's), `load_error` (the code could not be loaded) or
+//! A worker's life, as messages: optional `sandbox_note`s; then
 //! `worker_failed` (a safeguard the grader asked for could not be applied,
-//! or the request was malformed: the grader's problem, no student code ran). After `loaded`: one
-//! `done` (then exit status 0), or `forbidden` (the sandbox refused a system
-//! call), or nothing at all (the process died: the grader reads the wait
-//! status). For example:
+//! or the request was malformed: the grader's problem, no student code ran)
+//! or `loading` (every safeguard is in place; student code runs from here
+//! on, starting with the library's load-time constructors). After
+//! `loading`: `load_error` (the code could not be loaded: a missing symbol,
+//! not a library) or `loaded`. After `loaded`: one `done` (then exit status
+//! 0). At any point after `loading`, `forbidden` (the sandbox refused a
+//! system call), or nothing more at all (the process died: the grader reads
+//! the wait status). A worker that dies before `loading` failed on the
+//! grader's side. For example:
 //!
 //! ```text
 //! stdin:  {"request":{"kind":"library","code":"/tmp/x/libsudoku.so",
 //!          "probe":{"function":"solve","n":2,"board":[1,0,0,4,...]},
 //!          "limits":{"time_limit_ms":1000,"memory_limit_mb":256}},
 //!          "sandbox":{"cgroup_procs":[],"uid":null,"gid":null,...}}
-//! fd 3:   {"type":"loaded"}
+//! fd 3:   {"type":"loading"}
+//!         {"type":"loaded"}
 //!         {"type":"done","response":{"function":"solve","solved":true,"board":[1,2,3,4,...]},"time_ms":0.004}
 //! ```
 //!
@@ -150,8 +154,11 @@ pub struct WorkerRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WorkerMessage {
-    /// The sandbox is in place and the code is loaded: from here on, a
+    /// The sandbox is in place and the code is about to be loaded: from
+    /// here on, student code runs (its load-time constructors first), and a
     /// failure is the student's.
+    Loading,
+    /// The code is loaded and its functions found.
     Loaded,
     /// The code could not be loaded (no such file, a missing symbol, an
     /// import error): the `error` verdict.

@@ -532,6 +532,19 @@ fn sleeping_is_a_wall_clock_timeout() {
 }
 
 #[test]
+fn a_broken_worker_is_the_graders_error_not_the_students() {
+    let (_dir, lib) = build(&solver("", "", ""));
+    let req = request(&lib, 1000, 64);
+    let env = SandboxEnv::detect().with_worker("/bin/false");
+    let run = process::run_test(&req, &env).expect("runs");
+    let outcome = expect_fail(process::outcome(&run, &req.limits), &run);
+    assert_eq!(outcome.verdict, Verdict::Error, "{outcome:?}");
+    assert!(outcome.message.contains("not your fault"), "{outcome:?}");
+    let missing = SandboxEnv::detect().with_worker("/nonexistent/grader");
+    assert!(process::run_test(&req, &missing).is_err());
+}
+
+#[test]
 fn a_library_that_cannot_be_loaded_is_an_error() {
     let dir = tempfile::tempdir().expect("temp dir");
     let lib = dir.path().join("libnothing.so");

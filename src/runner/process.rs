@@ -93,6 +93,14 @@ impl TestRun {
             .any(|m| matches!(m, WorkerMessage::Loaded))
     }
 
+    /// Whether student code ran at all: the worker reported that its
+    /// sandbox was in place and loading began.
+    pub fn student_code_ran(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
+    }
+
     /// The sandbox notes the worker sent (a safeguard only partly applied).
     pub fn sandbox_notes(&self) -> Vec<&str> {
         self.messages
@@ -157,6 +165,20 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             }
             _ => {}
         }
+    }
+    if !run.student_code_ran() {
+        let mut message = format!(
+            "the grader could not run this test (not your fault): its worker process ended with {} before loading your code",
+            if run.timed_out {
+                "a timeout".to_string()
+            } else {
+                run.status.to_string()
+            }
+        );
+        if let Some(line) = run.output.lines().find(|l| !l.trim().is_empty()) {
+            message.push_str(&format!(": {}", truncate(line.trim(), 300)));
+        }
+        return fail(Verdict::Error, message);
     }
     if run.status == Status::Exited(0) && !run.timed_out {
         let done = run.messages.iter().rev().find_map(|m| match m {
@@ -880,7 +902,16 @@ mod tests {
     }
 
     fn loaded(status: Status, output: &str) -> TestRun {
-        run(status, vec![WorkerMessage::Loaded], output)
+        run(
+            status,
+            vec![WorkerMessage::Loading, WorkerMessage::Loaded],
+            output,
+        )
+    }
+
+    /// A run that died while loading the code.
+    fn loading(status: Status) -> TestRun {
+        run(status, vec![WorkerMessage::Loading], "")
     }
 
     fn failure(run: &TestRun) -> Outcome {
@@ -932,8 +963,18 @@ mod tests {
             "exited with status 0 before returning",
         );
         expect(&loaded(Status::Exited(3), ""), Verdict::Crash, "status 3");
-        let before = run(Status::Exited(0), vec![], "");
-        expect(&before, Verdict::Crash, "while loading");
+        expect(&loading(Status::Exited(0)), Verdict::Crash, "while loading");
+        let worker = run(
+            Status::Exited(2),
+            vec![],
+            "\nerror: unrecognized subcommand 'worker'\n",
+        );
+        expect(&worker, Verdict::Error, "not your fault");
+        expect(
+            &worker,
+            Verdict::Error,
+            "exit status 2 before loading your code: error: unrecognized subcommand",
+        );
     }
 
     #[test]
@@ -957,7 +998,7 @@ mod tests {
         let mut hard = loaded(Status::Signaled(9), "");
         hard.cpu_ms = 2000;
         expect(&hard, Verdict::Timeout, "time limit");
-        let mut constructor = run(Status::Signaled(9), vec![], "");
+        let mut constructor = loading(Status::Signaled(9));
         constructor.timed_out = true;
         constructor.killed = Some(Kill::Cpu);
         expect(&constructor, Verdict::Timeout, "did not finish loading");
@@ -994,7 +1035,10 @@ mod tests {
         expect(&socket, Verdict::Forbidden, "`socket` (networking)");
         let unknown = run(
             Status::Exited(crate::worker::FORBIDDEN_EXIT),
-            vec![WorkerMessage::Forbidden { syscall: 99_999 }],
+            vec![
+                WorkerMessage::Loading,
+                WorkerMessage::Forbidden { syscall: 99_999 },
+            ],
             "",
         );
         expect(
@@ -1045,7 +1089,7 @@ mod tests {
             "signal 64",
         );
         expect(
-            &run(Status::Signaled(11), vec![], ""),
+            &loading(Status::Signaled(11)),
             Verdict::Crash,
             "while loading",
         );

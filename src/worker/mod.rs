@@ -192,6 +192,7 @@ fn run_library(input: &WorkerInput) {
         None
     };
 
+    send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&load_path, &request.code) {
         Ok(library) => library,
         Err(message) => {
