@@ -261,3 +261,47 @@ impl Drop for CgroupSlot {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> u64 {
+        fs::read_to_string(path)
+            .expect("readable")
+            .trim()
+            .parse()
+            .expect("a number")
+    }
+
+    /// On a machine with writable v1 groups (root here): a slot's limits
+    /// can be lowered and raised, and its groups are gone after drop.
+    #[test]
+    fn slot_limits_and_cleanup() {
+        let (parents, _notes) = CgroupParents::detect();
+        let Some(memory_parent) = parents.memory.clone() else {
+            eprintln!("no writable memory cgroup here: nothing to test");
+            return;
+        };
+        let mut slot = parents.slot(7).expect("slot");
+        let dir = slot.memory.clone().expect("memory group");
+        assert!(dir.starts_with(&memory_parent));
+        for mb in [64, 256, 32, 128] {
+            slot.set_memory_limit(mb).expect("limit");
+            assert_eq!(read(&dir.join("memory.limit_in_bytes")), mb << 20);
+            let memsw = dir.join("memory.memsw.limit_in_bytes");
+            if memsw.exists() {
+                assert_eq!(read(&memsw), mb << 20);
+            }
+        }
+        assert_eq!(slot.oom_kills(), 0);
+        assert_eq!(slot.kill_leftovers(), 0);
+        if let Some(pids) = &slot.pids {
+            assert_eq!(read(&pids.join("pids.max")), u64::from(PIDS_MAX));
+        }
+        let files = slot.procs_files();
+        assert!(files.iter().all(|f| f.ends_with("cgroup.procs")));
+        drop(slot);
+        assert!(!dir.exists(), "{} left behind", dir.display());
+    }
+}

@@ -565,8 +565,9 @@ mod unix_run {
     use crate::protocol::{WorkerInput, WorkerRequest};
     use crate::runner::unix;
 
-    /// The most protocol bytes kept per test.
-    const MAX_PROTOCOL_BYTES: usize = 64 << 20;
+    /// The most protocol bytes kept per test (the largest real answer is
+    /// well under a megabyte; student code may write to fd 3 too).
+    const MAX_PROTOCOL_BYTES: usize = 16 << 20;
     /// How often the worker's CPU time is checked.
     const CPU_CHECK: Duration = Duration::from_millis(10);
     /// How long to keep draining output after the process group is dead.

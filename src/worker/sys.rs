@@ -82,10 +82,21 @@ pub fn unshare_namespaces(network: bool) -> io::Result<()> {
 pub fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
     // SAFETY: setgroups with an empty list reads no memory.
     check(unsafe { libc::setgroups(0, std::ptr::null()) })?;
-    // SAFETY: plain id-changing calls with integer arguments.
-    check(unsafe { libc::setresgid(gid, gid, gid) })?;
-    // SAFETY: as above.
-    check(unsafe { libc::setresuid(uid, uid, uid) })?;
+    #[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd"))]
+    {
+        // SAFETY: plain id-changing calls with integer arguments.
+        check(unsafe { libc::setresgid(gid, gid, gid) })?;
+        // SAFETY: as above.
+        check(unsafe { libc::setresuid(uid, uid, uid) })?;
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd")))]
+    {
+        // SAFETY: plain id-changing calls with integer arguments; as root,
+        // setgid/setuid set the real, effective and saved ids.
+        check(unsafe { libc::setgid(gid) })?;
+        // SAFETY: as above.
+        check(unsafe { libc::setuid(uid) })?;
+    }
     // SAFETY: as above; this one must fail now.
     if uid != 0 && unsafe { libc::setuid(0) } == 0 {
         return Err(io::Error::other("setuid(0) still succeeds after the drop"));
