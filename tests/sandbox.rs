@@ -363,7 +363,11 @@ fn killing_the_parent_is_forbidden() {
 
 #[test]
 fn leaving_the_process_group_is_forbidden() {
-    expect_verdict(&solver("", "setpgid(0, 0);", ""), Verdict::Forbidden, "`setpgid`");
+    expect_verdict(
+        &solver("", "setpgid(0, 0);", ""),
+        Verdict::Forbidden,
+        "`setpgid`",
+    );
 }
 
 #[test]
@@ -388,6 +392,24 @@ fn files_cannot_be_read() {
     let pre = "int fd = open(\"/etc/passwd\", O_RDONLY); fprintf(stderr, \"open=%d ctor=%d\\n\", fd, ctor_fd);";
     let (run, outcome) = run(&solver(ctor, pre, extra));
     assert!(run.output.contains("open=-1 ctor=-1"), "{}", run.output);
+    expect_solved(&run, outcome);
+}
+
+#[test]
+fn a_thread_started_at_load_time_gets_the_allow_list_too() {
+    let extra = r#"
+static volatile int go = 0, result = -2;
+static void *spy(void *a) {
+    (void)a;
+    for (long i = 0; i < 2000000000L && !go; i++) sched_yield();
+    result = open("/etc/ld.so.cache", O_RDONLY);
+    return 0;
+}
+"#;
+    let ctor = "pthread_t t; pthread_create(&t, 0, spy, 0); pthread_detach(t);";
+    let pre = "go = 1; for (long i = 0; i < 2000000000L && result == -2; i++) sched_yield(); fprintf(stderr, \"spy open=%d\\n\", result);";
+    let (run, outcome) = run(&solver(ctor, pre, &format!("#include <sched.h>\n{extra}")));
+    assert!(run.output.contains("spy open=-1"), "{}", run.output);
     expect_solved(&run, outcome);
 }
 

@@ -205,7 +205,8 @@ fn run_library(input: &WorkerInput) {
 
     #[cfg(target_os = "linux")]
     if let Some(allow) = allow {
-        if let Err(err) = seccomp::apply(&allow) {
+        // On every thread: the constructor may have started some.
+        if let Err(err) = seccomp::apply_all_threads(&allow) {
             safeguard_failed("install the allow-list filter", err);
         }
     }

@@ -348,10 +348,16 @@ pub fn allow_filter() -> Result<BpfProgram, FilterError> {
     Ok(filter.try_into()?)
 }
 
-/// Installs a built filter on the calling thread (the worker is
-/// single-threaded; threads started later inherit it).
+/// Installs a built filter on the calling thread (threads started later
+/// inherit it).
 pub fn apply(program: &BpfProgram) -> Result<(), seccompiler::Error> {
     seccompiler::apply_filter(program)
+}
+
+/// Installs a built filter on every thread of the process (TSYNC): a
+/// thread that the library's constructor started gets it too.
+pub fn apply_all_threads(program: &BpfProgram) -> Result<(), seccompiler::Error> {
+    seccompiler::apply_filter_all_threads(program)
 }
 
 #[cfg(test)]
