@@ -42,15 +42,25 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
     let mut stats = Stats::default();
     let mut made: Vec<(String, Generated)> = Vec::with_capacity(args.count);
     let mut index: u64 = 0;
+    let progress = progress_bar(args.count);
     while made.len() < args.count {
         let name = case_name(&request, index);
         if !taken.contains(&name) {
             let generated = generate(&request, index, &mut stats)
-                .with_context(|| format!("cannot generate case \"{name}\""))?;
+                .with_context(|| format!("cannot generate case \"{name}\""));
+            let generated = match generated {
+                Ok(generated) => generated,
+                Err(e) => {
+                    progress.abandon();
+                    return Err(e);
+                }
+            };
             made.push((name, generated));
+            progress.inc(1);
         }
         index += 1;
     }
+    progress.finish_and_clear();
     let generating = started.elapsed();
 
     let text = append(&existing.text, &args.out, &made, args, &request)?;
@@ -87,6 +97,18 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
         other => other?,
     }
     Ok(exit::SUCCESS)
+}
+
+/// A progress bar on stderr; indicatif draws nothing when stderr is not a
+/// terminal, so logs and tests see only the summary line.
+fn progress_bar(count: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(count as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "generating {pos}/{len} puzzles [{elapsed}] {wide_bar}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// Turns the arguments into a checked request.
