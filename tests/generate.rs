@@ -88,6 +88,8 @@ fn the_same_seed_gives_the_same_file_and_it_passes_the_reference_check() {
 fn appending_keeps_the_file_and_makes_new_names() {
     let dir = tempfile::tempdir().unwrap();
     let hand = "# Written by hand.\n[[case]]\nname = \"gen-4x4-s7-0\"   # a name the generator would pick\npuzzle = \"1..4.41.2..3.32.\"\n";
+    // A trailing comment stays above the appended cases.
+    let hand = format!("{hand}# a trailing note, kept where it is\n");
     std::fs::write(dir.path().join("cases.toml"), hand).unwrap();
     expect(dir.path(), &["reference", "cases.toml"], 0);
     let before = std::fs::read_to_string(dir.path().join("cases.toml")).unwrap();

@@ -63,7 +63,7 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
     progress.finish_and_clear();
     let generating = started.elapsed();
 
-    let text = append(&existing.text, &args.out, &made, args, &request)?;
+    let text = append(&existing.text, &made, args, &request)?;
     check_written(&args.out, &text, &made)?;
     write_atomically(&args.out, &text)?;
 
@@ -179,34 +179,22 @@ fn read_existing(path: &Path) -> anyhow::Result<Existing> {
 }
 
 /// The file's text with one `[[case]]` table per generated puzzle added at
-/// the end, the existing text untouched.
+/// the end. The existing text is kept byte for byte as the prefix (only a
+/// final newline is added if it lacks one): the new tables are printed by
+/// `toml_edit` on their own and appended, since a document edited in place
+/// may move a trailing comment below the new tables.
 fn append(
     text: &str,
-    path: &Path,
     made: &[(String, Generated)],
     args: &GenerateArgs,
     request: &Request,
 ) -> anyhow::Result<String> {
-    let mut doc: DocumentMut = text
-        .parse()
-        .with_context(|| format!("{}: cannot parse for editing", path.display()))?;
-    if !doc.contains_key("case") {
-        doc.insert("case", Item::ArrayOfTables(ArrayOfTables::new()));
-    }
-    let Some(tables) = doc.get_mut("case").and_then(Item::as_array_of_tables_mut) else {
-        bail!(
-            "{}: write the cases as [[case]] tables so that `grader generate` can append to them",
-            path.display()
-        );
-    };
+    let mut tables = ArrayOfTables::new();
     let origin = origin_comment(args);
+    let fresh = text.trim().is_empty();
     for (i, (name, generated)) in made.iter().enumerate() {
         let mut table = Table::new();
-        let blank = if i == 0 && text.trim().is_empty() {
-            ""
-        } else {
-            "\n"
-        };
+        let blank = if i == 0 && fresh { "" } else { "\n" };
         table.decor_mut().set_prefix(format!(
             "{blank}# {origin}: {}\n",
             describe(request, generated)
@@ -223,7 +211,18 @@ fn append(
         }
         tables.push(table);
     }
-    Ok(doc.to_string())
+    let mut doc = DocumentMut::new();
+    doc.insert("case", Item::ArrayOfTables(tables));
+    let mut out = if fresh {
+        String::new()
+    } else {
+        text.to_string()
+    };
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&doc.to_string());
+    Ok(out)
 }
 
 /// The command line that made the cases, as a comment.
@@ -269,8 +268,13 @@ fn multi_line(board: &Board) -> anyhow::Result<Value> {
 /// Loads the new text and checks the new cases read back as made.
 fn check_written(path: &Path, text: &str, made: &[(String, Generated)]) -> anyhow::Result<()> {
     let internal = || format!("internal error: appending to {} went wrong", path.display());
-    // Raw: the cases already in the file are the author's business.
-    let parsed = parse_file(path, text, Answers::Raw).with_context(internal)?;
+    // Raw: the answers already in the file are the author's business.
+    let parsed = parse_file(path, text, Answers::Raw).with_context(|| {
+        format!(
+            "{} would not load with [[case]] tables appended, so nothing was written: write its cases as [[case]] tables",
+            path.display()
+        )
+    })?;
     let Some(first) = parsed.cases.len().checked_sub(made.len()) else {
         bail!("{}: cases were lost", internal());
     };
