@@ -553,6 +553,44 @@ fn sleeping_is_a_wall_clock_timeout() {
     assert!(outcome.message.contains("wall-clock"), "{outcome:?}");
 }
 
+/// A stand-in worker in Python: the protocol needs only `json` and fd 3.
+const PYTHON_WORKER: &str = r#"#!/usr/bin/python3
+import json, os, sys
+assert sys.argv[1:] == ["worker"], sys.argv
+request = json.load(sys.stdin)["request"]
+def send(message):
+    os.write(3, (json.dumps(message) + "\n").encode())
+send({"type": "loading"})
+send({"type": "loaded"})
+board = request["probe"]["board"]
+print("python worker saw", sum(1 for v in board if v == 0), "empty cells")
+solved = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]
+send({"type": "done", "response": {"function": "solve", "solved": True, "board": solved}, "time_ms": 0.25})
+"#;
+
+#[test]
+fn a_python_child_can_speak_the_protocol() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("worker.py");
+    std::fs::write(&script, PYTHON_WORKER).expect("write");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let req = request(&script, 5000, 64);
+    let run = process::run_test(&req, &env().with_worker(&script)).expect("runs");
+    assert!(
+        run.output.contains("python worker saw 8 empty cells"),
+        "{run:#?}"
+    );
+    match process::outcome(&run, &req.limits) {
+        Ok((Response::Solve { solved, board }, time_ms)) => {
+            assert!(solved);
+            assert_eq!(board, SOLUTION.to_vec());
+            assert_eq!(time_ms, 0.25);
+        }
+        other => panic!("{other:?}\n{run:#?}"),
+    }
+}
+
 #[test]
 fn a_broken_worker_is_the_graders_error_not_the_students() {
     let (_dir, lib) = build(&solver("", "", ""));
