@@ -378,6 +378,12 @@ fn outliving_the_grader_is_forbidden() {
 }
 
 #[test]
+fn closing_the_protocol_fd_does_not_hide_a_forbidden_call() {
+    let pre = "close(3); socket(AF_INET, SOCK_STREAM, 0);";
+    expect_verdict(&solver("", pre, ""), Verdict::Forbidden, "the sandbox refused");
+}
+
+#[test]
 fn fork_in_a_constructor_is_forbidden_while_loading() {
     let ctor = "for (int i = 0; i < 20; i++) { pid_t p = fork(); if (p == 0) _exit(0); }";
     expect_verdict(&solver(ctor, "", ""), Verdict::Forbidden, "while loading");

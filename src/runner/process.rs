@@ -195,7 +195,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }) {
         return fail(Verdict::Forbidden, forbidden_message(Some(syscall), loaded));
     }
-    if run.status == Status::Signaled(libc_signal::SIGSYS) {
+    // SIGSYS: a filter killed outright, or the worker's handler could not
+    // report (student code closed fd 3) and exited with its own status.
+    #[cfg(unix)]
+    let handler_exit = run.status == Status::Exited(crate::worker::FORBIDDEN_EXIT);
+    #[cfg(not(unix))]
+    let handler_exit = false;
+    if run.status == Status::Signaled(libc_signal::SIGSYS) || handler_exit {
         return fail(Verdict::Forbidden, forbidden_message(None, loaded));
     }
     let limit_ms = limits.time_limit_ms;
@@ -1046,6 +1052,11 @@ mod tests {
             &unknown,
             Verdict::Forbidden,
             "`syscall 99999` while loading",
+        );
+        expect(
+            &loaded(Status::Exited(crate::worker::FORBIDDEN_EXIT), ""),
+            Verdict::Forbidden,
+            "a system call",
         );
         expect(
             &loaded(Status::Signaled(31), ""),
