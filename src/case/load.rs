@@ -187,12 +187,22 @@ pub(crate) fn check_unique(cases: &[Case]) -> Result<(), CaseError> {
 }
 
 /// The 1-based line and column (in characters) of byte `offset` in `text`.
+/// The `\r` of a `\r\n` line end is not a column: an offset at its `\n`
+/// is just past the line's last character.
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() + 1)
+    let mut column = before[start..].chars().count() + 1;
+    if before.ends_with('\r')
+        && text
+            .get(offset..)
+            .is_some_and(|rest| rest.starts_with('\n'))
+    {
+        column -= 1;
+    }
+    (line, column)
 }
 
 /// A toml (syntax or schema) error, placed at its span and, when it falls
@@ -757,5 +767,11 @@ solutions = 0
     fn line_col_counts_characters() {
         assert_eq!(line_col("ab\ncé d", 7), (2, 4));
         assert_eq!(line_col("", 5), (1, 1));
+        // Found by the case_file fuzz target: in a CRLF file, an error at a
+        // line end said a column past it (the `\r` counted).
+        assert_eq!(line_col("[[case]]\r\nname = \"\r\n", 19), (2, 9));
+        assert_eq!(line_col("ab\rc", 3), (1, 4));
+        let e = parse("[[case]]\r\nname = \"\r\npuzzle = \"\"\r\n").unwrap_err();
+        assert!(e.starts_with("cases/x.toml:2:9: "), "{e}");
     }
 }
