@@ -185,7 +185,10 @@ impl Board {
     /// If `r` or `c` is not below [`Board::side`].
     pub fn get(&self, r: usize, c: usize) -> u8 {
         let side = self.side();
-        assert!(r < side && c < side, "r{r} c{c} is off a board of side {side}");
+        assert!(
+            r < side && c < side,
+            "r{r} c{c} is off a board of side {side}"
+        );
         self.cells[r * side + c]
     }
 
@@ -199,7 +202,10 @@ impl Board {
     /// If `r` or `c` is not below [`Board::side`].
     pub fn set(&mut self, r: usize, c: usize, v: u8) {
         let side = self.side();
-        assert!(r < side && c < side, "r{r} c{c} is off a board of side {side}");
+        assert!(
+            r < side && c < side,
+            "r{r} c{c} is off a board of side {side}"
+        );
         self.cells[r * side + c] = v;
     }
 
@@ -250,9 +256,8 @@ impl Board {
         let side = self.side();
         let (br, bc) = self.box_origin(r, c);
         (0..side).any(|i| (i != c && self.get(r, i) == v) || (i != r && self.get(i, c) == v))
-            || (br..br + self.n).any(|i| {
-                (bc..bc + self.n).any(|j| (i, j) != (r, c) && self.get(i, j) == v)
-            })
+            || (br..br + self.n)
+                .any(|i| (bc..bc + self.n).any(|j| (i, j) != (r, c) && self.get(i, j) == v))
     }
 }
 
