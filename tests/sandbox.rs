@@ -380,7 +380,11 @@ fn outliving_the_grader_is_forbidden() {
 #[test]
 fn closing_the_protocol_fd_does_not_hide_a_forbidden_call() {
     let pre = "close(3); socket(AF_INET, SOCK_STREAM, 0);";
-    expect_verdict(&solver("", pre, ""), Verdict::Forbidden, "the sandbox refused");
+    expect_verdict(
+        &solver("", pre, ""),
+        Verdict::Forbidden,
+        "the sandbox refused",
+    );
 }
 
 #[test]
