@@ -243,6 +243,26 @@ fn case_at(text: &str, offset: usize) -> Option<String> {
     found
 }
 
+/// Whether a string value reads line for line as written between its
+/// quotes (no escapes, no line-ending backslash), so that a place in the
+/// value is the same place in the file.
+fn written_as_is(text: &str, span: &std::ops::Range<usize>, value: &str) -> bool {
+    let raw = text.get(span.clone()).unwrap_or("");
+    let quotes = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+        3
+    } else {
+        1
+    };
+    let inner = raw
+        .get(quotes..raw.len().saturating_sub(quotes))
+        .unwrap_or("");
+    let inner = inner
+        .strip_prefix("\r\n")
+        .or_else(|| inner.strip_prefix('\n'))
+        .unwrap_or(inner);
+    inner.lines().eq(value.lines())
+}
+
 /// Where a string value's content starts in the file: its 1-based line and
 /// column, skipping the quotes and the newline TOML trims after `"""`.
 fn content_start(text: &str, span: &std::ops::Range<usize>) -> (usize, usize) {
@@ -332,7 +352,19 @@ fn build_case(
     }
     let board_at = |value: &Spanned<String>| -> Result<Board, BoardTextError> {
         let (first_line, first_column) = content_start(text, &value.span());
-        parse_board(value.get_ref()).map_err(|e| e.relocated(first_line, first_column))
+        parse_board(value.get_ref()).map_err(|e| {
+            if written_as_is(text, &value.span(), value.get_ref()) {
+                e.relocated(first_line, first_column)
+            } else {
+                // Escapes: the value's lines are not the file's, so name
+                // where the string starts.
+                BoardTextError {
+                    line: first_line,
+                    column: first_column,
+                    ..e
+                }
+            }
+        })
     };
     let board_error = |e: BoardTextError, key: &str| CaseError::Invalid {
         file: file.to_path_buf(),
@@ -773,5 +805,20 @@ solutions = 0
         assert_eq!(line_col("ab\rc", 3), (1, 4));
         let e = parse("[[case]]\r\nname = \"\r\npuzzle = \"\"\r\n").unwrap_err();
         assert!(e.starts_with("cases/x.toml:2:9: "), "{e}");
+    }
+
+    #[test]
+    fn a_bad_cell_in_an_escaped_string_names_the_string() {
+        // Found by the case_file fuzz target: `\n` escapes make the value's
+        // lines differ from the file's, and the error named line 7 of a
+        // file of 3.
+        let text = "[[case]]\nname = \"e\"\npuzzle = \"1 . . 4\\n. 4 1 .\\n2 . . 3\\n. 3 2 .\\n. . . .\\n\"\n";
+        assert_eq!(
+            err(text),
+            "cases/x.toml:3:11: case \"e\": bad `puzzle`: one row too many: a 4x4 board has 4 rows (found 5)"
+        );
+        // Written as is, the place is exact (the fifth row, line 8).
+        let text = "[[case]]\nname = \"e\"\npuzzle = \"\"\"\n1 . . 4\n. 4 1 .\n2 . . 3\n. 3 2 .\n. . . .\n\"\"\"\n";
+        assert!(err(text).starts_with("cases/x.toml:8:1: "), "{}", err(text));
     }
 }
