@@ -11,8 +11,10 @@
 
 #[cfg(target_os = "linux")]
 mod landlock;
+/// The student's shared library as a [`sudoku_lab::Sudoku`]; public so the
+/// `sandbox` bench can call the same code in-process, unconfined.
 #[cfg(unix)]
-mod library;
+pub mod library;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 #[cfg(unix)]

@@ -1,0 +1,613 @@
+//! `cargo bench --bench sandbox`: what the sandbox costs (issue 3,
+//! "Performance").
+//!
+//! 1. Builds the correct fixtures (`c-listing.c`, `rust-trait`,
+//!    `rust-extern`) as the grader does.
+//! 2. For every bundled case (public and hidden), every tested function and
+//!    every fixture, runs the test twice, interleaved: sandboxed (plan →
+//!    `WorkerRequest` → a fresh confined worker process → `outcome` →
+//!    `judge`, as `grader grade` does) and in-process with no isolation (the
+//!    same `.so` loaded into this process, `execute` → `judge`). Both must
+//!    pass. The whole set runs [`RUNS`] times.
+//! 3. Prints, per fixture and overall, the median per-test wall time of each
+//!    way, the median overhead per test, the run totals and their ratio
+//!    (medians over the runs).
+//! 4. Prints what a submission that loops forever costs beyond its time
+//!    limit, and the peak RSS of the real `grader grade` while a fixture
+//!    prints 200 MB.
+//!
+//! The machine is shared: the load average is printed at the start and the
+//! end. Any test that does not pass makes the bench fail (exit status 1).
+
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("the sandbox bench needs a unix system (the worker is unix-only)");
+}
+
+#[cfg(unix)]
+fn main() -> std::process::ExitCode {
+    match bench::run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("sandbox bench failed: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(unix)]
+mod bench {
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use anyhow::{Context, bail};
+    use grader::case::{Case, CaseSet};
+    use grader::check::{self, Judgement};
+    use grader::protocol::{CodeKind, Limits, WorkerRequest};
+    use grader::runner::build::{self, BuildContext};
+    use grader::runner::discover;
+    use grader::runner::process::{self, SandboxEnv};
+    use grader::verdict::{Function, Verdict};
+    use grader::worker::library::CLibrary;
+
+    /// Times the whole set of tests is run.
+    const RUNS: usize = 3;
+
+    /// The correct fixtures, under `submissions/`.
+    const FIXTURES: [&str; 3] = ["c-listing.c", "rust-trait", "rust-extern"];
+
+    /// Time limit of the looping submission's test.
+    const LOOP_LIMIT_MS: u64 = 1000;
+
+    /// The source tree this bench was built from.
+    fn source_dir() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// One built fixture: its library, for the worker and loaded here.
+    struct Fixture {
+        name: &'static str,
+        code: PathBuf,
+        library: CLibrary,
+    }
+
+    /// Wall times of one test in one run, in milliseconds.
+    #[derive(Clone, Copy)]
+    struct Sample {
+        sandboxed: f64,
+        in_process: f64,
+        /// The sandboxed test's spawn-to-reap time (`TestRun::wall_ms`,
+        /// whole milliseconds).
+        worker_wall: f64,
+        /// Time in the student's code as the worker clocked it.
+        worker_code: f64,
+    }
+
+    /// What [`time_sandboxed`] measured.
+    struct Sandboxed {
+        wall: f64,
+        worker_wall: f64,
+        worker_code: f64,
+    }
+
+    /// Runs the whole bench.
+    pub fn run() -> anyhow::Result<()> {
+        let started = Instant::now();
+        println!("sandbox bench: load average at start: {}", load_average());
+        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader"));
+        println!("safeguards active: {}", env.active().join(", "));
+        for notice in env.notices() {
+            println!("notice: {notice}");
+        }
+
+        let ctx = BuildContext::new().context("cannot set up the build folder")?;
+        let fixtures = build_fixtures(&ctx)?;
+        let cases = grader::case::builtin();
+        let tests: Vec<(&Case, Function)> = cases
+            .cases
+            .iter()
+            .flat_map(|case| case.tests.iter().map(move |&f| (case, f)))
+            .collect();
+        println!(
+            "{} cases ({} hidden), {} tests per fixture, {} fixtures, {RUNS} runs",
+            cases.cases.len(),
+            cases.cases.iter().filter(|c| c.hidden).count(),
+            tests.len(),
+            fixtures.len()
+        );
+
+        // samples[fixture][test][run]
+        let mut samples = vec![vec![Vec::with_capacity(RUNS); tests.len()]; fixtures.len()];
+        for run in 0..RUNS {
+            for (f, fixture) in fixtures.iter().enumerate() {
+                for (t, &(case, function)) in tests.iter().enumerate() {
+                    // Alternate which way goes first, so neither always
+                    // runs on a warm cache.
+                    let sandboxed_first = (run + t) % 2 == 0;
+                    let (sb, in_process) = if sandboxed_first {
+                        let s = time_sandboxed(fixture, &cases, case, function, &env)?;
+                        (s, time_in_process(fixture, &cases, case, function)?)
+                    } else {
+                        let i = time_in_process(fixture, &cases, case, function)?;
+                        (time_sandboxed(fixture, &cases, case, function, &env)?, i)
+                    };
+                    samples[f][t].push(Sample {
+                        sandboxed: sb.wall,
+                        in_process,
+                        worker_wall: sb.worker_wall,
+                        worker_code: sb.worker_code,
+                    });
+                }
+            }
+        }
+        print_summary(&fixtures, &samples);
+
+        let mut exec = exec_baseline()?;
+        println!(
+            "baseline: fork+exec+wait of `grader --version` (no sandbox): {:.3} ms median of {}",
+            median(&mut exec),
+            exec.len()
+        );
+
+        let loop_costs = looping_cost(&ctx, &cases, &env)?;
+        let limit = LOOP_LIMIT_MS as f64;
+        let over: Vec<f64> = loop_costs.iter().map(|(wall, _)| wall - limit).collect();
+        let cpu_over: Vec<f64> = loop_costs.iter().map(|(_, cpu)| cpu - limit).collect();
+        println!(
+            "looping submission (hostile-infinite-loop.c, solve, limit {LOOP_LIMIT_MS} ms): wall - limit = {:.1} ms median of {} ({}); worker CPU - limit = {:.0} ms ({}) [target <= 100 ms]",
+            median(&mut over.clone()),
+            over.len(),
+            list(&over),
+            median(&mut cpu_over.clone()),
+            list(&cpu_over)
+        );
+
+        let rss = flood_rss()?;
+        println!(
+            "grader grade while hostile-print-flood.c prints 200 MB ({:.0} MiB dropped by the cap, every test passed, {:.1} s): peak RSS of the grader process {:.1} MB (VmHWM); {:.1} MB including its reaped children (wait4 rusage: worker, cc) [target < 100 MB]",
+            rss.dropped_mb, rss.seconds, rss.own_mb, rss.with_children_mb
+        );
+
+        println!("load average at end: {}", load_average());
+        println!("bench took {:.1} s", started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Builds the correct fixtures and loads each into this process.
+    fn build_fixtures(ctx: &BuildContext) -> anyhow::Result<Vec<Fixture>> {
+        let mut fixtures = Vec::new();
+        for name in FIXTURES {
+            let start = Instant::now();
+            let code = build_submission(ctx, &source_dir().join("submissions").join(name))?;
+            let library = CLibrary::load(&code, &code)
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("cannot load {name} in-process"))?;
+            println!(
+                "built and loaded {name} in {:.1} s",
+                start.elapsed().as_secs_f64()
+            );
+            fixtures.push(Fixture {
+                name,
+                code,
+                library,
+            });
+        }
+        Ok(fixtures)
+    }
+
+    /// Classifies and builds one submission; returns its library.
+    fn build_submission(ctx: &BuildContext, path: &Path) -> anyhow::Result<PathBuf> {
+        let submission = discover::classify(path);
+        let kind = submission
+            .kind
+            .clone()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("cannot classify {}", path.display()))?;
+        let built = build::build(&submission, kind, ctx)
+            .with_context(|| format!("cannot build {}", path.display()))?;
+        Ok(built.path().to_path_buf())
+    }
+
+    /// The limits `grader grade` gives a test of `case`.
+    fn limits(cases: &CaseSet, case: &Case) -> Limits {
+        Limits {
+            time_limit_ms: cases.time_limit_ms(case),
+            memory_limit_mb: cases.config.memory_limit_mb,
+        }
+    }
+
+    /// One test through a sandboxed worker, as `grader grade` runs it;
+    /// fails unless it passes. Returns the wall time in milliseconds.
+    fn time_sandboxed(
+        fixture: &Fixture,
+        cases: &CaseSet,
+        case: &Case,
+        function: Function,
+        env: &SandboxEnv,
+    ) -> anyhow::Result<Sandboxed> {
+        let start = Instant::now();
+        let request = WorkerRequest {
+            kind: CodeKind::Library,
+            code: fixture.code.clone(),
+            probe: check::plan(case, function),
+            limits: limits(cases, case),
+        };
+        let run = process::run_test(&request, env).with_context(|| {
+            format!(
+                "cannot run {} {} {function} sandboxed",
+                fixture.name, case.name
+            )
+        })?;
+        let (judgement, worker_code) = match process::outcome(&run, &request.limits) {
+            Ok((response, code_ms)) => (
+                check::judge(
+                    case,
+                    cases.config.find_empty_policy,
+                    &request.probe,
+                    &response,
+                ),
+                code_ms,
+            ),
+            Err(outcome) => bail!(
+                "{} {} {function} sandboxed: {} ({}), expected pass",
+                fixture.name,
+                case.name,
+                outcome.verdict,
+                outcome.message
+            ),
+        };
+        let wall = ms(start.elapsed());
+        expect_pass(judgement, fixture, case, function, "sandboxed")?;
+        Ok(Sandboxed {
+            wall,
+            worker_wall: run.wall_ms as f64,
+            worker_code,
+        })
+    }
+
+    /// The same test with the library loaded in this process, no isolation;
+    /// fails unless it passes. Returns the wall time in milliseconds.
+    fn time_in_process(
+        fixture: &Fixture,
+        cases: &CaseSet,
+        case: &Case,
+        function: Function,
+    ) -> anyhow::Result<f64> {
+        let start = Instant::now();
+        let probe = check::plan(case, function);
+        let response = check::execute(&fixture.library, &probe).with_context(|| {
+            format!(
+                "cannot run {} {} {function} in-process",
+                fixture.name, case.name
+            )
+        })?;
+        let judgement = check::judge(case, cases.config.find_empty_policy, &probe, &response);
+        let elapsed = ms(start.elapsed());
+        expect_pass(judgement, fixture, case, function, "in-process")?;
+        Ok(elapsed)
+    }
+
+    fn expect_pass(
+        judgement: Judgement,
+        fixture: &Fixture,
+        case: &Case,
+        function: Function,
+        how: &str,
+    ) -> anyhow::Result<()> {
+        match judgement {
+            Judgement::Pass => Ok(()),
+            Judgement::Wrong(failure) => bail!(
+                "{} {} {function} {how}: wrong ({}), expected pass",
+                fixture.name,
+                case.name,
+                failure.message
+            ),
+        }
+    }
+
+    /// Prints the per-fixture and overall figures.
+    fn print_summary(fixtures: &[Fixture], samples: &[Vec<Vec<Sample>>]) {
+        println!();
+        println!(
+            "{:<12} {:>6} {:>12} {:>12} {:>12} {:>14} {:>14} {:>7}",
+            "fixture",
+            "tests",
+            "sandbox ms",
+            "in-proc ms",
+            "overhead ms",
+            "total sandbox",
+            "total in-proc",
+            "ratio"
+        );
+        let mut all_tests = Vec::new();
+        for (fixture, tests) in fixtures.iter().zip(samples) {
+            let tests: Vec<&Vec<Sample>> = tests.iter().collect();
+            print_row(fixture.name, &tests);
+            all_tests.extend(tests);
+        }
+        print_row("overall", &all_tests);
+        let overall = |f: &dyn Fn(&Sample) -> f64| {
+            let mut medians: Vec<f64> = all_tests
+                .iter()
+                .map(|runs| median(&mut runs.iter().map(f).collect::<Vec<_>>()))
+                .collect();
+            median(&mut medians)
+        };
+        println!(
+            "sandboxed test, overall medians: {:.3} ms in all, of which spawn to reap {:.0} ms (whole ms), student code {:.3} ms (worker's clock)",
+            overall(&|s| s.sandboxed),
+            overall(&|s| s.worker_wall),
+            overall(&|s| s.worker_code)
+        );
+        println!(
+            "(per-test figures: median over tests of each test's median over {RUNS} runs; overhead: of sandboxed - in-process paired per run; totals: median of the {RUNS} run totals, in ms) [targets: overhead < 1 ms, ratio <= 2x]"
+        );
+        println!();
+    }
+
+    /// One line of the summary for a group of tests (`tests[test][run]`).
+    fn print_row(name: &str, tests: &[&Vec<Sample>]) {
+        let per_test = |f: &dyn Fn(&Sample) -> f64| {
+            let mut medians: Vec<f64> = tests
+                .iter()
+                .map(|runs| median(&mut runs.iter().map(f).collect::<Vec<_>>()))
+                .collect();
+            median(&mut medians)
+        };
+        let sandboxed = per_test(&|s| s.sandboxed);
+        let in_process = per_test(&|s| s.in_process);
+        let overhead = per_test(&|s| s.sandboxed - s.in_process);
+        let total = |f: &dyn Fn(&Sample) -> f64| {
+            let mut totals: Vec<f64> = (0..RUNS)
+                .map(|run| tests.iter().map(|runs| f(&runs[run])).sum())
+                .collect();
+            median(&mut totals)
+        };
+        let total_sandboxed = total(&|s| s.sandboxed);
+        let total_in_process = total(&|s| s.in_process);
+        println!(
+            "{name:<12} {:>6} {sandboxed:>12.3} {in_process:>12.3} {overhead:>12.3} {total_sandboxed:>14.1} {total_in_process:>14.1} {:>6.1}x",
+            tests.len(),
+            total_sandboxed / total_in_process
+        );
+    }
+
+    /// Wall time of the looping fixture's `solve` test under a
+    /// [`LOOP_LIMIT_MS`] limit, [`RUNS`] times; each must be a timeout.
+    fn looping_cost(
+        ctx: &BuildContext,
+        cases: &CaseSet,
+        env: &SandboxEnv,
+    ) -> anyhow::Result<Vec<(f64, f64)>> {
+        let code = build_submission(
+            ctx,
+            &source_dir().join("submissions/hostile-infinite-loop.c"),
+        )?;
+        let case = cases
+            .cases
+            .iter()
+            .find(|c| c.tests.contains(&Function::Solve))
+            .context("no bundled case tests solve")?;
+        let request = WorkerRequest {
+            kind: CodeKind::Library,
+            code,
+            probe: check::plan(case, Function::Solve),
+            limits: Limits {
+                time_limit_ms: LOOP_LIMIT_MS,
+                memory_limit_mb: cases.config.memory_limit_mb,
+            },
+        };
+        let mut walls = Vec::new();
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            let run = process::run_test(&request, env).context("cannot run the looping fixture")?;
+            let verdict = match process::outcome(&run, &request.limits) {
+                Ok(_) => Verdict::Pass,
+                Err(outcome) => outcome.verdict,
+            };
+            let wall = ms(start.elapsed());
+            if verdict != Verdict::Timeout {
+                bail!(
+                    "the looping fixture got {verdict} on {}, expected timeout",
+                    case.name
+                );
+            }
+            walls.push((wall, run.cpu_ms as f64));
+        }
+        Ok(walls)
+    }
+
+    /// Wall time of a bare fork+exec+wait of the grader binary
+    /// (`--version`), 20 times: the floor under a fresh worker per test.
+    fn exec_baseline() -> anyhow::Result<Vec<f64>> {
+        let mut times = Vec::new();
+        for _ in 0..20 {
+            let start = Instant::now();
+            let status = Command::new(env!("CARGO_BIN_EXE_grader"))
+                .arg("--version")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .context("cannot run grader --version")?;
+            times.push(ms(start.elapsed()));
+            if !status.success() {
+                bail!("grader --version failed: {status}");
+            }
+        }
+        Ok(times)
+    }
+
+    /// Peak memory of a `grader grade` run.
+    struct Rss {
+        /// The grader process alone (its `VmHWM`, polled).
+        own_mb: f64,
+        /// `wait4`'s `ru_maxrss`: the largest of the grader and the children
+        /// it reaped.
+        with_children_mb: f64,
+        seconds: f64,
+        /// Output the grader counted and dropped, in MiB.
+        dropped_mb: f64,
+    }
+
+    /// Runs the real `grader grade` on a copy of `hostile-print-flood.c`
+    /// and one campus case, and measures its peak RSS. It must pass.
+    fn flood_rss() -> anyhow::Result<Rss> {
+        let tmp = tempfile::Builder::new()
+            .prefix("grader-bench-")
+            .tempdir()
+            .context("cannot make a temp folder")?;
+        let subs = tmp.path().join("submissions");
+        let cases_dir = tmp.path().join("cases");
+        std::fs::create_dir(&subs).context("cannot make the submissions folder")?;
+        std::fs::create_dir(&cases_dir).context("cannot make the cases folder")?;
+        let flood = source_dir().join("submissions/hostile-print-flood.c");
+        std::fs::copy(&flood, subs.join("hostile-print-flood.c"))
+            .with_context(|| format!("cannot copy {}", flood.display()))?;
+        let cases_src = source_dir().join("cases");
+        std::fs::copy(cases_src.join("grader.toml"), cases_dir.join("grader.toml"))
+            .context("cannot copy cases/grader.toml")?;
+        let campus = std::fs::read_to_string(cases_src.join("campus.toml"))
+            .context("cannot read cases/campus.toml")?;
+        std::fs::write(cases_dir.join("campus.toml"), first_case(&campus)?)
+            .context("cannot write the campus case")?;
+
+        let report = tmp.path().join("report.json");
+        let start = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_grader"))
+            .arg("grade")
+            .arg(&subs)
+            .arg("--cases")
+            .arg(&cases_dir)
+            .arg("--json")
+            .arg(&report)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot start grader grade")?;
+        let pid = child.id() as libc::pid_t;
+        let status_path = format!("/proc/{pid}/status");
+        let mut own_kb = 0u64;
+        let (status, usage) = loop {
+            if let Some(kb) = vm_hwm_kb(&status_path) {
+                own_kb = own_kb.max(kb);
+            }
+            let mut status = 0;
+            // SAFETY: rusage is plain data, all-zero is a valid value.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: `pid` is our own child, not yet reaped (`child` is
+            // never waited on through std); `status` and `usage` are
+            // writable locals.
+            let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+            match reaped {
+                0 => std::thread::sleep(Duration::from_millis(2)),
+                r if r == pid => break (status, usage),
+                _ => bail!(
+                    "cannot wait for grader grade: {}",
+                    std::io::Error::last_os_error()
+                ),
+            }
+        };
+        drop(child);
+        let seconds = start.elapsed().as_secs_f64();
+        if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+            bail!(
+                "grader grade on hostile-print-flood.c did not pass every test (wait status {status:#x}); run it by hand to see why"
+            );
+        }
+        let dropped = dropped_output(&report)?;
+        // 200 MiB printed, less the few KiB the cap keeps.
+        if dropped < 199 << 20 {
+            bail!(
+                "grader grade dropped only {dropped} bytes of hostile-print-flood.c's output: it should have printed 200 MiB and kept a few KiB"
+            );
+        }
+        Ok(Rss {
+            own_mb: own_kb as f64 / 1024.0,
+            with_children_mb: usage.ru_maxrss as f64 / 1024.0,
+            seconds,
+            dropped_mb: dropped as f64 / f64::from(1 << 20),
+        })
+    }
+
+    /// The bytes of output dropped over all tests of a `--json` report,
+    /// from the `[... N bytes dropped ...]` notes in each test's `output`.
+    fn dropped_output(report: &Path) -> anyhow::Result<u64> {
+        let text = std::fs::read_to_string(report)
+            .with_context(|| format!("cannot read {}", report.display()))?;
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not JSON", report.display()))?;
+        let mut dropped = 0;
+        let submissions = json["submissions"].as_array().into_iter().flatten();
+        for test in submissions.flat_map(|s| s["tests"].as_array().into_iter().flatten()) {
+            let output = test["output"].as_str().unwrap_or_default();
+            for note in output.split("[... ").skip(1) {
+                let count = note
+                    .split_once(" bytes dropped")
+                    .map(|(n, _)| n.parse::<u64>());
+                if let Some(Ok(n)) = count {
+                    dropped += n;
+                }
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// The text of the first `[[case]]` table of a case file.
+    fn first_case(text: &str) -> anyhow::Result<String> {
+        let mut parts = text.split("[[case]]");
+        parts.next();
+        let case = parts.next().context("cases/campus.toml has no [[case]]")?;
+        // Without the comments that introduce the next case.
+        let mut lines: Vec<&str> = case.lines().collect();
+        while lines
+            .last()
+            .is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            lines.pop();
+        }
+        Ok(format!("[[case]]{}\n", lines.join("\n")))
+    }
+
+    /// `VmHWM` (peak RSS) in KiB from a `/proc/<pid>/status`, while the
+    /// process lives.
+    fn vm_hwm_kb(path: &str) -> Option<u64> {
+        let status = std::fs::read_to_string(path).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn load_average() -> String {
+        std::fs::read_to_string("/proc/loadavg")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|err| format!("unknown ({err})"))
+    }
+
+    fn ms(d: Duration) -> f64 {
+        d.as_secs_f64() * 1000.0
+    }
+
+    /// The median (mean of the middle two for an even count); 0 when empty.
+    fn median(values: &mut [f64]) -> f64 {
+        if values.is_empty() {
+            return 0.0;
+        }
+        values.sort_by(f64::total_cmp);
+        let mid = values.len() / 2;
+        if values.len() % 2 == 1 {
+            values[mid]
+        } else {
+            (values[mid - 1] + values[mid]) / 2.0
+        }
+    }
+
+    fn list(values: &[f64]) -> String {
+        values
+            .iter()
+            .map(|v| format!("{v:.1}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
