@@ -28,6 +28,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         );
     }
     let plan = prepare(cases, args.jobs)?;
+    eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
 
     let bar = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(submissions.len() as u64);

@@ -39,6 +39,7 @@ mod tests {
                     output: "o".into(),
                     board: None,
                     hidden: true,
+                    description: None,
                 }],
             }],
         };

@@ -81,6 +81,9 @@ pub struct TestReport {
     /// Whether the case is hidden (never shown by `grader check`).
     #[serde(skip)]
     pub hidden: bool,
+    /// The case's one-line description, shown to a student beside a failure.
+    #[serde(skip)]
+    pub description: Option<String>,
 }
 
 impl SubmissionReport {

@@ -126,6 +126,9 @@ pub fn write_details(sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<
             test.function,
             verdict_colored(test.verdict)
         )?;
+        if let Some(description) = &test.description {
+            writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
+        }
         for line in test.message.lines() {
             writeln!(out, "    {line}")?;
         }
@@ -205,6 +208,7 @@ mod tests {
             output: String::new(),
             board: None,
             hidden: false,
+            description: None,
         }
     }
 

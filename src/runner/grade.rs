@@ -190,6 +190,7 @@ pub fn run_test(
         output: outcome.output,
         board,
         hidden: case.hidden,
+        description: case.description.clone(),
     };
     (test, loaded)
 }
@@ -223,6 +224,7 @@ fn not_run(
                 output: String::new(),
                 board: None,
                 hidden: case.hidden,
+                description: case.description.clone(),
             })
         })
         .collect();
