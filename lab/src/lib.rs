@@ -135,23 +135,17 @@ impl Board {
     /// A board with box size `n` from its cells, row-major. Every value must
     /// be `0..=N`.
     pub fn from_cells(n: usize, cells: Vec<u8>) -> Result<Board, BoardError> {
-        check_box_size(n)?;
-        let side = n * n;
-        if cells.len() != side * side {
-            return Err(BoardError::Length {
-                expected: side * side,
-                found: cells.len(),
-            });
-        }
-        if let Some(i) = cells.iter().position(|&v| usize::from(v) > side) {
+        let board = Board::from_cells_unchecked_values(n, cells)?;
+        let side = board.side();
+        if let Some(i) = board.cells.iter().position(|&v| usize::from(v) > side) {
             return Err(BoardError::Value {
                 row: i / side,
                 col: i % side,
-                value: cells[i],
+                value: board.cells[i],
                 max: side as u8,
             });
         }
-        Ok(Board { n, cells })
+        Ok(board)
     }
 
     /// Like [`Board::from_cells`], but keeps values above `N`: for boards a
