@@ -1,7 +1,13 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
 //! one module per output format. `-` as a path means stdout.
 
+pub mod csv;
+#[cfg(test)]
+mod fixture;
+pub mod gradescope;
+pub mod html;
 pub mod json;
+pub mod junit;
 pub mod picture;
 pub mod terminal;
 

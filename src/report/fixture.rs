@@ -1,0 +1,85 @@
+//! A small hand-built [`Report`] that the report writers' unit tests share:
+//! `alice` (C) with a pass, a wrong answer with a board and a crash whose
+//! output tries to inject markup, on a hidden case; and `bob`, whose
+//! submission did not compile.
+
+use super::{Report, Status, SubmissionReport, TestReport};
+use crate::verdict::{Function, Verdict};
+
+/// The compiler's message for `bob`.
+pub const BOB_COMPILER: &str =
+    "bob.c:3:1: error: expected ';' before '}' token\n    3 | }\n      | ^";
+
+/// What alice's crashing test printed: markup a report must not execute.
+pub const HOSTILE_OUTPUT: &str = "<script>alert(\"x\")</script> & 'done'\n";
+
+/// The board picture of alice's wrong answer.
+pub const BOARD: &str = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
+
+fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestReport {
+    TestReport {
+        case: case.into(),
+        function,
+        verdict,
+        points: if verdict == Verdict::Pass { points } else { 0 },
+        max_points: points,
+        time_ms: Some(1.5),
+        message: String::new(),
+        output: String::new(),
+        board: None,
+        hidden: false,
+        description: None,
+    }
+}
+
+/// The shared report: two submissions, three tests each, 7 points possible.
+pub fn sample() -> Report {
+    let mut wrong = test("campus-4x4", Function::Solve, Verdict::Wrong, 2);
+    wrong.message =
+        "solve returned true but r2c3 holds 1, which is not in the solution\nthe board after solve:"
+            .into();
+    wrong.board = Some(BOARD.into());
+    wrong.output = "trying r1c2\n".into();
+    let mut crash = test("deep-9x9", Function::Solve, Verdict::Crash, 4);
+    crash.message = "killed by signal 11 (SIGSEGV)".into();
+    crash.output = HOSTILE_OUTPUT.into();
+    crash.hidden = true;
+    crash.time_ms = None;
+    let alice = SubmissionReport {
+        id: "alice".into(),
+        kind: Some("c".into()),
+        status: Status::Ok,
+        message: String::new(),
+        score: 1,
+        max_score: 7,
+        tests: vec![
+            test("campus-4x4", Function::Legal, Verdict::Pass, 1),
+            wrong,
+            crash,
+        ],
+    };
+    let not_built = |case: &str, function, points, hidden| TestReport {
+        verdict: Verdict::Error,
+        time_ms: None,
+        message: "not run: the submission could not be built".into(),
+        hidden,
+        ..test(case, function, Verdict::Error, points)
+    };
+    let bob = SubmissionReport {
+        id: "bob".into(),
+        kind: Some("c".into()),
+        status: Status::BuildError,
+        message: BOB_COMPILER.into(),
+        score: 0,
+        max_score: 7,
+        tests: vec![
+            not_built("campus-4x4", Function::Legal, 1, false),
+            not_built("campus-4x4", Function::Solve, 2, false),
+            not_built("deep-9x9", Function::Solve, 4, true),
+        ],
+    };
+    Report {
+        version: 1,
+        submissions: vec![alice, bob],
+    }
+}

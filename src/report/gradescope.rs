@@ -1,0 +1,242 @@
+//! The Gradescope `results.json` (`--gradescope`), following Gradescope's
+//! autograder specification. Gradescope runs the autograder once per
+//! student, so this report holds exactly one submission: a report of several
+//! is refused with [`GradescopeError::NotOneSubmission`], which `grade`
+//! checks before grading starts ([`check_submission_count`]).
+//!
+//! - top level: `score` (points earned), `execution_time` (seconds spent in
+//!   the student's code, summed over the tests), and for a submission that
+//!   could not be built or loaded, `output` with the compiler's or loader's
+//!   message;
+//! - `tests[]`, one per (case, function): `name` `"<case> <function>"`,
+//!   `score`, `max_score`, `status` `passed`/`failed`, `output` (verdict and
+//!   message, the board picture, what the code printed), and `visibility`:
+//!   `after_published` for a hidden case, `visible` otherwise.
+
+use serde::Serialize;
+use std::io::{self, Write};
+
+use super::{Report, Status, SubmissionReport, TestReport};
+use crate::verdict::Verdict;
+
+/// Why the Gradescope report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum GradescopeError {
+    /// The report does not hold exactly one submission.
+    #[error(
+        "--gradescope needs exactly one submission, and there are {0}: Gradescope runs the autograder once per student; point grade at a folder holding one, or use --json"
+    )]
+    NotOneSubmission(usize),
+    /// Writing failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Checks that a run over `count` submissions can write a Gradescope report.
+///
+/// # Errors
+/// [`GradescopeError::NotOneSubmission`] unless `count` is 1.
+pub fn check_submission_count(count: usize) -> Result<(), GradescopeError> {
+    if count == 1 {
+        Ok(())
+    } else {
+        Err(GradescopeError::NotOneSubmission(count))
+    }
+}
+
+/// Gradescope's `results.json`, the fields this grader fills.
+#[derive(Debug, Serialize)]
+struct Results {
+    score: u32,
+    execution_time: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+    tests: Vec<Test>,
+}
+
+/// One entry of `tests[]`.
+#[derive(Debug, Serialize)]
+struct Test {
+    name: String,
+    score: u32,
+    max_score: u32,
+    status: &'static str,
+    output: String,
+    visibility: &'static str,
+}
+
+/// Writes the report's single submission as Gradescope's `results.json`.
+///
+/// # Errors
+/// [`GradescopeError::NotOneSubmission`] when the report holds more or
+/// fewer than one submission; [`GradescopeError::Io`] when writing fails.
+pub fn write(report: &Report, out: &mut dyn Write) -> Result<(), GradescopeError> {
+    check_submission_count(report.submissions.len())?;
+    let sub = &report.submissions[0];
+    serde_json::to_writer_pretty(&mut *out, &results(sub)).map_err(io::Error::from)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+fn results(sub: &SubmissionReport) -> Results {
+    let output = match sub.status {
+        Status::Ok => None,
+        Status::BuildError => Some(format!(
+            "Your submission could not be built, so no test ran:\n\n{}\n",
+            sub.message
+        )),
+        Status::LoadError => Some(format!(
+            "Your submission was built but could not be loaded, so no test ran:\n\n{}\n",
+            sub.message
+        )),
+    };
+    let execution_ms: f64 = sub
+        .tests
+        .iter()
+        .filter_map(|t| t.time_ms)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .sum();
+    Results {
+        score: sub.score,
+        execution_time: execution_ms / 1000.0,
+        output,
+        tests: sub.tests.iter().map(test).collect(),
+    }
+}
+
+fn test(test: &TestReport) -> Test {
+    let mut output = String::new();
+    if test.verdict != Verdict::Pass {
+        output.push_str(test.verdict.name());
+        output.push_str(": ");
+        output.push_str(&test.message);
+        output.push('\n');
+        if let Some(description) = &test.description {
+            output.push_str(&format!("the case: {description}\n"));
+        }
+        if let Some(board) = &test.board {
+            output.push('\n');
+            output.push_str(board);
+        }
+    }
+    if !test.output.is_empty() {
+        if !output.is_empty() {
+            output.push('\n');
+        }
+        output.push_str("Your code printed:\n");
+        output.push_str(&test.output);
+        if !test.output.ends_with('\n') {
+            output.push('\n');
+        }
+    }
+    Test {
+        name: format!("{} {}", test.case, test.function),
+        score: test.points,
+        max_score: test.max_points,
+        status: if test.verdict == Verdict::Pass {
+            "passed"
+        } else {
+            "failed"
+        },
+        output,
+        visibility: if test.hidden {
+            "after_published"
+        } else {
+            "visible"
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::{self, BOARD, BOB_COMPILER, HOSTILE_OUTPUT};
+    use serde_json::Value;
+
+    fn one(index: usize) -> Value {
+        let mut report = fixture::sample();
+        let sub = report.submissions.remove(index);
+        report.submissions = vec![sub];
+        let mut out = Vec::new();
+        write(&report, &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn scores_sum_and_tests_carry_status_and_visibility() {
+        let results = one(0);
+        let tests = results["tests"].as_array().unwrap();
+        let sum: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
+        assert_eq!(results["score"], 1);
+        assert_eq!(sum, 1);
+        let max: u64 = tests.iter().map(|t| t["max_score"].as_u64().unwrap()).sum();
+        assert_eq!(max, 7);
+        let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["campus-4x4 legal", "campus-4x4 solve", "deep-9x9 solve"]
+        );
+        let statuses: Vec<&str> = tests
+            .iter()
+            .map(|t| t["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["passed", "failed", "failed"]);
+        let visibility: Vec<&str> = tests
+            .iter()
+            .map(|t| t["visibility"].as_str().unwrap())
+            .collect();
+        assert_eq!(visibility, ["visible", "visible", "after_published"]);
+        // Two timed tests of 1.5 ms; the crash has no time.
+        assert!((results["execution_time"].as_f64().unwrap() - 0.003).abs() < 1e-9);
+        assert!(
+            results.get("output").is_none(),
+            "no top-level output when built"
+        );
+    }
+
+    #[test]
+    fn test_output_holds_verdict_message_board_and_printed_text() {
+        let results = one(0);
+        let wrong = results["tests"][1]["output"].as_str().unwrap();
+        assert!(wrong.starts_with("wrong: solve returned true"), "{wrong}");
+        assert!(wrong.contains(BOARD), "{wrong}");
+        assert!(
+            wrong.contains("Your code printed:\ntrying r1c2\n"),
+            "{wrong}"
+        );
+        let crash = results["tests"][2]["output"].as_str().unwrap();
+        assert!(crash.starts_with("crash: killed by signal 11"), "{crash}");
+        assert!(crash.contains(HOSTILE_OUTPUT), "{crash}");
+        assert_eq!(results["tests"][0]["output"], "");
+    }
+
+    #[test]
+    fn a_build_error_shows_the_compiler_message() {
+        let results = one(1);
+        assert_eq!(results["score"], 0);
+        let output = results["output"].as_str().unwrap();
+        assert!(output.contains("could not be built"), "{output}");
+        assert!(output.contains(BOB_COMPILER), "{output}");
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 3);
+        assert!(
+            tests
+                .iter()
+                .all(|t| t["status"] == "failed" && t["score"] == 0)
+        );
+    }
+
+    #[test]
+    fn more_than_one_submission_is_refused_with_advice() {
+        let mut out = Vec::new();
+        let err = write(&fixture::sample(), &mut out).unwrap_err();
+        assert!(matches!(err, GradescopeError::NotOneSubmission(2)));
+        let text = err.to_string();
+        assert!(text.starts_with("--gradescope needs exactly one submission"));
+        assert!(text.contains("use --json"), "{text}");
+        assert!(out.is_empty(), "nothing written");
+        assert!(check_submission_count(0).is_err());
+        assert!(check_submission_count(1).is_ok());
+    }
+}
