@@ -56,6 +56,22 @@ pub struct GradeArgs {
     /// Write the JSON report (SPEC 6) here; `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here (one suite per student, as cargo-nextest
+    /// writes it, for CI test viewers); `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write a CSV gradebook here (one row per student, one column per
+    /// test); `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Write Gradescope's results.json here (needs exactly one submission,
+    /// as Gradescope grades one student per run); `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub gradescope: Option<PathBuf>,
+    /// Write a self-contained HTML page (summary and failure details) here;
+    /// `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 /// `grader reference CASES...`.
