@@ -19,6 +19,7 @@ body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1
 table{border-collapse:collapse}
 th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
+td.id{white-space:nowrap}
 td.score{text-align:right;white-space:nowrap}
 .pass{color:#176f2c}.fail{color:#b00020}.partial{color:#9a6700}
 pre{background:#f6f8fa;border:1px solid #ddd;padding:.5em;overflow-x:auto}
@@ -67,12 +68,12 @@ fn summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             status => format!(
                 "<span class=\"fail\">{}</span>: {}",
                 status_name(status).replace('_', " "),
-                escape(first_line(&sub.message))
+                escape(headline(&sub.message))
             ),
         };
         writeln!(
             out,
-            "<tr><td><a href=\"#s{index}\">{}</a></td><td>{}</td><td class=\"score {class}\">{}/{}</td><td>{result}</td></tr>",
+            "<tr><td class=\"id\"><a href=\"#s{index}\">{}</a></td><td>{}</td><td class=\"score {class}\">{}/{}</td><td>{result}</td></tr>",
             escape(&sub.id),
             escape(sub.kind.as_deref().unwrap_or("?")),
             sub.score,
@@ -164,11 +165,15 @@ fn score_class(sub: &SubmissionReport) -> &'static str {
     }
 }
 
-fn first_line(text: &str) -> &str {
+/// The line of a compiler's or loader's message that says what went wrong:
+/// the first that mentions an error, else the first that is not blank.
+fn headline(text: &str) -> &str {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     text.lines()
-        .find(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines.next())
         .unwrap_or("")
-        .trim()
 }
 
 /// Escapes `text` for HTML element content and quoted attribute values.
@@ -227,7 +232,7 @@ mod tests {
     #[test]
     fn summary_and_details_name_each_failure() {
         let html = page(&fixture::sample());
-        assert_eq!(html.matches("<tr><td><a href=\"#s").count(), 2);
+        assert_eq!(html.matches("<tr><td class=\"id\"><a href=\"#s").count(), 2);
         assert!(
             html.contains("campus-4x4/solve (wrong), deep-9x9/solve (crash)"),
             "{html}"
@@ -247,6 +252,19 @@ mod tests {
         let html = page(&fixture::sample());
         assert!(html.contains("build error</span>: bob.c:3:1: error: expected &#39;;&#39;"));
         assert!(html.contains(&format!("<pre>{}</pre>", escape(BOB_COMPILER))));
+    }
+
+    #[test]
+    fn the_summary_shows_the_line_that_names_the_error() {
+        assert_eq!(
+            headline("cc failed:\nx.c: In function 'solve':\nx.c:5:1: error: expected ';'\n"),
+            "x.c:5:1: error: expected ';'"
+        );
+        assert_eq!(
+            headline("\n  missing symbol `legal`\n"),
+            "missing symbol `legal`"
+        );
+        assert_eq!(headline(""), "");
     }
 
     #[test]
