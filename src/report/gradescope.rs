@@ -96,7 +96,8 @@ fn results(sub: &SubmissionReport) -> Results {
         .iter()
         .filter_map(|t| t.time_ms)
         .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        .sum();
+        // Not `sum`: the sum of no f64 is -0.0, which would print as such.
+        .fold(0.0, |total, ms| total + ms);
     Results {
         score: sub.score,
         execution_time: execution_ms / 1000.0,
@@ -215,6 +216,8 @@ mod tests {
     fn a_build_error_shows_the_compiler_message() {
         let results = one(1);
         assert_eq!(results["score"], 0);
+        let time = results["execution_time"].as_f64().unwrap();
+        assert!(time == 0.0 && time.is_sign_positive(), "{time}");
         let output = results["output"].as_str().unwrap();
         assert!(output.contains("could not be built"), "{output}");
         assert!(output.contains(BOB_COMPILER), "{output}");
