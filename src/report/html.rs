@@ -68,7 +68,7 @@ fn summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             status => format!(
                 "<span class=\"fail\">{}</span>: {}",
                 status_name(status).replace('_', " "),
-                escape(headline(&sub.message))
+                escape(super::headline(&sub.message))
             ),
         };
         writeln!(
@@ -165,17 +165,6 @@ fn score_class(sub: &SubmissionReport) -> &'static str {
     }
 }
 
-/// The line of a compiler's or loader's message that says what went wrong:
-/// the first that mentions an error, else the first that is not blank.
-fn headline(text: &str) -> &str {
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    text.lines()
-        .map(str::trim)
-        .find(|l| l.to_ascii_lowercase().contains("error"))
-        .or_else(|| lines.next())
-        .unwrap_or("")
-}
-
 /// Escapes `text` for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -257,14 +246,16 @@ mod tests {
     #[test]
     fn the_summary_shows_the_line_that_names_the_error() {
         assert_eq!(
-            headline("cc failed:\nx.c: In function 'solve':\nx.c:5:1: error: expected ';'\n"),
+            crate::report::headline(
+                "cc failed:\nx.c: In function 'solve':\nx.c:5:1: error: expected ';'\n"
+            ),
             "x.c:5:1: error: expected ';'"
         );
         assert_eq!(
-            headline("\n  missing symbol `legal`\n"),
+            crate::report::headline("\n  missing symbol `legal`\n"),
             "missing symbol `legal`"
         );
-        assert_eq!(headline(""), "");
+        assert_eq!(crate::report::headline(""), "");
     }
 
     #[test]

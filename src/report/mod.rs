@@ -114,3 +114,14 @@ pub fn open_sink(path: &Path) -> io::Result<Box<dyn Write>> {
         Ok(Box::new(BufWriter::new(File::create(path)?)))
     }
 }
+
+/// The line of a compiler's or loader's message that says what went wrong:
+/// the first that mentions an error, else the first that is not blank.
+pub(crate) fn headline(text: &str) -> &str {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    text.lines()
+        .map(str::trim)
+        .find(|l| l.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines.next())
+        .unwrap_or("")
+}

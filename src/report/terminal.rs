@@ -60,8 +60,8 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 
 fn summary_result(sub: &SubmissionReport) -> String {
     match sub.status {
-        Status::BuildError => format!("{}: {}", "build error".red(), first_line(&sub.message)),
-        Status::LoadError => format!("{}: {}", "load error".red(), first_line(&sub.message)),
+        Status::BuildError => format!("{}: {}", "build error".red(), super::headline(&sub.message)),
+        Status::LoadError => format!("{}: {}", "load error".red(), super::headline(&sub.message)),
         Status::Ok => {
             let failed: Vec<&TestReport> = sub
                 .tests
@@ -178,13 +178,6 @@ fn verdict_colored(verdict: Verdict) -> String {
         Verdict::Timeout | Verdict::Memory => verdict.name().yellow().to_string(),
         _ => verdict.name().red().to_string(),
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
 }
 
 #[cfg(test)]
