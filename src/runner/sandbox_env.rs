@@ -2,7 +2,8 @@
 //! notices that say what is missing, and the pool of cgroup slots that
 //! workers run in.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -27,8 +28,8 @@ const ADDRESS_SPACE_HEADROOM_MB: u64 = 128;
 /// thread that runs tests (it is `Sync`).
 #[derive(Debug)]
 pub struct SandboxEnv {
-    /// The executable run as `<worker> worker`: the grader itself by
-    /// default; tests point it at the built binary.
+    /// The executable run as `<worker> worker`: `grader-worker` beside the
+    /// grader, or the grader itself; tests point it at a built binary.
     pub worker: PathBuf,
     /// Wall-clock time a test may take on top of twice its CPU limit
     /// (process start, loading the library, a busy machine).
@@ -48,9 +49,12 @@ pub struct SandboxEnv {
 
 impl SandboxEnv {
     /// Probes the machine once: root? cgroup v1 `memory`/`pids` writable?
-    /// Landlock? seccomp? The worker is this executable.
+    /// Landlock? seccomp? The worker is `grader-worker` when it sits beside
+    /// this executable and comes from the same build (see
+    /// [`SandboxEnv::worker_beside`]), else this executable itself.
     pub fn detect() -> SandboxEnv {
-        let worker = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
+        let worker = SandboxEnv::worker_beside(&exe).unwrap_or(exe);
         let mut notices = Vec::new();
         #[cfg(unix)]
         let root = super::unix::is_root();
@@ -93,7 +97,30 @@ impl SandboxEnv {
         SandboxEnv { notices, ..env }
     }
 
-    /// The same environment with another worker executable.
+    /// The `grader-worker` executable beside `exe`, if there is one and it
+    /// comes from the same build as this code (`grader-worker --identity`
+    /// prints [`crate::worker::identity_line`]). A worker left over from
+    /// another build is not used: it could run older code.
+    pub fn worker_beside(exe: &Path) -> Option<PathBuf> {
+        let name = format!("grader-worker{}", std::env::consts::EXE_SUFFIX);
+        let worker = exe.with_file_name(name);
+        if worker == exe || !worker.is_file() {
+            return None;
+        }
+        let output = Command::new(&worker)
+            .arg("--identity")
+            .env_clear()
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        let same = output.status.success()
+            && output.stdout.trim_ascii() == crate::worker::identity_line().as_bytes();
+        same.then_some(worker)
+    }
+
+    /// The same environment with another worker executable: `grader-worker`
+    /// or `grader` (both are run as `<worker> worker`).
     pub fn with_worker(self, worker: impl Into<PathBuf>) -> SandboxEnv {
         SandboxEnv {
             worker: worker.into(),
@@ -235,4 +262,37 @@ impl SandboxEnv {
 /// Locks a mutex, ignoring poisoning (the data is a plain pool).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Writes an executable shell script.
+    fn script(path: &Path, body: &str) {
+        std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("write script");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    #[test]
+    fn a_worker_beside_is_used_only_from_the_same_build() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let grader = dir.path().join("grader");
+        script(&grader, "exit 0");
+        assert_eq!(SandboxEnv::worker_beside(&grader), None, "no worker there");
+
+        let worker = dir.path().join("grader-worker");
+        script(
+            &worker,
+            &format!("echo '{}'", crate::worker::identity_line()),
+        );
+        assert_eq!(SandboxEnv::worker_beside(&grader), Some(worker.clone()));
+
+        script(&worker, "echo 'grader-worker 0000000000000000'");
+        assert_eq!(SandboxEnv::worker_beside(&grader), None, "another build");
+        script(&worker, "exit 3");
+        assert_eq!(SandboxEnv::worker_beside(&grader), None, "fails");
+        assert_eq!(SandboxEnv::worker_beside(&worker), None, "itself");
+    }
 }

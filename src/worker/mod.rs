@@ -9,6 +9,7 @@
 //! One process runs one test and ends with `_exit`, so a crash, a timeout or
 //! leftover globals never reach the next test.
 
+mod identity;
 #[cfg(target_os = "linux")]
 mod landlock;
 /// The student's shared library as a [`sudoku_lab::Sudoku`]; public so the
@@ -19,7 +20,10 @@ pub mod library;
 pub mod seccomp;
 #[cfg(unix)]
 mod sys;
+/// Fast decoders of the protocol's large messages (both sides use them).
+pub mod wire;
 
+pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
 #[cfg(unix)]
 pub use sys::FORBIDDEN_EXIT;
 
@@ -46,7 +50,7 @@ pub const FAILED_EXIT: u8 = 2;
 pub fn main() -> anyhow::Result<u8> {
     if !sys::protocol_fd_open() {
         anyhow::bail!(
-            "`grader worker` runs one test for `grader grade`/`grader check`, which give it a protocol pipe on fd {PROTOCOL_FD}; do not run it by hand"
+            "the worker (`grader-worker`, `grader worker`) runs one test for `grader grade`/`grader check`, which give it a protocol pipe on fd {PROTOCOL_FD}; do not run it by hand"
         );
     }
     let input = match read_input() {
@@ -86,7 +90,7 @@ fn read_input() -> Result<WorkerInput, String> {
             "the request is longer than {MAX_INPUT_BYTES} bytes"
         ));
     }
-    serde_json::from_slice(&bytes).map_err(|err| {
+    wire::decode_input(&bytes).map_err(|err| {
         format!("the request is not valid (grader and worker from different versions?): {err}")
     })
 }
