@@ -568,7 +568,7 @@ mod unix_run {
     use std::time::{Duration, Instant};
 
     use super::{Capped, Kill, SandboxEnv, Status, TestRun, decode_messages, join_output};
-    use crate::protocol::{WorkerInput, WorkerRequest};
+    use crate::protocol::{SandboxPlan, WorkerRequest};
     use crate::runner::unix;
 
     /// The most protocol bytes kept per test (the largest real answer is
@@ -598,15 +598,8 @@ mod unix_run {
         env: &SandboxEnv,
         slot: Option<&crate::runner::cgroup::CgroupSlot>,
     ) -> io::Result<TestRun> {
-        let input = WorkerInput {
-            request: request.clone(),
-            sandbox: env.plan(request.limits.memory_limit_mb, slot),
-        };
-        let input = serde_json::to_vec(&input).map_err(io::Error::other)?;
         let oom_before = slot.map_or(0, |s| s.oom_kills());
-        let workdir = tempfile::Builder::new()
-            .prefix("grader-worker-")
-            .tempdir()?;
+        let workdir = env.workdir()?;
 
         let (protocol_read, protocol_write) = unix::pipe()?;
         let protocol_write_fd = protocol_write.as_raw_fd();
@@ -631,7 +624,11 @@ mod unix_run {
         let mut child = command.spawn()?;
         drop(protocol_write);
         let pid = child.id() as libc::pid_t;
-        let watched = watch(&mut child, pid, &input, protocol_read, request, env, start);
+        // Encoded while the new process execs and starts, which takes
+        // longer (a large probe takes a fifth of a millisecond).
+        let input = encode_input(request, env, slot);
+        let watched = input
+            .and_then(|input| watch(&mut child, pid, &input, protocol_read, request, env, start));
         // Whatever happened, nothing of this test survives it (the worker
         // itself too, should it have left its group).
         unix::kill_group(pid);
@@ -667,6 +664,26 @@ mod unix_run {
             output_dropped: watched.stdout.dropped() + watched.stderr.dropped(),
             pid: pid as u32,
         })
+    }
+
+    /// The [`WorkerInput`](crate::protocol::WorkerInput) for `request` as JSON, without copying the
+    /// request.
+    pub(super) fn encode_input(
+        request: &WorkerRequest,
+        env: &SandboxEnv,
+        slot: Option<&crate::runner::cgroup::CgroupSlot>,
+    ) -> io::Result<Vec<u8>> {
+        /// `WorkerInput` by reference: the same fields, the same JSON.
+        #[derive(serde::Serialize)]
+        struct InputRef<'a> {
+            request: &'a WorkerRequest,
+            sandbox: SandboxPlan,
+        }
+        let input = InputRef {
+            request,
+            sandbox: env.plan(request.limits.memory_limit_mb, slot),
+        };
+        serde_json::to_vec(&input).map_err(io::Error::other)
     }
 
     /// What the watch loop collected.
@@ -1125,6 +1142,28 @@ mod tests {
             "",
         );
         expect(&worker, Verdict::Error, "not your fault");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_input_is_encoded_as_a_worker_input() {
+        use crate::protocol::{CodeKind, WorkerInput, WorkerRequest};
+        let env = SandboxEnv::detect();
+        let request = WorkerRequest {
+            kind: CodeKind::Library,
+            code: "/tmp/x/lib.so".into(),
+            probe: crate::check::Probe::Solve {
+                n: 2,
+                board: vec![1, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            },
+            limits: LIMITS,
+        };
+        let encoded = unix_run::encode_input(&request, &env, None).expect("encodes");
+        let input = WorkerInput {
+            request,
+            sandbox: env.plan(LIMITS.memory_limit_mb, None),
+        };
+        assert_eq!(encoded, serde_json::to_vec(&input).expect("encodes"));
     }
 
     #[test]

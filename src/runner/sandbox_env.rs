@@ -43,6 +43,10 @@ pub struct SandboxEnv {
     seccomp: bool,
     namespaces: bool,
     notices: Vec<String>,
+    /// The one empty working directory of every worker, when workers drop
+    /// to another user (root's `0700` folder: they cannot list or write
+    /// it); without the uid drop each worker gets a fresh one.
+    shared_workdir: Option<tempfile::TempDir>,
     free_slots: Mutex<Vec<CgroupSlot>>,
     slot_count: Mutex<usize>,
 }
@@ -90,6 +94,7 @@ impl SandboxEnv {
             seccomp,
             namespaces,
             notices: Vec::new(),
+            shared_workdir: if root { new_workdir().ok() } else { None },
             free_slots: Mutex::new(Vec::new()),
             slot_count: Mutex::new(0),
         };
@@ -211,6 +216,16 @@ impl SandboxEnv {
         notes
     }
 
+    /// The empty working directory for one worker: the shared one, or a
+    /// fresh one when the worker keeps the grader's user (it could write
+    /// there) or the shared one could not be made.
+    pub(crate) fn workdir(&self) -> std::io::Result<WorkDir<'_>> {
+        match &self.shared_workdir {
+            Some(dir) => Ok(WorkDir::Shared(dir.path())),
+            None => new_workdir().map(WorkDir::Own),
+        }
+    }
+
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.
     pub(crate) fn take_slot(&self) -> std::io::Result<Option<CgroupSlot>> {
         let Some(parents) = &self.cgroups else {
@@ -259,6 +274,36 @@ impl SandboxEnv {
     }
 }
 
+/// A worker's working directory, removed after the test if it is its own.
+pub(crate) enum WorkDir<'a> {
+    /// The environment's shared, empty directory.
+    Shared(&'a Path),
+    /// A fresh directory for this worker alone.
+    Own(tempfile::TempDir),
+}
+
+impl WorkDir<'_> {
+    /// Where it is.
+    pub(crate) fn path(&self) -> &Path {
+        match self {
+            WorkDir::Shared(path) => path,
+            WorkDir::Own(dir) => dir.path(),
+        }
+    }
+}
+
+/// A new empty directory that only the grader's user may enter.
+fn new_workdir() -> std::io::Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("grader-worker-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder.tempdir()
+}
+
 /// Locks a mutex, ignoring poisoning (the data is a plain pool).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -294,5 +339,32 @@ mod tests {
         script(&worker, "exit 3");
         assert_eq!(SandboxEnv::worker_beside(&grader), None, "fails");
         assert_eq!(SandboxEnv::worker_beside(&worker), None, "itself");
+    }
+
+    #[test]
+    fn workers_share_a_private_empty_folder_only_when_they_drop_root() {
+        use std::os::unix::fs::MetadataExt;
+        let env = SandboxEnv::detect();
+        let first = env.workdir().expect("workdir");
+        let second = env.workdir().expect("workdir");
+        let meta = std::fs::metadata(first.path()).expect("exists");
+        assert_eq!(
+            meta.mode() & 0o777,
+            0o700,
+            "only the grader's user may enter"
+        );
+        assert_eq!(std::fs::read_dir(first.path()).expect("list").count(), 0);
+        if env.root {
+            assert!(matches!(first, WorkDir::Shared(_)));
+            assert_eq!(first.path(), second.path());
+            assert_eq!(meta.uid(), 0, "root's: the worker (nobody) cannot write it");
+        } else {
+            assert!(matches!(first, WorkDir::Own(_)));
+            assert_ne!(first.path(), second.path(), "a fresh one per worker");
+        }
+        let shared = first.path().to_path_buf();
+        drop((first, second));
+        drop(env);
+        assert!(!shared.exists(), "removed with the environment");
     }
 }
