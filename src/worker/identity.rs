@@ -9,11 +9,13 @@
 use std::ffi::OsString;
 
 /// A fingerprint of the code a worker runs: the package version and a hash
-/// of the sources of the worker, the protocol, the checks it executes, the
-/// lab crate, and the dependency lock file. Two executables with the same
-/// identity answer a request the same way.
+/// of the sources of the worker (every file of this module and the
+/// `grader-worker` binary), the protocol, the checks it executes, the lab
+/// crate, the manifest and the dependency lock file. Two executables with
+/// the same identity answer a request the same way. A file added to this
+/// module belongs in the list below.
 pub const BUILD_IDENTITY: u64 = {
-    let sources: [&[u8]; 16] = [
+    let sources: [&[u8]; 19] = [
         env!("CARGO_PKG_VERSION").as_bytes(),
         include_bytes!("identity.rs"),
         include_bytes!("mod.rs"),
@@ -21,6 +23,9 @@ pub const BUILD_IDENTITY: u64 = {
         include_bytes!("seccomp.rs"),
         include_bytes!("landlock.rs"),
         include_bytes!("library.rs"),
+        include_bytes!("wire.rs"),
+        include_bytes!("../bin/grader-worker.rs"),
+        include_bytes!("../exit.rs"),
         include_bytes!("../protocol.rs"),
         include_bytes!("../check/mod.rs"),
         include_bytes!("../check/execute.rs"),
@@ -102,6 +107,23 @@ mod tests {
         let err = parse(&["grade", "submissions"]).expect_err("refused");
         assert!(err.to_string().contains("takes no arguments"), "{err}");
         assert!(parse(&["worker", "extra"]).is_err());
+    }
+
+    #[test]
+    fn every_file_of_the_worker_is_in_the_identity() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/worker");
+        let own = include_str!("identity.rs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).expect("src/worker") {
+            let name = entry.expect("entry").file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".rs") {
+                let line = format!("include_bytes!(\"{name}\")");
+                assert!(own.contains(&line), "{name} is missing from BUILD_IDENTITY");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 7, "found only {seen} files in {}", dir.display());
     }
 
     #[test]
