@@ -95,7 +95,7 @@ mod bench {
     pub fn run() -> anyhow::Result<()> {
         let started = Instant::now();
         println!("sandbox bench: load average at start: {}", load_average());
-        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader"));
+        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         println!("safeguards active: {}", env.active().join(", "));
         for notice in env.notices() {
             println!("notice: {notice}");
