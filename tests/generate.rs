@@ -232,4 +232,22 @@ fn bad_arguments_exit_2_and_leave_the_file_alone() {
         std::fs::read_to_string(dir.path().join("notes.toml")).unwrap(),
         "title = \"mine\"\n"
     );
+    // Text that once made toml_edit panic (found by the case_file fuzz
+    // target) is refused like any other broken file.
+    std::fs::write(dir.path().join("broken.toml"), "==\n.=").unwrap();
+    let args = [
+        "generate",
+        "--n",
+        "2",
+        "--count",
+        "1",
+        "--out",
+        "broken.toml",
+    ];
+    let out = expect(dir.path(), &args, 2);
+    assert!(
+        text(&out.stderr).contains("broken.toml is not a valid case file"),
+        "{}",
+        text(&out.stderr)
+    );
 }
