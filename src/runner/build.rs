@@ -1030,6 +1030,18 @@ sudoku-lab = { path = "../../lab" }
     }
 
     #[test]
+    fn a_manifest_that_once_panicked_toml_edit_is_an_error() {
+        // toml_edit 0.23 panicked on this ("all items have spans"); a
+        // student's Cargo.toml must never crash the grader.
+        let err = rewrite_manifest("==\n.=", Path::new("/x"), Path::new("/l"), "x")
+            .expect_err("bad TOML");
+        assert!(
+            err.to_string().contains("Cargo.toml is not valid TOML"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn code_that_runs_at_build_time_is_refused() {
         let package = "[package]\nname = \"s\"\nversion = \"0.1.0\"\n";
         let refuse = |text: &str, dir: &Path| {
