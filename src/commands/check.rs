@@ -29,7 +29,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     let mut out = std::io::stdout().lock();
     terminal::write_details(&report, &mut out)?;
     out.flush()?;
-    Ok(if report.all_passed() {
+    Ok(if report.grader_fault {
+        eprintln!(
+            "error: the grader itself failed while checking your code (see the messages above): this is not your fault"
+        );
+        exit::USAGE_OR_INPUT
+    } else if report.all_passed() {
         exit::SUCCESS
     } else {
         exit::FAILURE

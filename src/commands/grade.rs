@@ -119,7 +119,12 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         terminal::write_summary(&report, &mut out)?;
         out.flush()?;
     }
-    Ok(if report.all_passed() {
+    Ok(if report.grader_fault() {
+        eprintln!(
+            "error: the grader itself failed on some submissions (see their messages); their scores are not grades"
+        );
+        exit::USAGE_OR_INPUT
+    } else if report.all_passed() {
         exit::SUCCESS
     } else {
         exit::FAILURE

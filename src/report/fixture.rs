@@ -52,6 +52,7 @@ pub fn sample() -> Report {
         message: String::new(),
         score: 1,
         max_score: 7,
+        grader_fault: false,
         tests: vec![
             test("campus-4x4", Function::Legal, Verdict::Pass, 1),
             wrong,
@@ -72,6 +73,7 @@ pub fn sample() -> Report {
         message: BOB_COMPILER.into(),
         score: 0,
         max_score: 7,
+        grader_fault: false,
         tests: vec![
             not_built("campus-4x4", Function::Legal, 1, false),
             not_built("campus-4x4", Function::Solve, 2, false),

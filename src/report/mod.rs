@@ -57,6 +57,11 @@ pub struct SubmissionReport {
     pub score: u32,
     /// Points possible.
     pub max_score: u32,
+    /// True when the grader itself failed on this submission (a worker
+    /// that could not start, a bug): not the student's doing, and the
+    /// command exits 2 so nobody mistakes it for a grade.
+    #[serde(skip)]
+    pub grader_fault: bool,
     /// One per (case, function), in case order.
     pub tests: Vec<TestReport>,
 }
@@ -100,6 +105,11 @@ impl SubmissionReport {
 }
 
 impl Report {
+    /// True iff the grader itself failed on some submission.
+    pub fn grader_fault(&self) -> bool {
+        self.submissions.iter().any(|s| s.grader_fault)
+    }
+
     /// True iff every test of every submission passed.
     pub fn all_passed(&self) -> bool {
         self.submissions.iter().all(SubmissionReport::all_passed)

@@ -220,6 +220,7 @@ mod tests {
                 message: String::new(),
                 score: 0,
                 max_score: 5,
+                grader_fault: false,
                 tests,
             }],
         };
@@ -248,6 +249,7 @@ mod tests {
             message: String::new(),
             score: 1,
             max_score: 2,
+            grader_fault: false,
             tests: vec![test("a", Verdict::Pass), test("b", Verdict::Wrong)],
         };
         let mut out = Vec::new();

@@ -16,6 +16,9 @@ use crate::runner::discover::{Submission, SubmissionKind};
 use crate::runner::process::{self, SandboxEnv};
 use crate::verdict::{Function, Outcome, Verdict};
 
+/// How a test's message starts when the grader, not the student, failed.
+const GRADER_FAULT: &str = "the grader could not run this test";
+
 /// Everything a grading run needs besides the submissions, checked before
 /// any student code runs.
 pub struct GradePlan {
@@ -49,7 +52,12 @@ pub fn grade_all(
                     let Some(submission) = submissions.get(index) else {
                         break;
                     };
-                    let report = grade_one(submission, plan);
+                    // A bug in the grader itself must not lose the other
+                    // students' results: it becomes this one's error.
+                    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        grade_one(submission, plan)
+                    }))
+                    .unwrap_or_else(|panic| grader_failed(submission, &*panic, plan));
                     done(&report);
                     results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(report);
                 }
@@ -97,7 +105,8 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     for case in &plan.cases.cases {
         for &function in &case.tests {
             let (test, loaded) = run_test(code.path(), code_kind, case, function, plan);
-            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass {
+            let grader_fault = test.message.starts_with(GRADER_FAULT);
+            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !grader_fault {
                 // The first test could not even load the code (a missing
                 // symbol, a constructor that crashes or never returns):
                 // nothing else can, so the rest are not run.
@@ -118,6 +127,7 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
         message: String::new(),
         score,
         max_score: max_score(&plan.cases),
+        grader_fault: tests.iter().any(|t| t.message.starts_with(GRADER_FAULT)),
         tests,
     }
 }
@@ -147,7 +157,7 @@ pub fn run_test(
     let outcome = match process::run_test(&request, &plan.sandbox) {
         Err(err) => Outcome::new(
             Verdict::Error,
-            format!("the grader could not run this test (not your fault): {err}"),
+            format!("{GRADER_FAULT} (not your fault): {err}"),
         ),
         Ok(run) => {
             loaded = run.loaded();
@@ -195,6 +205,26 @@ pub fn run_test(
     (test, loaded)
 }
 
+/// The report for a submission whose grading panicked (a grader bug).
+fn grader_failed(
+    submission: &Submission,
+    panic: &(dyn std::any::Any + Send),
+    plan: &GradePlan,
+) -> SubmissionReport {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    let message = format!(
+        "the grader failed on this submission (a bug in the grader, not the student's fault; please report it): {what}"
+    );
+    let kind = submission.kind.as_ref().ok().copied();
+    let mut report = not_run(submission, kind, Status::BuildError, &message, plan);
+    report.grader_fault = true;
+    report
+}
+
 /// A submission none of whose tests ran: every test gets `error` with the
 /// reason, so the report still lists what it would have been graded on.
 fn not_run(
@@ -235,6 +265,7 @@ fn not_run(
         message: message.to_string(),
         score: 0,
         max_score: max_score(&plan.cases),
+        grader_fault: false,
         tests,
     }
 }
@@ -254,5 +285,32 @@ pub fn kind_name(kind: SubmissionKind) -> &'static str {
         SubmissionKind::C => "c",
         SubmissionKind::Python => "python",
         SubmissionKind::Library => "library",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::discover::classify;
+
+    #[test]
+    fn a_worker_that_cannot_start_is_the_graders_fault_not_a_grade() {
+        let mut cases = crate::case::builtin();
+        cases.cases.retain(|c| c.name == "campus-4x4");
+        assert_eq!(cases.cases.len(), 1, "the bundled campus case is there");
+        let plan = GradePlan {
+            cases,
+            build: BuildContext::new().expect("build folder"),
+            sandbox: SandboxEnv::detect().with_worker("/nonexistent/grader-worker"),
+            jobs: 1,
+            color: false,
+        };
+        let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
+        let report = grade_one(&classify(&c_listing), &plan);
+        assert!(report.grader_fault, "{report:?}");
+        assert_eq!(report.score, 0);
+        let test = &report.tests[0];
+        assert_eq!(test.verdict, Verdict::Error);
+        assert!(test.message.starts_with(GRADER_FAULT), "{}", test.message);
     }
 }
