@@ -163,9 +163,9 @@ fn reference_writes_answers_and_keeps_comments() {
     let expected = CAMPUS_FILE
         .replace(
             ". 3 | 2 .\n\"\"\"\n",
-            ". 3 | 2 .\n\"\"\"\nsolutions = 1\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\n",
+            ". 3 | 2 .\n\"\"\"\nsolutions = 1\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\nlisting_writes = 8\nlisting_undos = 0\nsuggested_time_limit_ms = 1000\n",
         )
-        + "solutions = 0\n";
+        + "solutions = 0\nlisting_writes = 0\nlisting_undos = 0\nsuggested_time_limit_ms = 1000\n";
     assert_eq!(written, expected);
 
     let out = grader(dir.path(), &["reference", "--check", "cases"], "");

@@ -32,6 +32,10 @@ struct RawCase {
     time_limit_ms: Option<Spanned<u64>>,
     solutions: Option<Spanned<i64>>,
     solution: Option<Spanned<String>>,
+    listing_writes: Option<Spanned<u64>>,
+    listing_undos: Option<Spanned<u64>>,
+    listing_capped: Option<Spanned<bool>>,
+    suggested_time_limit_ms: Option<Spanned<u64>>,
 }
 
 /// Whether the stored answers (`solutions`, `solution`) are checked.
@@ -51,6 +55,29 @@ pub(crate) struct StoredAnswers {
     pub solutions: Option<i64>,
     /// `solution`, if present: the board, or why it is not one.
     pub solution: Option<Result<Board, BoardTextError>>,
+    /// The listing keys, as present.
+    pub listing: StoredListing,
+}
+
+/// The listing keys of a case as written (see [`super::listing`]); all
+/// `None` when `grader reference` has not stored them yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StoredListing {
+    /// `listing_writes`.
+    pub writes: Option<u64>,
+    /// `listing_undos`.
+    pub undos: Option<u64>,
+    /// `listing_capped`.
+    pub capped: Option<bool>,
+    /// `suggested_time_limit_ms`.
+    pub suggested_time_limit_ms: Option<u64>,
+}
+
+impl StoredListing {
+    /// True iff no listing key is present.
+    pub fn is_empty(&self) -> bool {
+        *self == StoredListing::default()
+    }
 }
 
 /// The cases of one file.
@@ -413,6 +440,12 @@ fn build_case(
     let stored = StoredAnswers {
         solutions: raw.solutions.as_ref().map(|s| *s.get_ref()),
         solution: raw.solution.as_ref().map(board_at),
+        listing: StoredListing {
+            writes: raw.listing_writes.as_ref().map(|v| *v.get_ref()),
+            undos: raw.listing_undos.as_ref().map(|v| *v.get_ref()),
+            capped: raw.listing_capped.as_ref().map(|v| *v.get_ref()),
+            suggested_time_limit_ms: raw.suggested_time_limit_ms.as_ref().map(|v| *v.get_ref()),
+        },
     };
     let mut case = Case {
         name: name.clone(),
@@ -479,6 +512,55 @@ fn build_case(
         _ => {}
     }
     case.solutions = solutions;
+
+    // The listing keys come as a set, and undos never outnumber writes.
+    let listing_keys = [
+        (
+            "listing_writes",
+            raw.listing_writes.as_ref().map(Spanned::span),
+        ),
+        (
+            "listing_undos",
+            raw.listing_undos.as_ref().map(Spanned::span),
+        ),
+        (
+            "listing_capped",
+            raw.listing_capped.as_ref().map(Spanned::span),
+        ),
+        (
+            "suggested_time_limit_ms",
+            raw.suggested_time_limit_ms.as_ref().map(Spanned::span),
+        ),
+    ];
+    let listing = &stored.listing;
+    let needed = [
+        listing.writes,
+        listing.undos,
+        listing.suggested_time_limit_ms,
+    ];
+    if let Some((key, span)) = listing_keys
+        .iter()
+        .find_map(|(key, span)| span.clone().map(|s| (key, s)))
+        && needed.iter().any(Option::is_none)
+    {
+        return Err(fail(
+            span.start,
+            format!(
+                "`{key}` is given without all of `listing_writes`, `listing_undos` and `suggested_time_limit_ms`, which go together: {rerun}"
+            ),
+        ));
+    }
+    if let (Some(writes), Some(undos), Some(span)) = (
+        listing.writes,
+        listing.undos,
+        raw.listing_undos.as_ref().map(Spanned::span),
+    ) && undos > writes
+    {
+        return Err(fail(
+            span.start,
+            format!("`listing_undos = {undos}` is more than `listing_writes = {writes}`: {rerun}"),
+        ));
+    }
     Ok((case, stored))
 }
 
@@ -831,5 +913,41 @@ solutions = 0
         // Written as is, the place is exact (the fifth row, line 8).
         let text = "[[case]]\nname = \"e\"\npuzzle = \"\"\"\n1 . . 4\n. 4 1 .\n2 . . 3\n. 3 2 .\n. . . .\n\"\"\"\n";
         assert!(err(text).starts_with("cases/x.toml:8:1: "), "{}", err(text));
+    }
+
+    #[test]
+    fn listing_keys_load_as_a_set() {
+        let base = "[[case]]\nname = \"a\"\npuzzle = \"1..4.41.2..3.32.\"\n";
+        let full = format!(
+            "{base}listing_writes = 8\nlisting_undos = 0\nsuggested_time_limit_ms = 1000\n"
+        );
+        assert!(parse(&full).is_ok());
+        let f = parse_file(Path::new("x.toml"), &full, Answers::Check).unwrap();
+        assert_eq!(
+            f.stored[0].listing,
+            StoredListing {
+                writes: Some(8),
+                undos: Some(0),
+                capped: None,
+                suggested_time_limit_ms: Some(1000),
+            }
+        );
+        assert!(parse(&format!("{full}listing_capped = true\n")).is_ok());
+        assert_eq!(
+            err(&format!("{base}listing_writes = 8\n")),
+            "cases/x.toml:4:18: case \"a\": `listing_writes` is given without all of `listing_writes`, `listing_undos` and `suggested_time_limit_ms`, which go together: run `grader reference cases/x.toml` to rewrite the answers"
+        );
+        assert!(
+            err(&format!("{base}listing_capped = true\n"))
+                .contains("`listing_capped` is given without all of `listing_writes`")
+        );
+        assert!(
+            err(&full.replace("listing_undos = 0", "listing_undos = 9"))
+                .contains("`listing_undos = 9` is more than `listing_writes = 8`")
+        );
+        assert!(
+            err(&full.replace("listing_writes = 8", "listing_writes = -8"))
+                .contains("cases/x.toml:4:")
+        );
     }
 }

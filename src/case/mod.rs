@@ -4,13 +4,17 @@
 mod builtin;
 mod config;
 mod error;
+pub mod listing;
 mod load;
 
 pub use builtin::builtin;
 pub use config::{CONFIG_FILE, parse_config};
 pub use error::CaseError;
+pub use listing::{LISTING_WALK_CAP, ListingCost};
 pub use load::load;
-pub(crate) use load::{Answers, StoredAnswers, case_files, check_unique, completes, parse_file};
+pub(crate) use load::{
+    Answers, StoredAnswers, StoredListing, case_files, check_unique, completes, parse_file,
+};
 
 use std::path::PathBuf;
 use sudoku_lab::Board;

@@ -1,7 +1,13 @@
 //! `grader reference CASES...`: fill in (or with `--check`, verify) the
 //! `solutions` / `solution` answers of case files from the reference solver,
-//! editing the files with `toml_edit` so the author's comments and layout
-//! stay as they were.
+//! and each case's cost for the seed's listing (`listing_writes`,
+//! `listing_undos`, `listing_capped`, `suggested_time_limit_ms`; see
+//! [`crate::case::listing`]), editing the files with `toml_edit` so the
+//! author's comments and layout stay as they were.
+//!
+//! `--check` treats the listing keys as information: absent ones are not a
+//! difference (hand-written files may leave them out), but a stored value
+//! that differs from a fresh walk is.
 
 use anyhow::{Context, bail};
 use std::io::Write;
@@ -11,8 +17,8 @@ use toml_edit::{DocumentMut, Item, Table, Value};
 
 use crate::board_text::format_grid;
 use crate::case::{
-    Answers, Case, CaseError, Solutions, StoredAnswers, case_files, check_unique, completes,
-    parse_file,
+    Answers, Case, CaseError, ListingCost, Solutions, StoredAnswers, StoredListing, case_files,
+    check_unique, completes, parse_file,
 };
 use crate::cli::ReferenceArgs;
 use crate::exit;
@@ -21,6 +27,7 @@ use crate::exit;
 struct Answer {
     solutions: Solutions,
     solution: Option<Board>,
+    listing: ListingCost,
 }
 
 /// One case file, parsed with its answers left raw.
@@ -43,8 +50,14 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
         for file in &files {
             for (case, stored) in file.cases.iter().zip(&file.stored) {
                 let answer = solve(case);
-                if let Some(why) = difference(case, stored, &answer) {
+                let whys: Vec<String> = difference(case, stored, &answer)
+                    .into_iter()
+                    .chain(listing_difference(&stored.listing, &answer.listing))
+                    .collect();
+                if !whys.is_empty() {
                     differ += 1;
+                }
+                for why in whys {
                     writeln!(
                         out,
                         "{}:{}: case \"{}\": {why}",
@@ -130,7 +143,40 @@ fn solve(case: &Case) -> Answer {
     Answer {
         solutions: Solutions::from_count(count),
         solution,
+        listing: ListingCost::measure(&case.puzzle),
     }
+}
+
+/// How the stored listing keys differ from a fresh walk, or `None` if they
+/// agree or are all absent (they are information, not answers).
+fn listing_difference(stored: &StoredListing, cost: &ListingCost) -> Option<String> {
+    if stored.is_empty() {
+        return None;
+    }
+    let mut whys = Vec::new();
+    let mut compare = |key: &str, have: Option<u64>, want: u64| match have {
+        None => whys.push(format!("no `{key}` stored (the listing walk gives {want})")),
+        Some(have) if have != want => whys.push(format!(
+            "stored `{key} = {have}`, the listing walk gives {want}"
+        )),
+        Some(_) => {}
+    };
+    compare("listing_writes", stored.writes, cost.writes);
+    compare("listing_undos", stored.undos, cost.undos);
+    compare(
+        "suggested_time_limit_ms",
+        stored.suggested_time_limit_ms,
+        cost.suggested_time_limit_ms,
+    );
+    if stored.capped.unwrap_or(false) != cost.capped {
+        whys.push(if cost.capped {
+            "the listing walk stops at its cap but `listing_capped = true` is not stored"
+                .to_string()
+        } else {
+            "`listing_capped = true` is stored but the listing walk finishes".to_string()
+        });
+    }
+    (!whys.is_empty()).then(|| whys.join("; "))
 }
 
 /// Why the stored answers differ from the reference's, or `None` if they
@@ -194,22 +240,47 @@ fn rewrite(file: &CaseFile, answers: &[Answer]) -> anyhow::Result<String> {
         .zip(&file.cases)
         .zip(&file.stored)
     {
-        if difference(case, stored, answer).is_none() {
-            continue;
-        }
-        set(
-            table,
-            "solutions",
-            Value::from(i64::from(answer.solutions.as_number())),
-        );
-        match &answer.solution {
-            Some(board) => set(table, "solution", multi_line(board, &file.path)?),
-            None => {
-                table.remove("solution");
+        if difference(case, stored, answer).is_some() {
+            set(
+                table,
+                "solutions",
+                Value::from(i64::from(answer.solutions.as_number())),
+            );
+            match &answer.solution {
+                Some(board) => set(table, "solution", multi_line(board, &file.path)?),
+                None => {
+                    table.remove("solution");
+                }
             }
         }
+        set_listing(table, &stored.listing, &answer.listing);
     }
     Ok(doc.to_string())
+}
+
+/// Stores the listing keys of `cost`, touching only those that differ.
+fn set_listing(table: &mut Table, stored: &StoredListing, cost: &ListingCost) {
+    let count = |v: u64| Value::from(i64::try_from(v).unwrap_or(i64::MAX));
+    if stored.writes != Some(cost.writes) {
+        set(table, "listing_writes", count(cost.writes));
+    }
+    if stored.undos != Some(cost.undos) {
+        set(table, "listing_undos", count(cost.undos));
+    }
+    match (cost.capped, stored.capped) {
+        (true, Some(true)) | (false, None) => {}
+        (true, _) => set(table, "listing_capped", Value::from(true)),
+        (false, Some(_)) => {
+            table.remove("listing_capped");
+        }
+    }
+    if stored.suggested_time_limit_ms != Some(cost.suggested_time_limit_ms) {
+        set(
+            table,
+            "suggested_time_limit_ms",
+            count(cost.suggested_time_limit_ms),
+        );
+    }
 }
 
 /// Sets `key` to `value`, keeping the key's place and any comment beside
@@ -281,10 +352,10 @@ puzzle = "1..............."
         let text = rewrite(&file, &answers).unwrap();
         assert!(text.starts_with("# My cases.\n[[case]]\nname = \"campus\"   # the seed's\n"));
         assert!(text.contains(
-            "# Written by `grader reference`:\nsolutions = 1 # by hand\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\n\n# The next one.\n[[case]]"
+            "# Written by `grader reference`:\nsolutions = 1 # by hand\nsolution = \"\"\"\n1 2 | 3 4\n3 4 | 1 2\n----+----\n2 1 | 4 3\n4 3 | 2 1\n\"\"\"\nlisting_writes = 8\nlisting_undos = 0\nsuggested_time_limit_ms = 1000\n\n# The next one.\n[[case]]"
         ), "{text}");
         assert!(
-            text.contains("name = \"clash\"\npuzzle = \"11..............\"\nsolutions = 0\n"),
+            text.contains("name = \"clash\"\npuzzle = \"11..............\"\nsolutions = 0\nlisting_writes = 411\nlisting_undos = 411\nsuggested_time_limit_ms = 1000\n"),
             "{text}"
         );
         assert!(text.contains("name = \"open\"\npuzzle = \"1...............\"\nsolutions = 2\nsolution = \"\"\"\n1 "), "{text}");
@@ -297,6 +368,10 @@ puzzle = "1..............."
         assert_eq!(rewrite(&again, &answers).unwrap(), text);
         for (case, stored) in again.cases.iter().zip(&again.stored) {
             assert_eq!(difference(case, stored, &solve(case)), None);
+            assert_eq!(
+                listing_difference(&stored.listing, &solve(case).listing),
+                None
+            );
         }
     }
 
@@ -309,6 +384,7 @@ puzzle = "1..............."
             let stored = StoredAnswers {
                 solutions,
                 solution: solution.map(crate::board_text::parse_board),
+                listing: StoredListing::default(),
             };
             difference(campus, &stored, &answer)
         };
@@ -339,10 +415,45 @@ puzzle = "1..............."
         let stored = StoredAnswers {
             solutions: Some(0),
             solution: Some(crate::board_text::parse_board("1234341221434321")),
+            listing: StoredListing::default(),
         };
         assert_eq!(
             difference(clash, &stored, &solve(clash)).unwrap(),
             "a `solution` is stored but the puzzle has none"
         );
+    }
+
+    #[test]
+    fn listing_keys_are_checked_when_present_and_repaired() {
+        let file = parsed(FILE);
+        let campus = &file.cases[0];
+        let cost = solve(campus).listing;
+        assert_eq!((cost.writes, cost.undos, cost.capped), (8, 0, false));
+        // Absent: information not stored yet, not a difference.
+        assert_eq!(listing_difference(&StoredListing::default(), &cost), None);
+        let right = StoredListing {
+            writes: Some(8),
+            undos: Some(0),
+            capped: None,
+            suggested_time_limit_ms: Some(1000),
+        };
+        assert_eq!(listing_difference(&right, &cost), None);
+        let wrong = StoredListing {
+            writes: Some(9),
+            capped: Some(true),
+            suggested_time_limit_ms: None,
+            ..right
+        };
+        assert_eq!(
+            listing_difference(&wrong, &cost).unwrap(),
+            "stored `listing_writes = 9`, the listing walk gives 8; no `suggested_time_limit_ms` stored (the listing walk gives 1000); `listing_capped = true` is stored but the listing walk finishes"
+        );
+
+        // A hand-edited count is rewritten in place, the rest kept.
+        let first = rewrite(&file, &file.cases.iter().map(solve).collect::<Vec<_>>()).unwrap();
+        let edited = first.replacen("listing_writes = 8", "listing_writes = 80", 1);
+        let again = parsed(&edited);
+        let answers: Vec<Answer> = again.cases.iter().map(solve).collect();
+        assert_eq!(rewrite(&again, &answers).unwrap(), first);
     }
 }
