@@ -1,7 +1,8 @@
 //! Runs the real `grader generate`: the same seed gives the same bytes, the
-//! output passes `grader reference --check`, appending keeps what the file
-//! held and keeps names unique, unsolvable-deep cases store `solutions = 0`,
-//! and bad arguments exit 2 with a message. Small boards only, to stay fast.
+//! output (listing keys included) passes `grader reference --check`, a band
+//! shows in the stored undos, appending keeps what the file held and keeps
+//! names unique, unsolvable-deep cases store `solutions = 0`, and bad
+//! arguments exit 2 with a message. Small boards only, to stay fast.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -76,6 +77,17 @@ fn the_same_seed_gives_the_same_file_and_it_passes_the_reference_check() {
     assert_eq!(values(&file, "solutions"), vec!["1"; 7], "{file}");
     assert_eq!(values(&file, "solution").len(), 7, "{file}");
     assert_eq!(values(&file, "hidden"), vec!["true"; 2], "{file}");
+    // The listing keys of every case; the last one was asked for in a band.
+    let undos: Vec<u64> = values(&file, "listing_undos")
+        .iter()
+        .map(|v| v.parse().expect("a count"))
+        .collect();
+    assert_eq!(undos.len(), 7, "{file}");
+    assert!((10..=100_000).contains(&undos[6]), "{file}");
+    for limit in values(&file, "suggested_time_limit_ms") {
+        let limit: u64 = limit.parse().expect("milliseconds");
+        assert!(limit >= 1000 && limit % 100 == 0, "{file}");
+    }
     let out = expect(dir.path(), &["reference", "--check", "a.toml"], 0);
     assert!(
         text(&out.stdout).contains("up to date: 7 cases"),

@@ -1,6 +1,7 @@
 //! `grader generate`: fresh puzzles from [`crate::generate`], appended as
 //! `[[case]]` tables (SPEC 3) to a case file, with the reference's answers
-//! filled in so the file passes `grader reference --check` as written.
+//! and the listing keys ([`crate::case::listing`]) filled in, so the file
+//! passes `grader reference --check` as written.
 //!
 //! The file is edited with `toml_edit`, so what it already holds (cases,
 //! comments, layout) stays byte for byte; the new cases go at the end and the
@@ -11,7 +12,8 @@
 //! skips the names already there and appends the next puzzles of the seed.
 //!
 //! Setting `GRADER_GENERATE_STATS=1` prints where the time went (grids,
-//! removal search, counting, checks, listing walks) to stderr.
+//! removal search, counting, checks, band walks, and the walks for the
+//! listing keys) to stderr.
 
 use anyhow::{Context, bail};
 use std::collections::HashSet;
@@ -22,7 +24,7 @@ use sudoku_lab::Board;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
 use crate::board_text::format_grid;
-use crate::case::{Answers, parse_file};
+use crate::case::{Answers, ListingCost, parse_file};
 use crate::cli::GenerateArgs;
 use crate::exit;
 use crate::generate::{Generated, Request, Stats, UndoBand, generate};
@@ -63,16 +65,30 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
     progress.finish_and_clear();
     let generating = started.elapsed();
 
-    let text = append(&existing.text, &made, args, &request)?;
+    // The listing keys, as `grader reference` would store them.
+    let walking = Instant::now();
+    let costs: Vec<ListingCost> = made
+        .iter()
+        .map(|(_, generated)| ListingCost::measure(&generated.puzzle))
+        .collect();
+    let walking = walking.elapsed();
+
+    let text = append(&existing.text, &made, &costs, args, &request)?;
     check_written(&args.out, &text, &made)?;
     write_atomically(&args.out, &text)?;
 
     if std::env::var_os(STATS_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
         eprintln!("{stats}");
         eprintln!(
-            "total:             {:10.1} ms generating {} puzzles",
+            "generating:        {:10.1} ms for {} puzzles",
             generating.as_secs_f64() * 1e3,
             made.len()
+        );
+        let capped = costs.iter().filter(|c| c.capped).count();
+        eprintln!(
+            "listing keys:      {:10.1} ms for {} walks ({capped} stopped at the cap)",
+            walking.as_secs_f64() * 1e3,
+            costs.len()
         );
     }
     let mut out = std::io::stdout().lock();
@@ -188,13 +204,14 @@ fn read_existing(path: &Path) -> anyhow::Result<Existing> {
 fn append(
     text: &str,
     made: &[(String, Generated)],
+    costs: &[ListingCost],
     args: &GenerateArgs,
     request: &Request,
 ) -> anyhow::Result<String> {
     let mut tables = ArrayOfTables::new();
     let origin = origin_comment(args);
     let fresh = text.trim().is_empty();
-    for (i, (name, generated)) in made.iter().enumerate() {
+    for (i, ((name, generated), cost)) in made.iter().zip(costs).enumerate() {
         let mut table = Table::new();
         let blank = if i == 0 && fresh { "" } else { "\n" };
         table.decor_mut().set_prefix(format!(
@@ -211,6 +228,16 @@ fn append(
         if let Some(solution) = &generated.solution {
             table.insert("solution", Item::Value(multi_line(solution)?));
         }
+        let count = |v: u64| Item::Value(Value::from(i64::try_from(v).unwrap_or(i64::MAX)));
+        table.insert("listing_writes", count(cost.writes));
+        table.insert("listing_undos", count(cost.undos));
+        if cost.capped {
+            table.insert("listing_capped", Item::Value(Value::from(true)));
+        }
+        table.insert(
+            "suggested_time_limit_ms",
+            count(cost.suggested_time_limit_ms),
+        );
         tables.push(table);
     }
     let mut doc = DocumentMut::new();

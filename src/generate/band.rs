@@ -4,10 +4,12 @@
 use sudoku_lab::Board;
 use sudoku_reference::{ListingWalk, walk_listing};
 
-/// The most writes a band check lets the listing make: a walk that gets
-/// this far has at least `LISTING_CAP - N*N` undos, which is what
-/// `--min-undos` can ask for at most.
-pub const LISTING_CAP: u64 = 50_000_000;
+/// The most writes a band check lets the listing make: the cap of the
+/// walks `grader reference` stores, so a band means what the stored
+/// `listing_undos` say. A walk that gets this far has at least
+/// `LISTING_CAP - N*N` undos, which is what `--min-undos` can ask for at
+/// most.
+pub const LISTING_CAP: u64 = crate::case::LISTING_WALK_CAP;
 
 /// The largest `--min-undos` / `--max-undos`: what a walk capped at
 /// [`LISTING_CAP`] writes can still tell apart on any board (25x25 has 625

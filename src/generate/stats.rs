@@ -87,7 +87,7 @@ impl fmt::Display for Stats {
         writeln!(f, "dead-end search:   {:10.1} ms", ms(self.dead_end_search))?;
         write!(
             f,
-            "listing walks:     {:10.1} ms in {} walks",
+            "band walks:        {:10.1} ms in {} walks",
             ms(self.listing),
             self.listing_walks
         )
