@@ -1,5 +1,5 @@
 //! A student's shared library, loaded with `dlopen` and wrapped as a
-//! [`Sudoku`]: the only place where the worker calls student code. All the
+//! [`Sudoku`](sudoku_lab::Sudoku): the only place where the worker calls student code. All the
 //! `unsafe` of loading and calling lives here.
 
 use std::cell::RefCell;
