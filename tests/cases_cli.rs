@@ -172,7 +172,7 @@ fn reference_writes_answers_and_keeps_comments() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert_eq!(
         text(&out.stdout),
-        "reference answers up to date: 2 cases in 1 files\n"
+        "reference answers up to date: 2 cases in 1 file\n"
     );
     // Running again changes nothing.
     let out = grader(dir.path(), &["reference", "cases/a.toml"], "");

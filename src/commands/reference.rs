@@ -71,8 +71,9 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
         if differ == 0 {
             writeln!(
                 out,
-                "reference answers up to date: {total} cases in {} files",
-                files.len()
+                "reference answers up to date: {} in {}",
+                plural(total, "case"),
+                plural(files.len(), "file")
             )?;
             Ok(exit::SUCCESS)
         } else {
@@ -108,11 +109,21 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
         }
         writeln!(
             out,
-            "reference answers for {total} cases in {} files: {written} files rewritten, {} already up to date",
-            files.len(),
+            "reference answers for {} in {}: {written} rewritten, {} already up to date",
+            plural(total, "case"),
+            plural(files.len(), "file"),
             files.len() - written
         )?;
         Ok(exit::SUCCESS)
+    }
+}
+
+/// "1 case", "2 cases".
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 
