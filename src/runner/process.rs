@@ -405,7 +405,7 @@ fn signal_description(signal: i32) -> String {
     let name = signal_name(signal);
     let meaning = match name.as_str() {
         "SIGSEGV" => {
-            "an invalid memory access: a null or dangling pointer, or an index off the board"
+            "an invalid memory access: a null or dangling pointer, an index off the board, or a stack overflow from recursion too deep or frames too large"
         }
         "SIGBUS" => "an invalid memory access",
         "SIGFPE" => "an arithmetic error, such as a division by zero",
