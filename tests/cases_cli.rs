@@ -286,3 +286,35 @@ fn solve_stops_quietly_when_stdout_closes() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
 }
+
+/// Students run the binary: no hidden case may be readable out of it.
+#[test]
+fn hidden_cases_are_not_in_the_binary() {
+    let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let cases = grader::case::load(&[cases_dir]).expect("the bundled cases load");
+    let hidden: Vec<_> = cases.cases.iter().filter(|c| c.hidden).collect();
+    assert!(
+        !hidden.is_empty(),
+        "the bundled cases have hidden ones to check"
+    );
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_grader")).expect("read the grader binary");
+    let contains = |needle: &str| binary.windows(needle.len()).any(|w| w == needle.as_bytes());
+    for case in hidden {
+        assert!(
+            !contains(&case.name),
+            "hidden case `{}` is in the binary",
+            case.name
+        );
+    }
+    // And the public ones are (grader check runs them from the binary).
+    let public = cases
+        .cases
+        .iter()
+        .find(|c| !c.hidden)
+        .expect("a public case");
+    assert!(
+        contains(&public.name),
+        "public case `{}` is not in the binary",
+        public.name
+    );
+}

@@ -1,5 +1,10 @@
-//! The bundled `cases/` folder, embedded in the binary: the public cases
-//! `grader check` runs when no `--cases` is given.
+//! The public cases of the bundled `cases/` folder, embedded in the binary:
+//! what `grader check` (and `grader grade` without `--cases`) runs.
+//!
+//! Only files without a hidden case are embedded: students run this binary,
+//! and anything in it can be read out of it (`strings grader`), so a hidden
+//! case must never be compiled in. Hidden cases are graded from a folder
+//! (`--cases DIR`).
 
 use std::path::PathBuf;
 
@@ -10,12 +15,11 @@ use super::load::{Answers, check_unique, parse_file};
 /// `cases/grader.toml`, as bundled.
 const CONFIG: &str = include_str!("../../cases/grader.toml");
 
-/// The case files of `cases/`, sorted by name, as bundled. A unit test
-/// checks that this list matches the folder.
+/// The case files of `cases/` that hold no hidden case, sorted by name, as
+/// bundled. A unit test checks that this list is exactly those files.
 const FILES: &[(&str, &str)] = &[
     ("big.toml", include_str!("../../cases/big.toml")),
     ("campus.toml", include_str!("../../cases/campus.toml")),
-    ("hidden.toml", include_str!("../../cases/hidden.toml")),
     ("newspaper.toml", include_str!("../../cases/newspaper.toml")),
 ];
 
@@ -24,7 +28,7 @@ fn builtin_path(name: &str) -> PathBuf {
     PathBuf::from(format!("builtin:cases/{name}"))
 }
 
-/// The bundled cases (public and hidden) with their `grader.toml`.
+/// The bundled public cases with their `grader.toml`.
 ///
 /// # Panics
 /// Never in a released binary: the bundled files are checked by the unit
@@ -55,21 +59,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_list_matches_the_folder() {
+    fn the_list_is_every_file_without_a_hidden_case() {
+        let loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
         let mut on_disk: Vec<String> = std::fs::read_dir(source_dir())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.ends_with(".toml") && n != "grader.toml")
             .collect();
         on_disk.sort();
+        let public: Vec<&str> = on_disk
+            .iter()
+            .map(String::as_str)
+            .filter(|name| {
+                !loaded
+                    .cases
+                    .iter()
+                    .any(|c| c.hidden && c.file.file_name().is_some_and(|f| f == *name))
+            })
+            .collect();
         let listed: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
-        assert_eq!(on_disk, listed, "update FILES in src/case/builtin.rs");
+        assert_eq!(public, listed, "update FILES in src/case/builtin.rs");
+        assert!(
+            public.len() < on_disk.len(),
+            "the folder has hidden cases to leave out"
+        );
     }
 
     #[test]
-    fn builtin_equals_loading_the_folder() {
+    fn builtin_equals_loading_the_public_cases_of_the_folder() {
         let bundled = builtin();
-        let loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
+        let mut loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
+        loaded.cases.retain(|c| !c.hidden);
         assert_eq!(bundled.config, loaded.config);
         assert_eq!(bundled.cases.len(), loaded.cases.len());
         for (b, l) in bundled.cases.iter().zip(&loaded.cases) {
@@ -83,7 +103,7 @@ mod tests {
                 b.name
             );
         }
-        assert!(bundled.cases.iter().any(|c| c.hidden));
-        assert!(bundled.cases.iter().any(|c| !c.hidden));
+        assert!(bundled.cases.iter().all(|c| !c.hidden));
+        assert!(!bundled.cases.is_empty());
     }
 }

@@ -18,7 +18,14 @@ use crate::runner::process::SandboxEnv;
 pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<CaseSet> {
     let mut cases = match dir {
         Some(dir) => case::load(&[dir.to_path_buf()])?,
-        None => case::builtin(),
+        None => {
+            if include_hidden {
+                eprintln!(
+                    "note: no --cases given: grading the built-in public cases only (hidden cases are never built into the binary)"
+                );
+            }
+            case::builtin()
+        }
     };
     if let Some(case) = cases.cases.iter().find(|c| c.solutions.is_none()) {
         bail!(
