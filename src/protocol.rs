@@ -28,12 +28,12 @@
 //!
 //! ```text
 //! stdin:  {"request":{"kind":"library","code":"/tmp/x/libsudoku.so",
-//!          "probe":{"function":"solve","n":2,"board":[1,0,0,4,...]},
+//!          "probe":{"function":"solve","args":{"n":2,"board":[1,0,0,4,...]}},
 //!          "limits":{"time_limit_ms":1000,"memory_limit_mb":256}},
 //!          "sandbox":{"cgroup_procs":[],"uid":null,"gid":null,...}}
 //! fd 3:   {"type":"loading"}
 //!         {"type":"loaded"}
-//!         {"type":"done","response":{"function":"solve","solved":true,"board":[1,2,3,4,...]},"time_ms":0.004}
+//!         {"type":"done","response":{"function":"solve","args":{"solved":true,"board":[1,2,3,4,...]}},"time_ms":0.004}
 //! ```
 //!
 //! A Python worker speaks the same protocol with `json` and `os.write(3, …)`.

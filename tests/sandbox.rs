@@ -572,10 +572,10 @@ def send(message):
     os.write(3, (json.dumps(message) + "\n").encode())
 send({"type": "loading"})
 send({"type": "loaded"})
-board = request["probe"]["board"]
+board = request["probe"]["args"]["board"]
 print("python worker saw", sum(1 for v in board if v == 0), "empty cells")
 solved = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]
-send({"type": "done", "response": {"function": "solve", "solved": True, "board": solved}, "time_ms": 0.25})
+send({"type": "done", "response": {"function": "solve", "args": {"solved": True, "board": solved}}, "time_ms": 0.25})
 "#;
 
 #[test]

@@ -1,12 +1,17 @@
 //! The questions a test asks of student code, and its answers: plain data,
 //! serialisable as JSON so that a worker in any language can read them.
+//!
+//! Both are adjacently tagged, `{"function": "solve", "args": {...}}`: with
+//! the tag first (as serde writes it), serde decodes the arguments straight
+//! into the types, where an internally tagged enum would first copy the
+//! whole object (up to 20,000 `legal` queries) into a generic tree.
 
 use serde::{Deserialize, Serialize};
 
 /// What to ask of student code for one test. Boards are row-major cells of
 /// a board with box size `n`. Holds no expected answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "function", rename_all = "snake_case")]
+#[serde(tag = "function", content = "args", rename_all = "snake_case")]
 pub enum Probe {
     /// Call `legal(boards[b], r, c, v)` for each `[b, r, c, v]` of `queries`.
     Legal {
@@ -35,7 +40,7 @@ pub enum Probe {
 
 /// What student code answered to a [`Probe`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "function", rename_all = "snake_case")]
+#[serde(tag = "function", content = "args", rename_all = "snake_case")]
 pub enum Response {
     /// One answer per query, in order.
     Legal {

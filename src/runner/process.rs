@@ -544,7 +544,7 @@ pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match crate::worker::wire::decode_message(line) {
+        match serde_json::from_slice::<WorkerMessage>(line) {
             Ok(message) => messages.push(message),
             Err(_) if garbage.is_none() => {
                 let text = String::from_utf8_lossy(line);
