@@ -10,6 +10,7 @@ pub mod json;
 pub mod junit;
 pub mod picture;
 pub mod terminal;
+pub mod text;
 
 use serde::Serialize;
 use std::fs::File;
