@@ -45,9 +45,9 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
-    use grader::runner::build::{self, BuildContext};
-    use grader::runner::discover;
     use grader::runner::process::{self, SandboxEnv};
+    use grader::submission::build::{self, BuildContext};
+    use grader::submission::discover;
     use grader::verdict::{Function, Verdict};
     use grader::worker::library::CLibrary;
 

@@ -7,7 +7,8 @@
 //! - [`check`]: the checks of SPEC 4, written once against the lab trait;
 //! - [`protocol`]: the messages between the grader and a worker process;
 //! - [`worker`]: the child side: confine, load the student's code, answer;
-//! - [`runner`]: the parent side: discover, build, spawn, time, kill, judge;
+//! - [`submission`]: discover the submissions in a folder and build them;
+//! - [`runner`]: the parent side: spawn, time, kill, judge, the grading loop;
 //! - [`report`]: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
 //! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
@@ -23,5 +24,6 @@ pub mod generate;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod submission;
 pub mod verdict;
 pub mod worker;

@@ -8,8 +8,8 @@ use crate::cli::CheckArgs;
 use crate::commands::plan::{load_cases, prepare};
 use crate::exit;
 use crate::report::terminal;
-use crate::runner::discover;
 use crate::runner::grade::grade_one;
+use crate::submission::discover;
 
 /// Runs `grader check`; the exit code is 0 iff every test passed.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {

@@ -10,8 +10,8 @@ use crate::cli::GradeArgs;
 use crate::commands::plan::{load_cases, prepare};
 use crate::exit;
 use crate::report::{self, Report, csv, gradescope, html, json, junit, terminal};
-use crate::runner::discover;
 use crate::runner::grade::grade_all;
+use crate::submission::discover;
 
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed.

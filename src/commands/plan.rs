@@ -6,9 +6,9 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use crate::case::{self, CaseSet};
-use crate::runner::build::BuildContext;
 use crate::runner::grade::GradePlan;
 use crate::runner::process::SandboxEnv;
+use crate::submission::build::BuildContext;
 
 /// The cases in `dir`, or the built-in ones; with `include_hidden` false,
 /// hidden cases are left out (what `grader check` shows a student).

@@ -11,9 +11,9 @@ use crate::case::{Case, CaseSet};
 use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
-use crate::runner::build::{self, BuildContext};
-use crate::runner::discover::{Submission, SubmissionKind};
 use crate::runner::process::{self, SandboxEnv};
+use crate::submission::build::{self, BuildContext};
+use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Function, Outcome, Verdict};
 
 /// How a test's message starts when the grader, not the student, failed.
@@ -291,7 +291,7 @@ pub fn kind_name(kind: SubmissionKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::discover::classify;
+    use crate::submission::discover::classify;
 
     #[test]
     fn a_worker_that_cannot_start_is_the_graders_fault_not_a_grade() {

@@ -1,11 +1,9 @@
-//! The parent side of grading: discover submissions, build them, run each
-//! test in a worker process, and turn how it ended into a verdict.
-pub mod build;
+//! The parent side of grading: run each test in a confined child process,
+//! and turn how it ended into a verdict; the grading loop.
 #[cfg(unix)]
 pub mod cgroup;
-pub mod discover;
 pub mod grade;
 pub mod process;
 pub mod sandbox_env;
 #[cfg(unix)]
-mod unix;
+pub(crate) mod unix;

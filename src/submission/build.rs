@@ -35,7 +35,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::runner::discover::{Submission, SubmissionKind};
+use crate::submission::discover::{Submission, SubmissionKind};
 
 /// Default time limit for building a Rust crate.
 pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(120);
@@ -855,7 +855,7 @@ fn is_progress(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::discover::classify;
+    use crate::submission::discover::classify;
     use std::fs;
 
     const GOOD_C: &str = r#"#include "sudoku_lab.h"

@@ -1,0 +1,5 @@
+//! The first two steps of the pipeline: find the submissions in a folder
+//! ([`discover`]) and build each one into something a worker can load
+//! ([`build`]).
+pub mod build;
+pub mod discover;
