@@ -72,7 +72,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         };
         sinks.push((format, path, file));
     }
-    let mut plan = prepare(cases, args.jobs)?;
+    let mut plan = prepare(cases, args.jobs, &args.submissions)?;
     // `grade` shows no board on the terminal: pictures go only into the
     // reports, where terminal colors would be noise.
     plan.color = false;

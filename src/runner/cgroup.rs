@@ -222,6 +222,14 @@ impl CgroupSlot {
         Ok(())
     }
 
+    /// Sets the pids group's `pids.max` (builds need more than tests).
+    pub fn set_pids_max(&mut self, max: u32) -> io::Result<()> {
+        match &self.pids {
+            Some(dir) => fs::write(dir.join("pids.max"), max.to_string()),
+            None => Ok(()),
+        }
+    }
+
     /// The memory group's `oom_kill` counter (0 without a memory group).
     pub fn oom_kills(&self) -> u64 {
         let Some(dir) = &self.memory else { return 0 };

@@ -4,6 +4,10 @@
 pub mod cgroup;
 pub mod grade;
 pub mod process;
+#[cfg(target_os = "linux")]
+pub mod sandbox;
 pub mod sandbox_env;
+#[cfg(unix)]
+pub mod uids;
 #[cfg(unix)]
 pub(crate) mod unix;

@@ -53,6 +53,103 @@ pub fn child_setup(protocol_write: RawFd) -> io::Result<()> {
     Ok(())
 }
 
+/// The `pre_exec` work for a box (see [`crate::runner::sandbox`]): the
+/// protocol pipe becomes fd 3 and the event pipe fd 4 (everything above is
+/// closed at exec), then as [`child_setup`]; with `namespaces`, new PID,
+/// mount, network, IPC and UTS namespaces. Only async-signal-safe calls.
+pub fn box_setup(protocol_write: RawFd, events_write: RawFd, namespaces: bool) -> io::Result<()> {
+    use crate::protocol::BOX_EVENTS_FD;
+    // Both sources are above fd 4 (the caller keeps them there), so the
+    // dup2s cannot overwrite each other.
+    // SAFETY: dup2 of open fds onto 3 and 4, integer arguments only.
+    check(unsafe { libc::dup2(protocol_write, PROTOCOL_FD) })?;
+    // SAFETY: as above.
+    check(unsafe { libc::dup2(events_write, BOX_EVENTS_FD) })?;
+    // SAFETY: close_range/fcntl with integer arguments.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            (BOX_EVENTS_FD + 1) as libc::c_uint,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if ret != 0 {
+        for fd in BOX_EVENTS_FD + 1..4096 {
+            // SAFETY: fcntl on a possibly closed fd just fails with EBADF.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+    }
+    // SAFETY: setpgid(0, 0) makes this child a group leader; no memory.
+    check(unsafe { libc::setpgid(0, 0) })?;
+    // SAFETY: PR_SET_PDEATHSIG with a signal number; no memory.
+    check(unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    })?;
+    let no_core = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `no_core` is a valid rlimit for the duration of the call.
+    check(unsafe { libc::setrlimit(libc::RLIMIT_CORE, &no_core) })?;
+    if namespaces {
+        let flags = libc::CLONE_NEWPID
+            | libc::CLONE_NEWNS
+            | libc::CLONE_NEWNET
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWUTS;
+        // SAFETY: unshare with integer flags changes only this process's
+        // namespaces (the forked child is single-threaded).
+        check(unsafe { libc::unshare(flags) })?;
+    }
+    Ok(())
+}
+
+/// Whether this host lets the grader make a box's namespaces: starts
+/// `worker --identity` in them once.
+#[cfg(target_os = "linux")]
+pub fn namespaces_available(worker: &std::path::Path) -> bool {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(worker);
+    command
+        .arg("--identity")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: unshare with integer flags only, in the forked child.
+    unsafe {
+        command.pre_exec(|| {
+            let flags = libc::CLONE_NEWPID
+                | libc::CLONE_NEWNS
+                | libc::CLONE_NEWNET
+                | libc::CLONE_NEWIPC
+                | libc::CLONE_NEWUTS;
+            check(libc::unshare(flags)).map(drop)
+        });
+    }
+    command.status().is_ok()
+}
+
+/// Moves `fd` to a number above 4 (close-on-exec), so that the box's
+/// `dup2`s onto 3 and 4 cannot clobber it.
+pub fn above_box_fds(fd: OwnedFd) -> io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    if fd.as_raw_fd() > crate::protocol::BOX_EVENTS_FD {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC returns a new fd >= 5 that we own.
+    let new = check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 5) })?;
+    // SAFETY: the kernel just returned this fd, owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
 /// Marks every fd above the protocol fd close-on-exec (close_range with
 /// CLOEXEC keeps std's own exec-error pipe working), falling back to a loop
 /// on older kernels.
