@@ -204,6 +204,14 @@ pub enum WorkerMessage {
 /// stdout and stderr and fd 3 the protocol fd, shared by every run.
 pub const BOX_EVENTS_FD: i32 = 4;
 
+/// The exit status of a box's build child that could not confine itself
+/// or start its tool (no compiler exits with it), with a stderr line that
+/// starts with [`BOX_SETUP_FAILED_PREFIX`]: the grader's fault.
+pub const BOX_SETUP_FAILED_EXIT: i32 = 125;
+
+/// How the build child's own failure message starts.
+pub const BOX_SETUP_FAILED_PREFIX: &str = "grader box: ";
+
 /// How a box sets itself up: the first line the grader writes to it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BoxSetup {

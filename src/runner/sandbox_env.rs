@@ -134,6 +134,23 @@ impl SandboxEnv {
         same.then_some(worker)
     }
 
+    /// The environment for the library's own unit tests: the
+    /// `grader-worker` cargo built beside the test binary (`target/<profile>/`).
+    ///
+    /// # Panics
+    /// When it is not there (cargo builds it for `cargo test`).
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> SandboxEnv {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let worker = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|dir| dir.join("grader-worker"))
+            .filter(|w| w.is_file())
+            .expect("grader-worker beside the test binary: run the tests with `cargo test`, which builds it");
+        SandboxEnv::detect().with_worker(worker)
+    }
+
     /// The same environment with another worker executable: `grader-worker`
     /// or `grader` (both are run as `<worker> worker`).
     pub fn with_worker(self, worker: impl Into<PathBuf>) -> SandboxEnv {

@@ -508,15 +508,30 @@ fn build_rust(
     copy_into(&produced, &sandbox.code_dir().join("lib.so"))
 }
 
-/// Runs a build job in the box; the box failing is the grader's fault.
+/// Runs a build job in the box. The box failing, or failing to start the
+/// tool (its own exit status and message, before any student input is
+/// read), is the grader's fault.
 fn run_in_box(
     sandbox: &mut SubmissionBox<'_>,
     job: BuildJob,
     tool: &str,
 ) -> Result<BuildRun, BuildFailure> {
-    sandbox
+    let run = sandbox
         .run_build(job)
-        .map_err(|e| BuildFailure::Grader(format!("cannot run {tool} in the box: {e}")))
+        .map_err(|e| BuildFailure::Grader(format!("cannot run {tool} in the box: {e}")))?;
+    if run.exit_code == Some(crate::protocol::BOX_SETUP_FAILED_EXIT) {
+        if let Some(line) = run
+            .output
+            .lines()
+            .find(|l| l.starts_with(crate::protocol::BOX_SETUP_FAILED_PREFIX))
+        {
+            return Err(BuildFailure::Grader(format!(
+                "cannot run {tool}: {}",
+                line.trim_start_matches(crate::protocol::BOX_SETUP_FAILED_PREFIX)
+            )));
+        }
+    }
+    Ok(run)
 }
 
 /// Copies the lab crate (its manifest, made standalone, `src/` and
@@ -779,31 +794,6 @@ fn copy_into(from: &Path, to: &Path) -> Result<PathBuf, BuildFailure> {
     Ok(to.to_path_buf())
 }
 
-/// A fresh folder `parent/<name>` (or `<name>-2`, ... if taken), mode 0755.
-fn make_unique_dir(parent: &Path, name: &str) -> Result<PathBuf, BuildFailure> {
-    std::fs::create_dir_all(parent).map_err(|e| grader_io("create", parent, e))?;
-    set_mode(parent, 0o755).map_err(|e| grader_io("set permissions on", parent, e))?;
-    for i in 1..10_000 {
-        let dir = if i == 1 {
-            parent.join(name)
-        } else {
-            parent.join(format!("{name}-{i}"))
-        };
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                set_mode(&dir, 0o755).map_err(|e| grader_io("set permissions on", &dir, e))?;
-                return Ok(dir);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(grader_io("create", &dir, e)),
-        }
-    }
-    Err(BuildFailure::Grader(format!(
-        "no free folder name for {name} in {}",
-        parent.display()
-    )))
-}
-
 fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
@@ -986,119 +976,146 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         Path::new(env!("CARGO_MANIFEST_DIR")).join("lab")
     }
 
-    fn context(root: &Path) -> BuildContext {
-        BuildContext::in_dir(root, &lab()).expect("the lab crate is in the source tree")
+    fn context() -> BuildContext {
+        BuildContext::with_lab(&lab()).expect("the lab crate is in the source tree")
     }
 
     fn mode(path: &Path) -> u32 {
         fs::metadata(path).expect("metadata").permissions().mode() & 0o777
     }
 
+    /// Builds `file` as `kind` in a fresh box.
+    fn build_in_box(
+        file: &Path,
+        kind: SubmissionKind,
+        ctx: &BuildContext,
+    ) -> (Result<BuiltCode, BuildFailure>, Vec<u8>) {
+        let mut env = crate::runner::sandbox_env::SandboxEnv::for_tests();
+        env.reach = ctx.tool_dirs();
+        let mut sandbox = SubmissionBox::open(&env).expect("a box");
+        let built = build(&classify(file), kind, ctx, &mut sandbox);
+        let bytes = built
+            .as_ref()
+            .map(|b| fs::read(b.path()).expect("read the product"))
+            .unwrap_or_default();
+        if let Ok(code) = &built {
+            assert_eq!(code.path().parent(), Some(sandbox.code_dir().as_path()));
+            assert_eq!(mode(code.path()), 0o644);
+        }
+        (built, bytes)
+    }
+
     #[test]
-    fn a_good_c_file_builds_into_a_folder_of_its_own() {
+    fn a_good_c_file_builds_into_the_boxs_code_folder() {
         let src = tempfile::tempdir().expect("tempdir");
-        let root = tempfile::tempdir().expect("tempdir");
         let file = src.path().join("alice.c");
         fs::write(&file, GOOD_C).expect("write");
-        let sub = classify(&file);
-        let built = build(&sub, SubmissionKind::C, &context(root.path())).expect("builds");
+        let (built, bytes) = build_in_box(&file, SubmissionKind::C, &context());
+        let built = built.expect("builds");
         assert_eq!(
             built.path().file_name().and_then(|n| n.to_str()),
             Some("lib.so")
         );
-        let out = built.path().parent().expect("a folder");
-        let entries: Vec<_> = fs::read_dir(out).expect("read").collect();
-        assert_eq!(entries.len(), 1, "only the library in {}", out.display());
-        assert_eq!(mode(built.path()), 0o644);
-        assert_eq!(mode(out), 0o755);
-        let bytes = fs::read(built.path()).expect("read lib");
         assert_eq!(&bytes[..4], b"\x7fELF");
-        // The student's folder is unchanged.
+        // The student's folder is unchanged, and the box is gone.
         assert_eq!(fs::read_dir(src.path()).expect("read").count(), 1);
-        // A second build of the same id gets a fresh folder.
-        let again = build(&sub, SubmissionKind::C, &context(root.path())).expect("builds");
-        assert_ne!(again.path(), built.path());
+        assert!(!built.path().exists(), "the box folder goes with the box");
     }
 
     #[test]
     fn a_bad_c_file_fails_with_the_error_line_and_no_temp_paths() {
         let src = tempfile::tempdir().expect("tempdir");
-        let root = tempfile::tempdir().expect("tempdir");
         let file = src.path().join("bob.c");
         fs::write(
             &file,
             GOOD_C.replace("return false; }\nuint32_t", "return false }\nuint32_t"),
         )
         .expect("write");
-        let err = build(&classify(&file), SubmissionKind::C, &context(root.path()))
-            .expect_err("does not build");
+        let (built, _) = build_in_box(&file, SubmissionKind::C, &context());
+        let err = built.expect_err("does not build");
         let message = err.to_string();
         assert!(err.is_student_fault());
         assert!(message.starts_with("cc failed:\n"), "{message}");
         assert!(message.contains("bob.c:4:"), "{message}");
         assert!(message.contains("error: expected ';'"), "{message}");
+        assert!(!message.contains("submission.c"), "{message}");
         assert!(
             !message.contains(&src.path().display().to_string()),
             "{message}"
         );
-        assert!(
-            !message.contains(&root.path().display().to_string()),
-            "{message}"
-        );
+        assert!(!message.contains("/box-"), "{message}");
     }
 
     #[test]
     fn a_build_past_its_time_limit_is_killed() {
-        let root = tempfile::tempdir().expect("tempdir");
-        let fake = root.path().join("slow-cc");
-        fs::write(&fake, "#!/bin/sh\necho starting >&2\nsleep 30\n").expect("write");
-        set_mode(&fake, 0o755).expect("chmod");
-        let file = root.path().join("carol.c");
-        fs::write(&file, GOOD_C).expect("write");
-        let mut ctx = context(root.path());
-        ctx.cc = fake;
-        ctx.c_time_limit = Duration::from_millis(300);
-        let start = Instant::now();
-        let err = build(&classify(&file), SubmissionKind::C, &ctx).expect_err("times out");
+        // A preprocessor bomb: 2^40 tokens, far past any time limit.
+        let src = tempfile::tempdir().expect("tempdir");
+        let file = src.path().join("carol.c");
+        let mut bomb = String::from("#define A0 1, 1,\n");
+        for i in 1..40 {
+            bomb.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+        }
+        bomb.push_str("int x[] = { A39 };\n");
+        fs::write(&file, bomb).expect("write");
+        let mut ctx = context();
+        ctx.c_time_limit = Duration::from_millis(500);
+        let start = std::time::Instant::now();
+        let (built, _) = build_in_box(&file, SubmissionKind::C, &ctx);
+        let err = built.expect_err("times out");
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "{:?}",
             start.elapsed()
         );
         assert!(matches!(err, BuildFailure::Timeout { .. }), "{err:?}");
-        assert!(err.to_string().contains("longer than 0.3 s"), "{err}");
-        assert!(err.to_string().contains("starting"), "{err}");
+        assert!(err.to_string().contains("longer than 0.5 s"), "{err}");
     }
 
     #[test]
     fn a_missing_compiler_is_the_graders_fault() {
-        let root = tempfile::tempdir().expect("tempdir");
-        let file = root.path().join("dave.c");
+        let src = tempfile::tempdir().expect("tempdir");
+        let file = src.path().join("dave.c");
         fs::write(&file, GOOD_C).expect("write");
-        let mut ctx = context(root.path());
-        ctx.cc = root.path().join("no-such-cc");
-        let err = build(&classify(&file), SubmissionKind::C, &ctx).expect_err("no cc");
+        let mut ctx = context();
+        ctx.cc = src.path().join("no-such-cc");
+        let (built, _) = build_in_box(&file, SubmissionKind::C, &ctx);
+        let err = built.expect_err("no cc");
         assert!(!err.is_student_fault());
         assert!(err.to_string().contains("not your fault"), "{err}");
+        assert!(err.to_string().contains("no C compiler"), "{err}");
+    }
+
+    #[test]
+    fn a_linked_source_is_refused_not_followed() {
+        let src = tempfile::tempdir().expect("tempdir");
+        let file = src.path().join("eve.c");
+        std::os::unix::fs::symlink("/etc/hostname", &file).expect("symlink");
+        let (built, _) = build_in_box(&file, SubmissionKind::C, &context());
+        let err = built.expect_err("refused");
+        assert!(err.is_student_fault());
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 
     #[test]
     fn libraries_and_python_files_are_copied() {
         let src = tempfile::tempdir().expect("tempdir");
-        let root = tempfile::tempdir().expect("tempdir");
         let so = src.path().join("erin.so");
         fs::write(&so, b"\x7fELF fake").expect("write");
         let py = src.path().join("frank.py");
         fs::write(&py, "def solve(board, n=2):\n    return False\n").expect("write");
-        let ctx = context(root.path());
-        let built = build(&classify(&so), SubmissionKind::Library, &ctx).expect("copied");
-        assert_eq!(fs::read(built.path()).expect("read"), b"\x7fELF fake");
-        let built = build(&classify(&py), SubmissionKind::Python, &ctx).expect("copied");
+        let ctx = context();
+        let (built, bytes) = build_in_box(&so, SubmissionKind::Library, &ctx);
+        built.expect("copied");
+        assert_eq!(bytes, b"\x7fELF fake");
+        let (built, _) = build_in_box(&py, SubmissionKind::Python, &ctx);
         assert_eq!(
-            built.path().file_name().and_then(|n| n.to_str()),
+            built
+                .expect("copied")
+                .path()
+                .file_name()
+                .and_then(|n| n.to_str()),
             Some("frank.py")
         );
-        assert_eq!(mode(built.path()), 0o644);
     }
 
     #[test]
@@ -1203,7 +1220,6 @@ sudoku-lab = { path = "../../lab" }
     #[test]
     fn a_rust_crate_builds_without_touching_the_students_folder() {
         let src = tempfile::tempdir().expect("tempdir");
-        let root = tempfile::tempdir().expect("tempdir");
         let dir = src.path().join("grace");
         fs::create_dir_all(dir.join("src")).expect("mkdir");
         fs::write(
@@ -1216,9 +1232,10 @@ sudoku-lab = { path = "../../lab" }
             "pub struct S;\nimpl sudoku_lab::Sudoku for S {\n    fn legal(&self, b: &sudoku_lab::Board, r: usize, c: usize, v: u8) -> bool { !b.conflicts(r, c, v) }\n    fn find_empty(&self, b: &sudoku_lab::Board) -> Option<(usize, usize)> { b.empty_cells().next() }\n    fn solve(&self, _: &mut sudoku_lab::Board) -> bool { false }\n}\nsudoku_lab::export_c_abi!(S);\n",
         )
         .expect("write");
-        let ctx = context(root.path());
-        let built = build(&classify(&dir), SubmissionKind::Rust, &ctx).expect("builds");
-        assert_eq!(&fs::read(built.path()).expect("read")[..4], b"\x7fELF");
+        let ctx = context();
+        let (built, bytes) = build_in_box(&dir, SubmissionKind::Rust, &ctx);
+        built.expect("builds");
+        assert_eq!(&bytes[..4], b"\x7fELF");
         let mut names: Vec<String> = fs::read_dir(&dir)
             .expect("read")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
@@ -1233,16 +1250,14 @@ sudoku-lab = { path = "../../lab" }
         // A type error comes back as the compiler's error line, with the
         // path relative to the crate.
         fs::write(dir.join("src/lib.rs"), "pub fn f() -> bool { 1usize }\n").expect("write");
-        let err = build(&classify(&dir), SubmissionKind::Rust, &ctx).expect_err("type error");
+        let (built, _) = build_in_box(&dir, SubmissionKind::Rust, &ctx);
+        let err = built.expect_err("type error");
         let message = err.to_string();
         assert!(message.starts_with("cargo build failed:\n"), "{message}");
         assert!(message.contains("src/lib.rs:1:"), "{message}");
         assert!(message.contains("mismatched types"), "{message}");
         assert!(!message.contains("Compiling"), "{message}");
-        assert!(
-            !message.contains(&root.path().display().to_string()),
-            "{message}"
-        );
+        assert!(!message.contains("/box-"), "{message}");
     }
 
     #[test]

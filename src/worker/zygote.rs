@@ -41,8 +41,8 @@ use crate::protocol::{
 /// How often init checks a running child's CPU time.
 const CPU_CHECK: Duration = Duration::from_millis(5);
 
-/// Exit status of a build child that could not start its tool.
-const EXEC_FAILED: i32 = 127;
+/// Exit status of a run's child that could not set itself up.
+const EXEC_FAILED: i32 = crate::protocol::BOX_SETUP_FAILED_EXIT;
 
 /// The `<worker> worker` entry point: set up the box, then serve commands
 /// until the grader closes the command pipe.
@@ -352,7 +352,10 @@ impl Init {
     /// A build child: confine, then `execve` the tool.
     fn build_child(&self, job: &BuildJob) -> ! {
         let fail = |what: &str, err: &dyn std::fmt::Display| -> ! {
-            let message = format!("grader: the box could not {what}: {err}\n");
+            let message = format!(
+                "{}the box could not {what}: {err}\n",
+                crate::protocol::BOX_SETUP_FAILED_PREFIX
+            );
             let _ = sys::write_all(2, message.as_bytes());
             sys::exit_now(EXEC_FAILED)
         };
