@@ -81,7 +81,8 @@ pub struct TestRun {
     pub output: String,
     /// Bytes of output dropped by the cap.
     pub output_dropped: u64,
-    /// The worker's pid (also its process group id); gone by now.
+    /// The pid of the box process the test ran in (also its process group
+    /// id); the test's own process is gone by now.
     pub pid: u32,
 }
 

@@ -337,7 +337,7 @@ impl<'env> SubmissionBox<'env> {
             max_rss_kb: end.max_rss_kb,
             output: join_output(&sink.stdout, &sink.stderr),
             output_dropped: sink.stdout.dropped() + sink.stderr.dropped(),
-            pid: 0,
+            pid: self.process.id(),
         })
     }
 
