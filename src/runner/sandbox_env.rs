@@ -72,7 +72,7 @@ impl SandboxEnv {
         let (cgroups, landlock_abi, seccomp) = {
             let cgroups = if root {
                 let (parents, notes) = CgroupParents::detect();
-                notices.extend(notes);
+                notices.extend(notes.into_iter().map(|n| format!("sandbox: {n}")));
                 Some(parents)
             } else {
                 None
@@ -173,13 +173,22 @@ impl SandboxEnv {
             "process group killed on timeout",
             "rlimits (cpu, file size, files, core)",
         ];
+        let v2 = self.cgroups.as_ref().is_some_and(|c| c.version() == "v2");
         if self.memory_cgroup() {
-            active.push("memory cgroup (v1)");
+            active.push(if v2 {
+                "memory cgroup (v2)"
+            } else {
+                "memory cgroup (v1)"
+            });
         } else {
             active.push("address-space rlimit");
         }
         if self.pids_cgroup() {
-            active.push("pids cgroup (v1)");
+            active.push(if v2 {
+                "pids cgroup (v2)"
+            } else {
+                "pids cgroup (v1)"
+            });
         }
         if self.seccomp {
             active.push("seccomp (kill list + allow list)");
@@ -197,11 +206,11 @@ impl SandboxEnv {
     }
 
     fn memory_cgroup(&self) -> bool {
-        self.cgroups.as_ref().is_some_and(|c| c.memory.is_some())
+        self.cgroups.as_ref().is_some_and(CgroupParents::has_memory)
     }
 
     fn pids_cgroup(&self) -> bool {
-        self.cgroups.as_ref().is_some_and(|c| c.pids.is_some())
+        self.cgroups.as_ref().is_some_and(CgroupParents::has_pids)
     }
 
     /// The notices for what is missing.
@@ -219,15 +228,13 @@ impl SandboxEnv {
             );
         } else {
             if !self.memory_cgroup() {
-                let why = if std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-                    "this machine has cgroup v2, which the grader does not drive yet"
-                } else {
-                    "no writable cgroup v1 memory controller"
-                };
-                notes.push(format!("sandbox: {why}, so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)"));
+                notes.push("sandbox: no usable memory cgroup (see the note above), so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)".to_string());
             }
             if !self.pids_cgroup() {
-                notes.push(format!("sandbox: no writable cgroup v1 pids controller, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the sandbox user"));
+                notes.push(format!("sandbox: no usable pids cgroup, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the box's user"));
+            }
+            if !self.namespaces {
+                notes.push("sandbox: this host does not let the grader make namespaces (a container without CAP_SYS_ADMIN?), so boxes have no PID, mount or network namespace of their own: what a run leaves behind is killed by its box's uid, and the cases are kept from student code by Landlock and file permissions only".to_string());
             }
         }
         if !self.seccomp {
@@ -281,7 +288,7 @@ impl SandboxEnv {
         let Some(parents) = &self.cgroups else {
             return Ok(None);
         };
-        if parents.memory.is_none() && parents.pids.is_none() {
+        if !parents.has_memory() && !parents.has_pids() {
             return Ok(None);
         }
         if let Some(slot) = lock(&self.free_slots).pop() {
