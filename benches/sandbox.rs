@@ -99,13 +99,14 @@ mod bench {
     pub fn run() -> anyhow::Result<()> {
         let started = Instant::now();
         println!("sandbox bench: load average at start: {}", load_average());
-        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        let mut env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         println!("safeguards active: {}", env.active().join(", "));
         for notice in env.notices() {
             println!("notice: {notice}");
         }
 
-        let ctx = BuildContext::new().context("cannot set up the build folder")?;
+        let ctx = BuildContext::new().context("cannot find the lab crate")?;
+        env.reach = ctx.tool_dirs();
         let mut fixtures = build_fixtures(&ctx, &env)?;
         // The bundled folder, hidden cases included (the binary holds only
         // the public ones).
@@ -168,6 +169,8 @@ mod bench {
             median(&mut cpu_over.clone()),
             list(&cpu_over)
         );
+
+        build_overhead(&ctx, &env)?;
 
         let rss = flood_rss()?;
         println!(
@@ -390,6 +393,54 @@ mod bench {
             tests.len(),
             total_sandboxed / total_in_process
         );
+    }
+
+    /// Build overhead: each correct C and Rust fixture built [`RUNS`] times
+    /// in a fresh box (box made, sources copied, compiler confined, product
+    /// copied out, box removed) and, interleaved, by the same compiler
+    /// command run directly with no confinement; medians side by side.
+    fn build_overhead(ctx: &BuildContext, env: &SandboxEnv) -> anyhow::Result<()> {
+        let lab = source_dir().join("lab");
+        for name in ["c-listing.c", "rust-trait"] {
+            let path = source_dir().join("submissions").join(name);
+            let (mut boxed, mut direct) = (Vec::new(), Vec::new());
+            for _ in 0..RUNS {
+                let start = Instant::now();
+                let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+                build_submission(ctx, &path, &mut sandbox)?;
+                drop(sandbox);
+                boxed.push(ms(start.elapsed()));
+
+                let scratch = tempfile::tempdir()?;
+                let start = Instant::now();
+                let status = if name.ends_with(".c") {
+                    Command::new("cc")
+                        .args(["-O2", "-shared", "-fPIC", "-pthread", "-I"])
+                        .arg(lab.join("include"))
+                        .arg("-o")
+                        .arg(scratch.path().join("lib.so"))
+                        .arg(&path)
+                        .status()?
+                } else {
+                    Command::new("cargo")
+                        .args(["build", "--release", "--offline", "--lib", "--quiet"])
+                        .current_dir(&path)
+                        .env("CARGO_TARGET_DIR", scratch.path())
+                        .status()?
+                };
+                if !status.success() {
+                    bail!("the direct build of {name} failed");
+                }
+                direct.push(ms(start.elapsed()));
+            }
+            let (b, d) = (median(&mut boxed), median(&mut direct));
+            println!(
+                "build {name}: in a box {b:.0} ms, direct {d:.0} ms, overhead {:.0} ms ({:.2}x), medians of {RUNS}",
+                b - d,
+                b / d
+            );
+        }
+        Ok(())
     }
 
     /// Wall time of the looping fixture's `solve` test under a
