@@ -53,6 +53,7 @@ pub fn prepare(
     jobs: Option<usize>,
     submissions: &Path,
 ) -> anyhow::Result<GradePlan> {
+    crate::runner::cleanup::install();
     let mut sandbox = SandboxEnv::detect();
     for notice in sandbox.notices() {
         eprintln!("note: {notice}");

@@ -142,7 +142,10 @@ impl CgroupParents {
         let make = |parent: &Path| -> io::Result<PathBuf> {
             let dir = parent.join(&name);
             match fs::create_dir(&dir) {
-                Ok(()) => Ok(dir),
+                Ok(()) => {
+                    super::cleanup::track_group(dir.clone());
+                    Ok(dir)
+                }
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(dir),
                 Err(err) => Err(err),
             }
@@ -294,6 +297,7 @@ pub fn set_up_v2(root: &Path, self_cgroup: &str, name: &str, pid: u32) -> Result
     fs::create_dir_all(&group)
         .and_then(|()| enable(&group))
         .map_err(|e| format!("cgroup v2: cannot make {} ({e})", group.display()))?;
+    super::cleanup::track_group(group.clone());
     Ok(group)
 }
 
@@ -301,6 +305,7 @@ pub fn set_up_v2(root: &Path, self_cgroup: &str, name: &str, pid: u32) -> Result
 /// the killed processes finish). A folder that is not on a cgroup file
 /// system (a test's prepared tree) is removed with its files.
 fn remove_group(dir: &Path) {
+    super::cleanup::untrack_group(dir);
     for _ in 0..50 {
         kill_all(dir);
         if fs::remove_dir(dir).is_ok() || !dir.exists() {

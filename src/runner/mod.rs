@@ -2,6 +2,8 @@
 //! and turn how it ended into a verdict; the grading loop.
 #[cfg(unix)]
 pub mod cgroup;
+#[cfg(unix)]
+pub mod cleanup;
 pub mod grade;
 pub mod process;
 #[cfg(target_os = "linux")]

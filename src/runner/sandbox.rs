@@ -157,6 +157,7 @@ impl<'env> SubmissionBox<'env> {
             command.pre_exec(move || unix::box_setup(protocol_fd, events_fd, namespaces));
         }
         let process = command.spawn()?;
+        super::cleanup::track_pid(process.id());
         drop((events_write, protocol_write));
         let _ = uid;
         if let Some(slot) = slot {
@@ -469,6 +470,7 @@ impl Drop for SubmissionBox<'_> {
                 Ok(None) => std::thread::sleep(Duration::from_millis(1)),
             }
         }
+        super::cleanup::untrack_pid(self.process.id());
         if let Some(slot) = self.slot.take() {
             slot.kill_leftovers();
             self.env.give_back(slot);

@@ -338,8 +338,20 @@ impl SandboxEnv {
 }
 
 /// The folder of this run's boxes: `0711`, so a box user can pass
-/// through to its own box folder but list nothing.
+/// through to its own box folder but list nothing. It goes in the first of
+/// the temp folder, `/tmp` and `/var/tmp` that every user can pass through
+/// (a private `TMPDIR` of mode 0700 would lock the box users out of their
+/// own folders).
 fn new_run_root() -> Option<tempfile::TempDir> {
+    let candidates = [
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+    ];
+    let base = candidates
+        .iter()
+        .find(|dir| dir.is_dir() && passable_by_all(dir))
+        .unwrap_or(&candidates[0]);
     let mut builder = tempfile::Builder::new();
     builder.prefix("grader-run-");
     #[cfg(unix)]
@@ -347,7 +359,28 @@ fn new_run_root() -> Option<tempfile::TempDir> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o711));
     }
-    builder.tempdir().ok()
+    let dir = builder.tempdir_in(base).ok()?;
+    #[cfg(unix)]
+    super::cleanup::track_dir(dir.path().to_path_buf());
+    Some(dir)
+}
+
+/// Whether every folder from `/` down to `dir` lets any user pass (`o+x`).
+fn passable_by_all(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(dir) = dir.canonicalize() else {
+            return false;
+        };
+        dir.ancestors()
+            .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        true
+    }
 }
 
 /// Locks a mutex, ignoring poisoning (the data is a plain pool).
