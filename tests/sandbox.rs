@@ -579,7 +579,7 @@ fn a_broken_worker_is_the_graders_error_not_the_students() {
     // (grading turns it into a grader fault: see runner::grade).
     let env = SandboxEnv::detect().with_worker("/bin/false");
     let err = process::run_test(&req, &env).expect_err("no box");
-    assert!(err.to_string().contains("box ended"), "{err}");
+    assert!(err.to_string().contains("the box"), "{err}");
     let missing = SandboxEnv::detect().with_worker("/nonexistent/grader");
     assert!(process::run_test(&req, &missing).is_err());
 }

@@ -55,6 +55,9 @@ pub const LAB_DIR_ENV: &str = "GRADER_LAB_DIR";
 const MAX_CRATE_BYTES: u64 = 64 << 20;
 const MAX_CRATE_FILES: usize = 10_000;
 
+/// Largest prebuilt library, in bytes (checked before it is copied).
+const MAX_LIBRARY_BYTES: u64 = 64 << 20;
+
 /// Largest C source file, in bytes.
 const MAX_SOURCE_BYTES: u64 = 1 << 20;
 
@@ -314,7 +317,10 @@ pub fn build(
     let built = match kind {
         SubmissionKind::C => build_c(sub, ctx, sandbox)?,
         SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
-        SubmissionKind::Library => copy_into(&sub.path, &code.join("lib.so"))?,
+        SubmissionKind::Library => {
+            check_file(&sub.path, MAX_LIBRARY_BYTES, "a shared library")?;
+            copy_into(&sub.path, &code.join("lib.so"))?
+        }
         SubmissionKind::Python => {
             let name = sub.path.file_name().ok_or_else(|| {
                 BuildFailure::Invalid(format!("{} is not a file", sub.path.display()))
@@ -588,6 +594,28 @@ fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
         for entry in std::fs::read_dir(path)? {
             chown_tree(&entry?.path(), uid)?;
         }
+    }
+    Ok(())
+}
+
+/// Checks that `path` is a regular file (not a link) of at most `max` bytes,
+/// from its metadata alone (a sparse 1 GiB file is refused unread).
+fn check_file(path: &Path, max: u64, what: &str) -> Result<(), BuildFailure> {
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|e| BuildFailure::Invalid(format!("cannot read {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(BuildFailure::Invalid(format!(
+            "{} is not a regular file (a link?): hand in {what} itself",
+            path.display()
+        )));
+    }
+    if meta.len() > max {
+        return Err(BuildFailure::Invalid(format!(
+            "{} is {} MiB, larger than the {} MiB allowed for {what}",
+            path.display(),
+            meta.len() >> 20,
+            max >> 20
+        )));
     }
     Ok(())
 }

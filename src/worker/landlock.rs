@@ -10,8 +10,19 @@ use landlock::{
     RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
 
-/// What the dynamic loader and a C or Rust library need to read.
-const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"];
+/// What the dynamic loader and a C or Rust library need to read: the
+/// library folders and the loader's cache, nothing else of the system (no
+/// headers, no `/usr/share`, no `/etc`).
+const SYSTEM_PATHS: &[&str] = &[
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/lib32",
+    "/usr/local/lib",
+    "/etc/ld.so.cache",
+];
 
 /// How far the ruleset could be enforced.
 pub enum Enforcement {
@@ -33,7 +44,10 @@ pub fn restrict(code: &Path) -> Result<Enforcement, String> {
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.scope(Scope::from_all(abi)))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(SYSTEM_PATHS, AccessFs::from_read(abi))))
+        .and_then(|r| {
+            let present = SYSTEM_PATHS.iter().filter(|p| Path::new(p).exists());
+            r.add_rules(path_beneath_rules(present, AccessFs::from_read(abi)))
+        })
         .and_then(|r| r.add_rules(path_beneath_rules([code], AccessFs::from_read(abi))))
         .and_then(|r| r.restrict_self())
         .map_err(|err| format!("landlock: {err}"))?;
