@@ -28,7 +28,7 @@ fn text(bytes: &[u8]) -> String {
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
+        .join("data")
         .join(name)
 }
 
@@ -115,7 +115,7 @@ fn solve_reports_bad_boards_with_line_and_column() {
 fn solve_count_matches_the_tdoku_counts() {
     let dir = tempfile::tempdir().unwrap();
     let source = std::fs::read_to_string(data("tdoku_test_puzzles_with_counts.txt"))
-        .expect("../shared/data/tdoku_test_puzzles_with_counts.txt");
+        .expect("data/tdoku_test_puzzles_with_counts.txt");
     let mut puzzles = String::new();
     let mut expected = String::new();
     for line in source.lines().filter(|l| !l.trim().is_empty()) {
