@@ -6,6 +6,7 @@ mod config;
 mod error;
 pub mod listing;
 mod load;
+mod span;
 
 pub use builtin::builtin;
 pub use config::{CONFIG_FILE, parse_config};
