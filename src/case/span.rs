@@ -48,8 +48,9 @@ pub(crate) fn toml_error(
 /// The name of the `[[case]]` whose table holds byte `offset`, if the file
 /// parses as TOML at all.
 fn case_at(text: &str, offset: usize) -> Option<String> {
-    // toml_edit 0.23 panics on some invalid TOML (e.g. "==\n.="), so it
-    // only gets text that toml already read as TOML.
+    // toml_edit 0.23 panicked on some invalid TOML (e.g. "==\n.="; 0.25,
+    // in use, does not), so it still only gets text that toml already read
+    // as TOML: a guard against the next such bug.
     text.parse::<toml::Table>().ok()?;
     let doc = toml_edit::Document::parse(text).ok()?;
     let tables = doc.get("case")?.as_array_of_tables()?;
