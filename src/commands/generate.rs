@@ -3,7 +3,7 @@
 //! and the listing keys ([`crate::case::listing`]) filled in, so the file
 //! passes `grader reference --check` as written.
 //!
-//! The file is written by the case writer ([`crate::case::append_cases`]),
+//! The file is written by the case writer (`case::append_cases`),
 //! so what it already holds (cases, comments, layout) stays byte for byte;
 //! the new cases go at the end and the whole file is checked to load before
 //! it atomically replaces the old one. Names are

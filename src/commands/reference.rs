@@ -3,7 +3,7 @@
 //! and each case's cost for the seed's listing (`listing_writes`,
 //! `listing_undos`, `listing_capped`, `suggested_time_limit_ms`; see
 //! [`crate::case::listing`]), through the case writer
-//! ([`crate::case::fill_answers`]) so the author's comments and layout stay
+//! (`case::fill_answers`) so the author's comments and layout stay
 //! as they were, each file replaced atomically.
 //!
 //! `--check` treats the listing keys as information: absent ones are not a
