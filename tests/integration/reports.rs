@@ -12,11 +12,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::{grader, root, text};
 
 /// A folder under `dir` holding copies of the named fixtures.
 fn submissions(dir: &Path, fixtures: &[&str]) -> PathBuf {
@@ -30,7 +28,7 @@ fn submissions(dir: &Path, fixtures: &[&str]) -> PathBuf {
 
 /// `grader grade SUBS --cases cases ARGS...`, run from the project root.
 fn grade(subs: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
+    grader()
         .current_dir(root())
         .arg("grade")
         .arg(subs)
@@ -38,10 +36,6 @@ fn grade(subs: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run grader")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn read(path: &Path) -> String {
