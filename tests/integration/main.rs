@@ -2,6 +2,8 @@
 //! one place for the shared helpers in `util.rs`). Each module was once its
 //! own binary and keeps its name:
 //!
+//! - `boxes`: the box around each submission: compile-time attacks, two
+//!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
@@ -13,6 +15,7 @@
 
 mod util;
 
+mod boxes;
 mod cases_cli;
 mod fuzz_seeds;
 mod generate;

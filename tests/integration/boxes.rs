@@ -34,13 +34,7 @@ solution = """
 """
 "#;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn grader() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-}
+use crate::util::{grader, root};
 
 fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
