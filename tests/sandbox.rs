@@ -595,7 +595,9 @@ fn a_python_child_can_speak_the_protocol() {
         Ok((Response::Solve { solved, board }, time_ms)) => {
             assert!(solved);
             assert_eq!(board, SOLUTION.to_vec());
-            assert_eq!(time_ms, 0.25);
+            // The worker's `time_ms` is ignored: the time is the grader's
+            // own measurement.
+            assert_eq!(time_ms, run.cpu_ms as f64);
         }
         other => panic!("{other:?}\n{run:#?}"),
     }

@@ -14,10 +14,7 @@ use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport
 use crate::runner::process::{self, SandboxEnv};
 use crate::submission::build::{self, BuildContext};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Function, Outcome, Verdict};
-
-/// How a test's message starts when the grader, not the student, failed.
-const GRADER_FAULT: &str = "the grader could not run this test";
+use crate::verdict::{Blame, Function, Outcome, Verdict};
 
 /// Everything a grading run needs besides the submissions, checked before
 /// any student code runs.
@@ -88,13 +85,15 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     let code = match build::build(submission, kind, &plan.build) {
         Ok(code) => code,
         Err(failure) => {
-            return not_run(
+            let mut report = not_run(
                 submission,
                 Some(kind),
                 Status::BuildError,
                 &failure.to_string(),
                 plan,
             );
+            report.grader_fault = failure.blame() == Blame::Grader;
+            return report;
         }
     };
     let code_kind = match kind {
@@ -102,11 +101,13 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
         _ => CodeKind::Library,
     };
     let mut tests = Vec::new();
+    let mut grader_fault = false;
     for case in &plan.cases.cases {
         for &function in &case.tests {
-            let (test, loaded) = run_test(code.path(), code_kind, case, function, plan);
-            let grader_fault = test.message.starts_with(GRADER_FAULT);
-            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !grader_fault {
+            let (test, loaded, blame) = run_test(code.path(), code_kind, case, function, plan);
+            let graders = blame == Blame::Grader;
+            grader_fault |= graders;
+            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !graders {
                 // The first test could not even load the code (a missing
                 // symbol, a constructor that crashes or never returns):
                 // nothing else can, so the rest are not run.
@@ -127,20 +128,20 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
         message: String::new(),
         score,
         max_score: max_score(&plan.cases),
-        grader_fault: tests.iter().any(|t| t.message.starts_with(GRADER_FAULT)),
+        grader_fault,
         tests,
     }
 }
 
 /// Runs and judges one test of one case; also says whether the worker got
-/// as far as loading the code.
+/// as far as loading the code, and whose failure the result is.
 pub fn run_test(
     code: &Path,
     kind: CodeKind,
     case: &Case,
     function: Function,
     plan: &GradePlan,
-) -> (TestReport, bool) {
+) -> (TestReport, bool, Blame) {
     let probe = check::plan(case, function);
     let limits = Limits {
         time_limit_ms: plan.cases.time_limit_ms(case),
@@ -155,10 +156,9 @@ pub fn run_test(
     let mut board = None;
     let mut loaded = false;
     let outcome = match process::run_test(&request, &plan.sandbox) {
-        Err(err) => Outcome::new(
-            Verdict::Error,
-            format!("{GRADER_FAULT} (not your fault): {err}"),
-        ),
+        Err(err) => {
+            Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
+        }
         Ok(run) => {
             loaded = run.loaded();
             let output = run.output.clone();
@@ -185,6 +185,7 @@ pub fn run_test(
         }
     };
     let max_points = case.points;
+    let blame = outcome.blame;
     let test = TestReport {
         case: case.name.clone(),
         function,
@@ -202,7 +203,7 @@ pub fn run_test(
         hidden: case.hidden,
         description: case.description.clone(),
     };
-    (test, loaded)
+    (test, loaded, blame)
 }
 
 /// The report for a submission whose grading panicked (a grader bug).
@@ -311,6 +312,10 @@ mod tests {
         assert_eq!(report.score, 0);
         let test = &report.tests[0];
         assert_eq!(test.verdict, Verdict::Error);
-        assert!(test.message.starts_with(GRADER_FAULT), "{}", test.message);
+        assert!(
+            test.message.starts_with(process::GRADER_FAULT),
+            "{}",
+            test.message
+        );
     }
 }

@@ -3,6 +3,7 @@
 #[cfg(unix)]
 pub mod cgroup;
 pub mod grade;
+pub mod outcome;
 pub mod process;
 pub mod sandbox_env;
 #[cfg(unix)]

@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::submission::discover::{Submission, SubmissionKind};
+use crate::verdict::Blame;
 
 /// Default time limit for building a Rust crate.
 pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(120);
@@ -194,9 +195,13 @@ pub enum BuildFailure {
 }
 
 impl BuildFailure {
-    /// True unless the grader itself failed.
-    pub fn is_student_fault(&self) -> bool {
-        !matches!(self, BuildFailure::Grader(_))
+    /// Whose failure this is: the grader's for [`BuildFailure::Grader`]
+    /// (no compiler, a folder that cannot be made), else the student's.
+    pub fn blame(&self) -> Blame {
+        match self {
+            BuildFailure::Grader(_) => Blame::Grader,
+            _ => Blame::Student,
+        }
     }
 }
 
@@ -916,7 +921,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         let err = build(&classify(&file), SubmissionKind::C, &context(root.path()))
             .expect_err("does not build");
         let message = err.to_string();
-        assert!(err.is_student_fault());
+        assert_eq!(err.blame(), Blame::Student);
         assert!(message.starts_with("cc failed:\n"), "{message}");
         assert!(message.contains("bob.c:4:"), "{message}");
         assert!(message.contains("error: expected ';'"), "{message}");
@@ -961,7 +966,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         let mut ctx = context(root.path());
         ctx.cc = root.path().join("no-such-cc");
         let err = build(&classify(&file), SubmissionKind::C, &ctx).expect_err("no cc");
-        assert!(!err.is_student_fault());
+        assert_eq!(err.blame(), Blame::Grader);
         assert!(err.to_string().contains("not your fault"), "{err}");
     }
 
