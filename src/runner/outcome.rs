@@ -101,10 +101,10 @@ impl TestRun {
             .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
     }
 
-    /// The sandbox notes the worker sent (a safeguard only partly applied).
+    /// The sandbox notes the worker sent (a safeguard only partly applied),
+    /// before student code ran (later ones could be forged).
     pub fn sandbox_notes(&self) -> Vec<&str> {
-        self.messages
-            .iter()
+        self.worker_messages()
             .filter_map(|m| match m {
                 WorkerMessage::SandboxNote { message } => Some(message.as_str()),
                 _ => None,

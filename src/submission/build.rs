@@ -253,6 +253,15 @@ pub fn build(
     kind: SubmissionKind,
     ctx: &BuildContext,
 ) -> Result<BuiltCode, BuildFailure> {
+    // The student's own folder around a single file must not be a link
+    // either (it could hold another student's file).
+    if let Some(folder) = sub
+        .path
+        .parent()
+        .filter(|f| kind != SubmissionKind::Rust && f.file_name().is_some_and(|n| *n == *sub.id))
+    {
+        refuse_symlink(folder)?;
+    }
     let slot = slot_name(&sub.id);
     let out = make_unique_dir(&ctx.out_root.join("out"), &slot)?;
     let built = match kind {
@@ -981,6 +990,21 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         let err = build(&classify(&link), SubmissionKind::C, &ctx).expect_err("a link");
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert_eq!(err.blame(), Blame::Student);
+        // A student's folder that is a link to another student's folder.
+        let other = src.path().join("other");
+        fs::create_dir_all(&other).expect("mkdir");
+        fs::write(other.join("sol.c"), GOOD_C).expect("write");
+        std::os::unix::fs::symlink(&other, src.path().join("frank")).expect("symlink");
+        let err = build(
+            &classify(&src.path().join("frank")),
+            SubmissionKind::C,
+            &ctx,
+        )
+        .expect_err("a linked folder");
+        assert!(
+            err.to_string().contains("frank is a symbolic link"),
+            "{err}"
+        );
         // A sparse 1 GiB library costs nothing to refuse.
         let huge = src.path().join("huge.so");
         fs::File::create(&huge)
