@@ -1,32 +1,33 @@
 //! Building a submission into something a worker can load (SPEC 5): a
-//! shared library with the lab's C ABI, or a Python file.
+//! shared library with the lab's C ABI, or a Python file — inside the
+//! submission's box ([`crate::runner::sandbox`]). The grader copies what
+//! the build needs into the box's `work/` folder (the box user's), the
+//! compiler runs there as a confined run of the box, and the product is
+//! copied into the box's read-only `code/` folder (`0644`), which the tests
+//! load.
 //!
-//! Each submission gets its own output folder under the build root, holding
-//! nothing but the built file; folders are `0755` and the file `0644`, since
-//! the worker drops to an unprivileged user before loading it.
-//!
-//! - **Rust**: the crate is copied into a work folder (the student's folder
+//! - **Rust**: the crate is copied into `work/crate` (the student's folder
 //!   is never written to: no `Cargo.lock`, no `target/`), its manifest is
 //!   checked and adjusted by [`super::manifest`] — a `cdylib` with a
 //!   library name unique to the student, the `sudoku-lab` dependency
-//!   pointed at the grader's own copy, the grader's own empty
-//!   `[workspace]` — and built with `cargo build --release --offline --lib`
-//!   in a cleared environment and a target folder shared by all
-//!   submissions, so the lab crate compiles once (cargo's lock serialises
-//!   builds that share it).
-//! - **C**: a private copy of the file, `submission.c`, with the lab
-//!   header beside it, compiled in that folder by
-//!   `cc -O2 -shared -fPIC -pthread -I. -o lib.so submission.c`: fixed,
-//!   relative arguments only, so no student-chosen name ever reaches the
-//!   compiler's command line (`@opts.c` would read options from a file,
-//!   `-wrapper.c` would be one), and the compiler's default dialect (GNU C,
-//!   so POSIX names such as `pid_t` and `usleep` compile as they do
-//!   everywhere else). Messages name the student's file again.
+//!   pointed at the box's read-only copy of the lab crate, the grader's own
+//!   empty `[workspace]` — and built by the toolchain's own `cargo` with
+//!   `cargo build --release --offline --lib`, in a cleared environment, a
+//!   target folder and `CARGO_HOME` of its own (nothing shared with another
+//!   student: no lock, no artefact).
+//! - **C**: a private copy of the file, `submission.c`, compiled in
+//!   `work/src` by `cc -O2 -shared -fPIC -pthread -I <lab>/include -o
+//!   <work>/lib.so submission.c`: fixed arguments only, so no
+//!   student-chosen name ever reaches the compiler's command line (`@opts.c`
+//!   would read options from a file, `-wrapper.c` would be one), and the
+//!   compiler's default dialect (GNU C, so POSIX names such as `pid_t` and
+//!   `usleep` compile as they do everywhere else). Messages name the
+//!   student's file again.
 //! - **Library** (`.so`) and **Python** (`.py`): copied as they are.
 //!
-//! Compilers run in their own process group and are killed as a group when
-//! they pass the time limit. Their output becomes the failure message,
-//! trimmed to the errors (see [`trim_compiler_output`]).
+//! The box kills a build at its time limit, with everything it started.
+//! Its output becomes the failure message, trimmed to the errors (see
+//! [`trim_compiler_output`]).
 //!
 //! What is read is checked first, by its size on disk and never by reading
 //! it: a source file at most [`MAX_SOURCE_BYTES`], a crate at most
@@ -1230,7 +1231,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
     #[test]
     fn trimming_keeps_errors_and_drops_warnings_and_progress() {
         let output = "\
-   Compiling sudoku-lab v0.1.0 (/work/lab)
+   Compiling sudoku-lab v0.1.0 (/src/lab)
 /tmp/b/work/x/crate/src/lib.rs:3:9: warning: unused variable: `x`
 /tmp/b/work/x/crate/src/lib.rs:22:28: error[E0308]: mismatched types: expected `bool`, found `usize`
 warning: `x` (lib) generated 1 warning
