@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
         Command::Check(a) => grader::commands::check::run(a),
+        Command::Init(a) => grader::commands::init::run(a),
         Command::Grade(a) => grader::commands::grade::run(a),
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),

@@ -112,7 +112,8 @@ impl BuildContext {
         // The worker runs as another user: it must be able to walk down to
         // the output folders.
         set_mode(root.path(), 0o755).map_err(BuildSetupError::TempDir)?;
-        let mut ctx = BuildContext::in_dir(root.path(), &default_lab_dir())?;
+        let lab = lab_crate_for_build(root.path()).map_err(BuildSetupError::TempDir)?;
+        let mut ctx = BuildContext::in_dir(root.path(), &lab)?;
         ctx._root = Some(Arc::new(root));
         Ok(ctx)
     }
@@ -147,6 +148,20 @@ pub fn default_lab_dir() -> PathBuf {
     match std::env::var_os(LAB_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("lab"),
+    }
+}
+
+/// The lab crate a build uses: `$GRADER_LAB_DIR` if set, else the copy
+/// built into the binary ([`lab_kit`](super::lab_kit)), written into
+/// `build_root/lab`, so a copied `grader` builds with no source checkout.
+fn lab_crate_for_build(build_root: &Path) -> std::io::Result<PathBuf> {
+    match std::env::var_os(LAB_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => {
+            let lab = build_root.join("lab");
+            super::lab_kit::write_lab_crate(&lab)?;
+            Ok(lab)
+        }
     }
 }
 

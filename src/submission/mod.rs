@@ -3,3 +3,4 @@
 //! ([`build`]).
 pub mod build;
 pub mod discover;
+pub mod lab_kit;
