@@ -45,13 +45,11 @@ pub(super) fn judge(
 fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool, is_puzzle: bool) -> String {
     let n = board.n();
     let on = if is_puzzle { "" } else { " on the board shown" };
-    let call = format!("legal({}, {v}){on}", cell(r, c));
+    let call = format!("legal(board, {r}, {c}, {v}){on}");
     if !answer {
         return format!(
-            "{call} returned false, but {v} is not in row {}, column {} or {}: \
+            "{call} returned false, but {v} is not in row {r}, column {c} or {}: \
              only the cell's own row, column and box rule a digit out",
-            r + 1,
-            c + 1,
             box_name(n, r, c)
         );
     }
