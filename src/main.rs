@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        Err(err) if exit::is_broken_pipe(&err) => ExitCode::from(exit::SUCCESS),
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(exit::USAGE_OR_INPUT)

@@ -48,9 +48,24 @@ pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<Ca
 /// # Errors
 /// When the build folder cannot be made.
 pub fn prepare(cases: CaseSet, jobs: Option<usize>) -> anyhow::Result<GradePlan> {
+    prepare_with_notices(cases, jobs, true)
+}
+
+/// [`prepare`], printing the sandbox's notices only if `show_notices`
+/// (`grader check` shows them with `-v`: a student cannot act on them).
+///
+/// # Errors
+/// When the build folder cannot be made.
+pub fn prepare_with_notices(
+    cases: CaseSet,
+    jobs: Option<usize>,
+    show_notices: bool,
+) -> anyhow::Result<GradePlan> {
     let sandbox = SandboxEnv::detect();
-    for notice in sandbox.notices() {
-        eprintln!("note: {notice}");
+    if show_notices {
+        for notice in sandbox.notices() {
+            eprintln!("note: {notice}");
+        }
     }
     let build = BuildContext::new().context("cannot prepare a folder to build submissions in")?;
     let jobs = jobs

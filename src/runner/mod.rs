@@ -5,5 +5,6 @@ pub mod cgroup;
 pub mod grade;
 pub mod process;
 pub mod sandbox_env;
+pub mod shrink;
 #[cfg(unix)]
 pub(crate) mod unix;
