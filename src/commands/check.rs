@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::board_text::format_line;
-use crate::case::CaseSet;
+use crate::case::{Case, CaseSet};
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
@@ -25,7 +25,7 @@ use crate::report::student::{self, CheckRun, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, SubmissionReport, TestReport, picture};
 use crate::runner::grade::{GradePlan, is_grader_fault, kind_name, run_test_judged};
-use crate::runner::shrink::{FailureClass, ShrinkBudget, shrink_solve};
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
 use crate::submission::build;
 use crate::submission::discover::{self, Submission, SubmissionKind};
 use crate::verdict::{Function, Verdict};
@@ -149,7 +149,9 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                             .as_ref()
                             .map(|b| picture::render(b, f.cell, plan.color))
                     });
+                    let diagnosis = small_board_diagnosis(case, &small);
                     shrunk.push(ShrunkView {
+                        diagnosis,
                         case: case.name.clone(),
                         full_board: picture::render(&case.puzzle, None, false),
                         small_board: picture::render(&small.puzzle, None, false),
@@ -190,6 +192,24 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         not_run,
         path,
     }
+}
+
+/// What a shrunk board proves when its shape leaves one cause: one empty
+/// cell, whose digit is N, and `solve` gives up there: the digit loop never
+/// reaches N.
+fn small_board_diagnosis(case: &Case, small: &Shrunk) -> Option<String> {
+    let check = small.failure.as_ref()?.check;
+    let solution = case.solution.as_ref()?;
+    let mut empty = small.puzzle.empty_cells();
+    let (r, c) = empty.next()?;
+    let side = small.puzzle.side();
+    (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
+        .then(|| {
+            format!(
+                "with a single empty cell, whose digit is {side}, your solve answers false: \
+                 your digit loop never tries {side} (loop while v <= N, not v < N)"
+            )
+        })
 }
 
 /// A submission none of whose tests ran.

@@ -54,6 +54,8 @@ pub struct ShrunkView {
     pub ms: f64,
     /// True if the budget ran out before the board was known to be minimal.
     pub stopped_early: bool,
+    /// What the small board proves, when its shape leaves one cause.
+    pub diagnosis: Option<String>,
     /// The verdict on the small board (the same as on the case).
     pub verdict: Verdict,
     /// What went wrong on the small board.
@@ -316,6 +318,9 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "      {l:<width$}    {r}")?;
     }
     writeln!(out, "    the small board as text: {}", shrunk.small_puzzle)?;
+    if let Some(diagnosis) = &shrunk.diagnosis {
+        writeln!(out, "    {}", diagnosis.yellow().bold())?;
+    }
     writeln!(out, "    on the small board:")?;
     let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message);
     for line in visible(&message).lines() {
