@@ -187,7 +187,10 @@ fn init_refuses_a_folder_that_is_not_empty() {
     let init = kit.grader(".", &["init", "proj"]);
     assert_eq!(code(&init), 2, "{}", text(&init));
     assert!(text(&init).contains("not empty"), "{}", text(&init));
-    assert_eq!(fs::read_to_string(kit.path("proj/mine.c")).unwrap(), "int x;");
+    assert_eq!(
+        fs::read_to_string(kit.path("proj/mine.c")).unwrap(),
+        "int x;"
+    );
 }
 
 #[test]
@@ -232,7 +235,13 @@ fn json_for_editors() {
     let path = fixture("bug-no-clear.c");
     let out = kit.grader(
         ".",
-        &["check", "--json", "--function", "solve", path.to_str().unwrap()],
+        &[
+            "check",
+            "--json",
+            "--function",
+            "solve",
+            path.to_str().unwrap(),
+        ],
     );
     assert_eq!(code(&out), 1, "{}", text(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -251,7 +260,10 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ("bug-box-origin.c", "legal(board, "),
     ("bug-digit-loop-short.c", "digit loop"),
     ("bug-find-empty-never-none.c", "on a full board"),
-    ("bug-find-empty-order.c", "first empty cell in reading order"),
+    (
+        "bug-find-empty-order.c",
+        "first empty cell in reading order",
+    ),
     ("bug-legal-no-box.c", "box"),
     ("bug-legal-no-column.c", "column"),
     ("bug-no-clear.c", "not cleared"),
@@ -300,7 +312,12 @@ fn check_fixture(kit: &Kit, cases: &Path, name: &str) -> (i32, String) {
     let path = fixture(name);
     let out = kit.grader(
         ".",
-        &["check", "--cases", cases.to_str().unwrap(), path.to_str().unwrap()],
+        &[
+            "check",
+            "--cases",
+            cases.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
     );
     (code(&out), redacted(&String::from_utf8_lossy(&out.stdout)))
 }
@@ -369,7 +386,13 @@ fn the_shrunk_board_is_minimal() {
     ] {
         let code = built(name, &plan);
         let case = campus_case(case_name);
-        let first = run_test_judged(code.path(), CodeKind::Library, &case, Function::Solve, &plan);
+        let first = run_test_judged(
+            code.path(),
+            CodeKind::Library,
+            &case,
+            Function::Solve,
+            &plan,
+        );
         assert_ne!(first.report.verdict, Verdict::Pass, "{name} on {case_name}");
         let class = FailureClass::of(first.report.verdict, first.failure.as_ref());
         let small = shrink_solve(

@@ -61,6 +61,16 @@ pub(super) fn judge(
         },
         (true, false) => {
             let problem = completed_problem(&input, &after);
+            if let Some(p) = problem.as_ref().filter(|p| p.check == "solve.givens") {
+                return Err(Failure::new(
+                    "solve.givens",
+                    format!(
+                        "solve returned true on a puzzle that has no solution, and {}: {}",
+                        p.what, p.hint
+                    ),
+                )
+                .on(&after, Some(p.cell)));
+            }
             let detail = problem
                 .as_ref()
                 .map_or(String::new(), |p| format!(", and {}", p.what));
