@@ -9,7 +9,7 @@
 //! how many public tests passed and that hidden tests also count.
 //!
 //! Everything the student's code or compiler wrote goes through
-//! [`visible`](super::text::visible): control characters are shown, never
+//! [`visible`]: control characters are shown, never
 //! interpreted by the terminal.
 
 use colored::Colorize;
@@ -309,8 +309,8 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
     let width = width.max("the case".len());
     writeln!(
         out,
-        "      {:<width$}    {}",
-        "the case", "the smallest failing board"
+        "      {:<width$}    the smallest failing board",
+        "the case"
     )?;
     for i in 0..left.len().max(right.len()) {
         let l = left.get(i).copied().unwrap_or("");
