@@ -207,6 +207,10 @@ fn exit_codes_tell_build_errors_from_wrong_answers() {
     assert_eq!(code(&missing), 3, "{}", text(&missing));
     let wrong = check("bug-solve-always-true.c");
     assert_eq!(code(&wrong), 1, "{}", text(&wrong));
+    // A bare file name in the current folder builds too.
+    fs::copy(fixture("c-listing.c"), kit.path("sudoku.c")).unwrap();
+    let bare = kit.grader(".", &["check", "sudoku.c"]);
+    assert_eq!(code(&bare), 0, "{}", text(&bare));
     let usage = kit.grader(".", &["check", "--case", "no-such-case", "."]);
     assert_eq!(code(&usage), 2, "{}", text(&usage));
     assert!(text(&usage).contains("campus-4x4"), "{}", text(&usage));

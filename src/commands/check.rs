@@ -98,7 +98,10 @@ fn select_cases(args: &CheckArgs) -> anyhow::Result<CaseSet> {
 /// Builds the submission and runs its tests; never fails: what goes wrong
 /// is in the result.
 fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
-    let submission = discover::classify(&args.path);
+    // An absolute path: a bare `sudoku.c` has an empty parent folder, which
+    // a compiler cannot be started in.
+    let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
+    let submission = discover::classify(&absolute);
     let path = args.path.to_string_lossy().into_owned();
     let kind = match &submission.kind {
         Ok(kind) => *kind,
