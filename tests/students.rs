@@ -443,3 +443,54 @@ fn the_shrunk_board_is_minimal() {
         }
     }
 }
+
+#[test]
+fn watch_reruns_when_a_source_changes() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let kit = Kit::new();
+    let init = kit.grader(".", &["init", "proj"]);
+    assert_eq!(code(&init), 0, "{}", text(&init));
+    let mut child = Command::new(kit.path("bin/grader"))
+        .args(["check", "--watch", "--no-shrink", "proj"])
+        .current_dir(kit.path("."))
+        .env_remove("GRADER_LAB_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Lines up to the end of one run (the watcher's own line).
+    let one_run = || -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(line) = rx.recv_timeout(Duration::from_secs(60)) {
+            let done = line.starts_with("[watching");
+            lines.push(line);
+            if done {
+                break;
+            }
+        }
+        lines
+    };
+    let first = one_run();
+    let stubs = first.join("\n");
+    assert!(stubs.contains("exit code would be 1"), "{stubs}");
+    fs::copy(fixture("c-listing.c"), kit.path("proj/sudoku.c")).unwrap();
+    let second = one_run();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let fixed = second.join("\n");
+    assert!(fixed.contains("public tests passed"), "{fixed}");
+    assert!(fixed.contains("exit code would be 0"), "{fixed}");
+}

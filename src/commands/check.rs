@@ -247,7 +247,10 @@ const SETTLE: Duration = Duration::from_millis(200);
 /// the project (not its build products), clearing the screen between runs.
 fn watch(args: &CheckArgs) -> anyhow::Result<u8> {
     use notify::{RecursiveMode, Watcher};
+    // Absolute, so that event paths can be made relative to it (and a
+    // hidden folder above the project does not hide every change).
     let root = watched_root(&args.path);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event {
@@ -279,7 +282,17 @@ fn watch(args: &CheckArgs) -> anyhow::Result<u8> {
         // Wait for a change to a source, then let the burst settle.
         loop {
             let event = rx.recv().context("the file watcher stopped")?;
-            if event.paths.iter().any(|p| is_source(&root, p)) {
+            // Reads (the compiler opening a source) are not changes; a
+            // file closed after writing is (some copies emit nothing else).
+            use notify::event::{AccessKind, AccessMode, EventKind};
+            let changed = matches!(
+                event.kind,
+                EventKind::Create(_)
+                    | EventKind::Modify(_)
+                    | EventKind::Remove(_)
+                    | EventKind::Access(AccessKind::Close(AccessMode::Write))
+            );
+            if changed && event.paths.iter().any(|p| is_source(&root, p)) {
                 break;
             }
         }
@@ -306,7 +319,9 @@ fn watched_root(path: &Path) -> PathBuf {
 /// True for a change worth a re-run: a source or manifest, not a build
 /// product (`target/`, `build/`, `__pycache__/`, hidden files).
 fn is_source(root: &Path, path: &Path) -> bool {
-    let relative = path.strip_prefix(root).unwrap_or(path);
+    let Ok(relative) = path.strip_prefix(root) else {
+        return false;
+    };
     let skipped = relative.components().any(|part| {
         let part = part.as_os_str().to_string_lossy();
         part == "target" || part == "build" || part == "__pycache__" || part.starts_with('.')
@@ -334,6 +349,12 @@ mod tests {
         assert!(!is_source(root, Path::new("proj/build/libsudoku.so")));
         assert!(!is_source(root, Path::new("proj/.sudoku.c.swp")));
         assert!(!is_source(root, Path::new("proj/README.md")));
+        assert!(!is_source(root, Path::new("elsewhere/sudoku.c")));
+        let hidden_above = Path::new("/tmp/.tmp123/proj");
+        assert!(is_source(
+            hidden_above,
+            Path::new("/tmp/.tmp123/proj/sudoku.c")
+        ));
     }
 
     #[test]
