@@ -274,6 +274,7 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ("bug-out-of-range.c", "digit loop goes past"),
     ("bug-overwrites-givens.c", "given"),
     ("bug-partial-clear.c", "not cleared"),
+    ("bug-recurse-without-write.c", "stack overflow"),
     ("bug-solve-always-true.c", "has no solution"),
     ("bug-solves-copy.c", "exactly as it was passed in"),
 ];
