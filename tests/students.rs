@@ -254,6 +254,28 @@ fn json_for_editors() {
     let tests = doc["submission"]["tests"].as_array().unwrap();
     assert!(tests.iter().all(|t| t["function"] == "solve"), "{doc}");
     assert!(doc["shrunk"][0]["empty"].as_u64().unwrap() >= 1, "{doc}");
+    assert!(!out.stdout.contains(&0x1b), "no terminal escapes in JSON");
+    // --fail-fast stops at the first failing test and says how many were left.
+    let fast = kit.grader(
+        ".",
+        &[
+            "check",
+            "--json",
+            "--fail-fast",
+            "--no-shrink",
+            path.to_str().unwrap(),
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&fast.stdout).expect("JSON");
+    let tests = doc["submission"]["tests"].as_array().unwrap();
+    assert_eq!(tests.last().unwrap()["verdict"], "wrong", "{doc}");
+    assert!(
+        tests[..tests.len() - 1]
+            .iter()
+            .all(|t| t["verdict"] == "pass"),
+        "{doc}"
+    );
+    assert!(doc["not_run"].as_u64().unwrap() > 0, "{doc}");
 }
 
 // ---------------------------------------------------------------- snapshots

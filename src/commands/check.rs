@@ -47,7 +47,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 /// One check: select the cases, build, run, show.
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let cases = select_cases(args)?;
-    let plan = prepare_with_notices(cases, Some(1), args.verbose)?;
+    let mut plan = prepare_with_notices(cases, Some(1), args.verbose)?;
+    // Editors read the JSON: board pictures without terminal colours.
+    plan.color &= !args.json;
     let run = run_checks(args, &plan);
     let mut out = std::io::stdout().lock();
     if args.json {
