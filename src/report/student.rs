@@ -255,7 +255,7 @@ fn write_failure(
         (Some(shrunk), _) if test.function == Function::Solve => write_shrunk(shrunk, out)?,
         (_, Some(board)) => {
             writeln!(out)?;
-            for line in board.lines() {
+            for line in labelled(board).lines() {
                 writeln!(out, "      {line}")?;
             }
             writeln!(out)?;
@@ -303,8 +303,9 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
         )
         .bold()
     )?;
-    let left: Vec<&str> = shrunk.full_board.lines().collect();
-    let right: Vec<&str> = shrunk.small_board.lines().collect();
+    let (full, small) = (labelled(&shrunk.full_board), labelled(&shrunk.small_board));
+    let left: Vec<&str> = full.lines().collect();
+    let right: Vec<&str> = small.lines().collect();
     let width = left.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let width = width.max("the case".len());
     writeln!(
@@ -328,11 +329,54 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
     }
     if let Some(after) = &shrunk.small_after {
         writeln!(out, "    the board your solve left:")?;
-        for line in after.lines() {
+        for line in labelled(after).lines() {
             writeln!(out, "      {line}")?;
         }
     }
     writeln!(out)
+}
+
+/// `picture` (from [`super::picture::render`]) with the row numbers on the
+/// left and the column numbers on top, counted from 0 as the messages
+/// count them, so "(row 2, col 1)" can be found at a glance.
+pub fn labelled(picture: &str) -> String {
+    let lines: Vec<&str> = picture.lines().collect();
+    let is_rule = |line: &str| !line.is_empty() && line.chars().all(|ch| ch == '-' || ch == '+');
+    // Column positions from a row without a marked (and maybe coloured) cell:
+    // the last character of each cell's token.
+    let plain = lines.iter().find(|l| !is_rule(l) && !l.contains('['));
+    let mut header = String::new();
+    if let Some(row) = plain {
+        let chars: Vec<char> = row.chars().collect();
+        let ends = (0..chars.len()).filter(|&i| {
+            let ch = chars[i];
+            ch != ' ' && ch != '|' && chars.get(i + 1).is_none_or(|&next| next == ' ')
+        });
+        for (col, end) in ends.enumerate() {
+            let label = col.to_string();
+            let start = (end + 1).saturating_sub(label.len());
+            while header.chars().count() < start {
+                header.push(' ');
+            }
+            if header.chars().count() == start {
+                header.push_str(&label);
+            }
+        }
+    }
+    let mut out = String::new();
+    if !header.is_empty() {
+        out.push_str(&format!("    {header}\n"));
+    }
+    let mut row = 0;
+    for line in lines {
+        if is_rule(line) {
+            out.push_str(&format!("    {line}\n"));
+        } else {
+            out.push_str(&format!("{row:>3} {line}\n"));
+            row += 1;
+        }
+    }
+    out
 }
 
 /// The message shown for a test: a crash from a stack overflow is told in
@@ -530,6 +574,18 @@ mod tests {
         assert!(!shown.contains("overflowed its stack"), "{shown}");
         assert!(!shown.contains("fatal runtime error"), "{shown}");
         assert!(shown.contains("| \\e[2Jhello"), "{shown}");
+    }
+
+    #[test]
+    fn pictures_get_row_and_column_numbers() {
+        let picture = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
+        assert_eq!(
+            labelled(picture),
+            "     0 1   2 3\n  0  1 . | . 4\n  1  . 4 |[1].\n    -----+----\n  2  2 . | . 3\n  3  . 3 | 2 .\n"
+        );
+        let wide = " 16  .  .  . |  .  .  .  . |  .  .  .  . |  .  .  . 10\n";
+        let header = labelled(wide).lines().next().unwrap().to_string();
+        assert!(header.ends_with("14 15"), "{header:?}");
     }
 
     #[test]
