@@ -9,6 +9,7 @@
 //! cases: no hidden case, no answer, no solution.
 
 use anyhow::{Context, bail};
+use std::io::Write;
 use std::path::Path;
 
 use crate::cli::{InitArgs, Lang};
@@ -156,8 +157,12 @@ pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {shown}"))?;
     write_project(dir, args.lang)
         .with_context(|| format!("cannot write the project in {shown}"))?;
-    println!("wrote a {} project in {shown}", args.lang.name());
-    println!("next: cd {shown}, fill in legal, find_empty and solve, then run `grader check`");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "wrote a {} project in {shown}", args.lang.name())?;
+    writeln!(
+        out,
+        "next: cd {shown}, fill in legal, find_empty and solve, then run `grader check`"
+    )?;
     Ok(exit::SUCCESS)
 }
 
