@@ -9,6 +9,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod picture;
+pub mod student;
 pub mod terminal;
 pub mod text;
 

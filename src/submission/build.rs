@@ -84,8 +84,9 @@ const MAX_CRATE_FILES: usize = 10_000;
 #[derive(Clone, Debug)]
 pub struct BuildContext {
     /// The lab crate, `sudoku-lab` (the folder with its `Cargo.toml` and
-    /// `include/sudoku_lab.h`); copied into every box that builds.
-    pub lab_crate: PathBuf,
+    /// `include/sudoku_lab.h`), copied into every box that builds; `None`:
+    /// the copy built into the binary ([`super::lab_kit`]).
+    pub lab_crate: Option<PathBuf>,
     /// The C compiler: a name looked up on `PATH`, or a path.
     pub cc: PathBuf,
     /// The Rust compiler whose toolchain builds crates: a name looked up
@@ -124,13 +125,20 @@ pub enum BuildSetupError {
 }
 
 impl BuildContext {
-    /// A context with the lab crate from [`default_lab_dir`], `cc` and
-    /// `rustc` from `PATH`, and the default time limits.
+    /// A context with the lab crate built into the binary (or the one in
+    /// `$GRADER_LAB_DIR`), `cc` and `rustc` from `PATH`, and the default
+    /// time limits: a copied `grader` builds with no source checkout.
     ///
     /// # Errors
-    /// When the lab crate is missing.
+    /// When `$GRADER_LAB_DIR` names no lab crate.
     pub fn new() -> Result<BuildContext, BuildSetupError> {
-        BuildContext::with_lab(&default_lab_dir())
+        match std::env::var_os(LAB_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => BuildContext::with_lab(Path::new(&dir)),
+            _ => Ok(BuildContext {
+                lab_crate: None,
+                ..BuildContext::with_lab_unchecked(None)
+            }),
+        }
     }
 
     /// A context with the lab crate at `lab_crate`.
@@ -143,14 +151,20 @@ impl BuildContext {
         {
             return Err(BuildSetupError::NoLab(lab_crate.to_path_buf()));
         }
-        Ok(BuildContext {
-            lab_crate: lab_crate.to_path_buf(),
+        Ok(BuildContext::with_lab_unchecked(Some(
+            lab_crate.to_path_buf(),
+        )))
+    }
+
+    fn with_lab_unchecked(lab_crate: Option<PathBuf>) -> BuildContext {
+        BuildContext {
+            lab_crate,
             cc: PathBuf::from("cc"),
             rustc: PathBuf::from("rustc"),
             rust_time_limit: RUST_TIME_LIMIT,
             c_time_limit: C_TIME_LIMIT,
             rust: Arc::new(OnceLock::new()),
-        })
+        }
     }
 
     /// The C compiler's full path.
@@ -237,15 +251,6 @@ fn find_rust(rustc: &Path) -> Result<RustToolchain, String> {
         ));
     }
     Ok(toolchain)
-}
-
-/// The lab crate: `$GRADER_LAB_DIR` if set, else `lab/` of the source tree
-/// the grader was built from.
-pub fn default_lab_dir() -> PathBuf {
-    match std::env::var_os(LAB_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("lab"),
-    }
 }
 
 /// A built submission, ready for a worker to load.
@@ -567,20 +572,25 @@ fn install_lab(ctx: &BuildContext, sandbox: &SubmissionBox<'_>) -> Result<PathBu
     if lab.join("Cargo.toml").is_file() {
         return Ok(lab);
     }
+    let Some(lab_crate) = &ctx.lab_crate else {
+        super::lab_kit::write_lab_crate(&lab)
+            .map_err(|e| grader_io("write the lab crate into", &lab, e))?;
+        return Ok(lab);
+    };
     for sub in ["src", "include"] {
         let mut budget = CopyBudget {
             bytes: MAX_SUBMISSION_BYTES,
             files: MAX_CRATE_FILES,
         };
         copy_crate(
-            &ctx.lab_crate.join(sub),
+            &lab_crate.join(sub),
             &lab.join(sub),
             Path::new(sub),
             &mut budget,
         )?;
     }
-    let manifest = std::fs::read_to_string(ctx.lab_crate.join("Cargo.toml"))
-        .map_err(|e| grader_io("read the lab crate's manifest in", &ctx.lab_crate, e))?;
+    let manifest = std::fs::read_to_string(lab_crate.join("Cargo.toml"))
+        .map_err(|e| grader_io("read the lab crate's manifest in", lab_crate, e))?;
     std::fs::write(lab.join("Cargo.toml"), standalone_manifest(&manifest))
         .map_err(|e| grader_io("write the lab crate's manifest in", &lab, e))?;
     Ok(lab)
