@@ -14,6 +14,9 @@ fn main() -> ExitCode {
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
+        Command::Report(a) => grader::commands::replay::run(a),
+        Command::Merge(a) => grader::commands::merge::run(a),
+        Command::Diff(a) => grader::commands::diff::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

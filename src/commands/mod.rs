@@ -2,8 +2,16 @@
 //! returning the exit code (see [`crate::exit`]).
 
 pub mod check;
+pub mod diff;
 pub mod generate;
 pub mod grade;
+pub mod merge;
+pub mod outputs;
 pub mod plan;
 pub mod reference;
+pub mod replay;
+pub mod results;
+pub mod shard;
 pub mod solve;
+pub mod stored;
+pub mod summary_md;
