@@ -59,6 +59,11 @@ pub struct GradeArgs {
     /// Submissions graded at once (default: the number of cores).
     #[arg(long, short)]
     pub jobs: Option<usize>,
+    /// SUBMISSIONS is one student's upload, not a folder of students:
+    /// a crate, or one .c/.py/.so file, at its top (or in a lone folder);
+    /// other files are ignored and named (Gradescope, a student's repo).
+    #[arg(long, conflicts_with = "shard")]
+    pub single: bool,
     /// The reports to write.
     #[command(flatten)]
     pub outputs: ReportOutputs,

@@ -37,12 +37,16 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         );
     }
     let cases = load_cases(args.cases.as_deref(), true)?;
-    let mut submissions = discover::discover(&args.submissions).with_context(|| {
-        format!(
-            "cannot read the submissions in {}",
-            args.submissions.display()
-        )
-    })?;
+    let mut submissions = if args.single {
+        single_upload(&args.submissions)?
+    } else {
+        discover::discover(&args.submissions).with_context(|| {
+            format!(
+                "cannot read the submissions in {}",
+                args.submissions.display()
+            )
+        })?
+    };
     if submissions.is_empty() {
         bail!(
             "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py or a .so)",
@@ -223,6 +227,30 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         out.flush()?;
     }
     Ok(exit_code(&report, args.fail_under))
+}
+
+/// The one submission of the upload folder `dir` (`--single`); the files
+/// ignored beside it are named on stderr.
+fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder: --single grades the folder a student uploaded",
+            dir.display()
+        );
+    }
+    let upload = discover::classify_upload(dir);
+    if !upload.ignored.is_empty() {
+        let names: Vec<String> = upload
+            .ignored
+            .iter()
+            .map(|n| visible_line(n).into_owned())
+            .collect();
+        eprintln!(
+            "note: ignored, not part of the submission: {}",
+            names.join(", ")
+        );
+    }
+    Ok(vec![upload.submission])
 }
 
 /// A progress bar on stderr when it is a terminal (hidden otherwise):
