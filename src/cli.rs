@@ -32,6 +32,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// Show whose scores changed between two JSON reports, and which tests flipped.
     Diff(DiffArgs),
+    /// Write a ready-to-upload autograder package (Gradescope).
+    #[command(subcommand)]
+    Package(PackageTarget),
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
@@ -154,6 +157,28 @@ pub struct DiffArgs {
     pub old: PathBuf,
     /// The later JSON report (e.g. a regrade after fixing a case).
     pub new: PathBuf,
+}
+
+/// `grader package ...`: where the package is for.
+#[derive(Debug, Subcommand)]
+pub enum PackageTarget {
+    /// The autograder zip for a Gradescope programming assignment.
+    Gradescope(GradescopePackageArgs),
+}
+
+/// `grader package gradescope --cases DIR --out FILE.zip`.
+#[derive(Debug, Args)]
+pub struct GradescopePackageArgs {
+    /// The course's case folder (public and hidden cases, grader.toml),
+    /// every case with its reference answer.
+    #[arg(long)]
+    pub cases: PathBuf,
+    /// The zip to write (upload it as the assignment's autograder).
+    #[arg(long, value_name = "FILE.zip")]
+    pub out: PathBuf,
+    /// The course takes Rust crates: setup.sh also installs a Rust toolchain.
+    #[arg(long)]
+    pub rust: bool,
 }
 
 /// A percent from 0 to 100, for `--fail-under`.

@@ -17,6 +17,9 @@ fn main() -> ExitCode {
         Command::Report(a) => grader::commands::replay::run(a),
         Command::Merge(a) => grader::commands::merge::run(a),
         Command::Diff(a) => grader::commands::diff::run(a),
+        Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {
+            grader::commands::package::run_gradescope(a)
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -7,6 +7,7 @@ pub mod generate;
 pub mod grade;
 pub mod merge;
 pub mod outputs;
+pub mod package;
 pub mod plan;
 pub mod reference;
 pub mod replay;
