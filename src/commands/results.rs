@@ -349,3 +349,96 @@ pub fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::submission::discover::classify;
+    use std::fs;
+
+    fn crate_at(dir: &Path, lib: &str) -> Submission {
+        fs::create_dir_all(dir.join("src")).unwrap();
+        fs::write(dir.join("Cargo.toml"), "[package]\nname = \"s\"\n").unwrap();
+        fs::write(dir.join("src/lib.rs"), lib).unwrap();
+        classify(dir)
+    }
+
+    #[test]
+    fn the_submission_hash_follows_the_contents_not_the_place_or_the_build_output() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let first = crate_at(&a.path().join("alice"), "fn a() {}");
+        let same = crate_at(&b.path().join("alice"), "fn a() {}");
+        let hash = submission_hash(&first).unwrap();
+        assert_eq!(
+            submission_hash(&same).unwrap(),
+            hash,
+            "same id and bytes elsewhere"
+        );
+
+        // What the build leaves out does not count.
+        fs::create_dir_all(a.path().join("alice/target/debug")).unwrap();
+        fs::write(a.path().join("alice/target/debug/x"), "built").unwrap();
+        fs::write(a.path().join("alice/.DS_Store"), "x").unwrap();
+        assert_eq!(submission_hash(&first).unwrap(), hash);
+
+        // One byte, a new file, a renamed file, another id: another hash.
+        fs::write(a.path().join("alice/src/lib.rs"), "fn b() {}").unwrap();
+        let changed = submission_hash(&first).unwrap();
+        assert_ne!(changed, hash);
+        fs::write(a.path().join("alice/src/extra.rs"), "").unwrap();
+        assert_ne!(submission_hash(&first).unwrap(), changed);
+        let bob = crate_at(&b.path().join("bob"), "fn a() {}");
+        assert_ne!(submission_hash(&bob).unwrap(), hash);
+    }
+
+    #[test]
+    fn a_result_is_reused_only_under_the_same_key_and_never_after_a_grader_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = crate::case::builtin();
+        let results = ResultsDir::open(&dir.path().join("results"), &cases).unwrap();
+        let sub = crate_at(&dir.path().join("a/b c"), "fn a() {}");
+        let (key, contents) = results.key(&sub).unwrap();
+        let mut report = crate::report::SubmissionReport {
+            id: sub.id.clone(),
+            kind: Some("rust".into()),
+            status: crate::report::Status::Ok,
+            message: String::new(),
+            score: 3,
+            max_score: 4,
+            grader_fault: false,
+            tests: Vec::new(),
+        };
+        results.store(&report, &key, &contents).unwrap();
+        assert_eq!(results.reusable(&sub, &key), Some(report.clone()));
+        assert_eq!(results.reusable(&sub, "another key"), None);
+        report.grader_fault = true;
+        results.store(&report, &key, &contents).unwrap();
+        assert_eq!(results.reusable(&sub, &key), None);
+        let all = read_all(&dir.path().join("results")).unwrap();
+        assert_eq!(all.len(), 1, "one file per student, rewritten");
+        assert!(all[0].report.grader_fault);
+    }
+
+    #[test]
+    fn the_cases_hash_follows_what_is_graded() {
+        let cases = crate::case::builtin();
+        let hash = cases_hash(&cases);
+        assert_eq!(cases_hash(&crate::case::builtin()), hash);
+        let mut other = cases.clone();
+        other.cases[0].points += 1;
+        assert_ne!(cases_hash(&other), hash);
+        let mut other = cases.clone();
+        other.config.time_limit_ms += 1;
+        assert_ne!(cases_hash(&other), hash);
+        let mut moved = cases.clone();
+        for case in &mut moved.cases {
+            case.file = Path::new("elsewhere").join(case.file.file_name().unwrap());
+        }
+        assert_eq!(
+            cases_hash(&moved),
+            hash,
+            "where the files live does not count"
+        );
+    }
+}
