@@ -63,15 +63,14 @@ fn run() -> Result<(), String> {
     let cases = root.join("cases");
     println!("load average at start: {}", load_average());
     println!(
-        "class: 140 correct + 60 one-bug C submissions ({} bug fixtures in turn), cases: {}, cores: {}",
+        "class: 140 correct + 60 one-bug C submissions ({} bug fixtures in turn), cases: bundled (public and hidden), cores: {}",
         bugs.len(),
-        "bundled (public and hidden)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
 
-    let grade = |extra: &[&str]| -> Result<f64, String> {
+    let grade_with = |grader: &Path, extra: &[&str]| -> Result<(f64, String), String> {
         let start = Instant::now();
-        let status = Command::new(env!("CARGO_BIN_EXE_grader"))
+        let out = Command::new(grader)
             .arg("grade")
             .arg(&class)
             .arg("--cases")
@@ -79,22 +78,35 @@ fn run() -> Result<(), String> {
             .args(extra)
             .current_dir(dir.path())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
+            .stderr(Stdio::piped())
+            .output()
             .map_err(|e| e.to_string())?;
         let seconds = start.elapsed().as_secs_f64();
         // 1: some student failed a test, as 60 must.
-        if status.code() != Some(1) {
-            return Err(format!("grader grade {extra:?} exited with {status}"));
+        if out.status.code() != Some(1) {
+            return Err(format!("grader grade {extra:?} exited with {}", out.status));
         }
-        Ok(seconds)
+        Ok((seconds, String::from_utf8_lossy(&out.stderr).into_owned()))
     };
+    let this = Path::new(env!("CARGO_BIN_EXE_grader"));
+    let grade = |extra: &[&str]| grade_with(this, extra).map(|(s, _)| s);
+    let baseline = std::env::var_os("CLASS_BENCH_BASELINE").map(std::path::PathBuf::from);
 
     let mut full = Vec::new();
+    let mut base = Vec::new();
     for _ in 0..runs {
         full.push(grade(&["--json", "report.json"])?);
+        // Taking turns with the baseline, so both see the same load.
+        if let Some(baseline) = &baseline {
+            base.push(grade_with(baseline, &[])?.0);
+        }
     }
-    report("grade 200 C submissions", &mut full);
+    let ours = report("grade 200 C submissions", &mut full);
+    if let Some(baseline) = &baseline {
+        let theirs = report(&format!("the same with {}", baseline.display()), &mut base);
+        println!("ratio this / baseline: {:.2}", ours / theirs);
+    }
+    timeouts(&dir.path().join("report.json"))?;
 
     let results = dir.path().join("results");
     let results_arg = results.to_string_lossy().into_owned();
@@ -102,7 +114,11 @@ fn run() -> Result<(), String> {
     println!("grade with --results (filling the folder): {fill:.2} s");
     let mut resume = Vec::new();
     for _ in 0..runs {
-        resume.push(grade(&["--results", &results_arg])?);
+        let (seconds, stderr) = grade_with(this, &["--results", &results_arg])?;
+        if !stderr.contains("reusing 200 stored results") {
+            return Err(format!("the resume graded again: {stderr}"));
+        }
+        resume.push(seconds);
     }
     report("resume a finished run (200 results reused)", &mut resume);
 
@@ -159,11 +175,36 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn report(what: &str, seconds: &mut [f64]) {
+/// Prints the median and each run; returns the median.
+fn report(what: &str, seconds: &mut [f64]) -> f64 {
     let runs: Vec<String> = seconds.iter().map(|s| format!("{s:.2}")).collect();
     seconds.sort_by(f64::total_cmp);
     let median = seconds[seconds.len() / 2];
     println!("{what}: median {median:.2} s (runs: {} s)", runs.join(", "));
+    median
+}
+
+/// Prints how many tests of the class ran out of time: each costs its whole
+/// time limit, whatever the sandbox costs.
+fn timeouts(report: &Path) -> Result<(), String> {
+    let text = std::fs::read(report).map_err(|e| e.to_string())?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+    let mut count = 0;
+    let mut tests = 0;
+    let mut by_case: std::collections::BTreeMap<String, usize> = Default::default();
+    for sub in value["submissions"].as_array().ok_or("no submissions")? {
+        for test in sub["tests"].as_array().ok_or("no tests")? {
+            tests += 1;
+            if test["verdict"] == "timeout" {
+                count += 1;
+                *by_case
+                    .entry(test["case"].as_str().unwrap_or("?").to_string())
+                    .or_default() += 1;
+            }
+        }
+    }
+    println!("{count} of {tests} tests ran out of time (each costs its limit): {by_case:?}");
+    Ok(())
 }
 
 fn load_average() -> String {
