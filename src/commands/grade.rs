@@ -29,7 +29,7 @@ const RUNNING_SHOWN: usize = 60;
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed (or, with `--fail-under`, every score reached it).
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::open(&args.outputs)?;
+    let mut outputs = Outputs::plan(&args.outputs)?;
     let jsonl_to_stdout = args.jsonl.as_deref().is_some_and(is_stdout);
     if jsonl_to_stdout && outputs.uses_stdout() {
         bail!(
@@ -64,6 +64,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     if outputs.wants_gradescope() {
         gradescope::check_submission_count(submissions.len())?;
     }
+    outputs.create()?;
     let jsonl: Option<Mutex<Box<dyn Write + Send>>> = match &args.jsonl {
         None => None,
         Some(path) if is_stdout(path) => Some(Mutex::new(Box::new(io::stdout()))),

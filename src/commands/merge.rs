@@ -27,7 +27,7 @@ const PER_SHARD_KEYS: [&str; 9] = [
 
 /// Runs `grader merge`; the exit code is as `grade` gives for the class.
 pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::open(&args.outputs)?;
+    let outputs = Outputs::plan(&args.outputs)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
     let mut provenance: Option<(serde_json::Value, &Path)> = None;

@@ -72,12 +72,12 @@ pub fn is_stdout(path: &Path) -> bool {
 }
 
 impl Outputs {
-    /// Checks the flags (one report at most on stdout, no two on one file)
-    /// and creates the files; stdout is taken only when written.
+    /// Checks the flags: one report at most on stdout, no two on one file.
+    /// Nothing is created until [`Outputs::create`].
     ///
     /// # Errors
-    /// On a bad combination, or a file that cannot be created.
-    pub fn open(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
+    /// On a bad combination.
+    pub fn plan(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
         let requested: Vec<(Format, &PathBuf)> = [
             (Format::Json, &flags.json),
             (Format::Junit, &flags.junit),
@@ -110,31 +110,40 @@ impl Outputs {
                 );
             }
         }
-        let mut sinks = Vec::new();
-        for (format, path) in requested {
-            let file = if is_stdout(path) {
-                None
-            } else {
-                let file = File::create(path).with_context(|| {
-                    format!(
-                        "cannot create the {} report {}: check that its folder exists and is writable",
-                        format.name(),
-                        path.display()
-                    )
-                })?;
-                Some(BufWriter::new(file))
-            };
-            sinks.push((format, path.clone(), file));
-        }
         Ok(Outputs {
             gradescope: flags.gradescope.is_some(),
-            sinks,
+            sinks: requested
+                .into_iter()
+                .map(|(format, path)| (format, path.clone(), None))
+                .collect(),
         })
+    }
+
+    /// Creates the report files (stdout is taken only when written), so
+    /// that a path that cannot be written is found before any grading.
+    ///
+    /// # Errors
+    /// When a file cannot be created.
+    pub fn create(&mut self) -> anyhow::Result<()> {
+        for (format, path, file) in &mut self.sinks {
+            if is_stdout(path) || file.is_some() {
+                continue;
+            }
+            let created = File::create(&*path).with_context(|| {
+                format!(
+                    "cannot create the {} report {}: check that its folder exists and is writable",
+                    format.name(),
+                    path.display()
+                )
+            })?;
+            *file = Some(BufWriter::new(created));
+        }
+        Ok(())
     }
 
     /// Whether a report goes to stdout (then summaries go to stderr).
     pub fn uses_stdout(&self) -> bool {
-        self.sinks.iter().any(|(_, _, file)| file.is_none())
+        self.sinks.iter().any(|(_, path, _)| is_stdout(path))
     }
 
     /// Whether a Gradescope report is asked for (it holds one submission).
@@ -142,11 +151,13 @@ impl Outputs {
         self.gradescope
     }
 
-    /// Writes `report` in every format asked for.
+    /// Writes `report` in every format asked for (creating the files not
+    /// yet created).
     ///
     /// # Errors
     /// When a report cannot be written.
-    pub fn write(self, report: &Report) -> anyhow::Result<()> {
+    pub fn write(mut self, report: &Report) -> anyhow::Result<()> {
+        self.create()?;
         for (format, path, file) in self.sinks {
             let written = match file {
                 Some(mut file) => format

@@ -11,7 +11,7 @@ use crate::report::{REPORT_VERSION, Report, terminal};
 
 /// Runs `grader report`; the exit code is as `grade` would have given.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::open(&args.outputs)?;
+    let outputs = Outputs::plan(&args.outputs)?;
     let results = read_all(&args.results)?;
     if results.is_empty() {
         bail!(
