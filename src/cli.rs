@@ -28,6 +28,15 @@ pub enum Command {
     Solve(SolveArgs),
     /// Generate fresh puzzles of a known difficulty as TOML cases.
     Generate(GenerateArgs),
+    /// Write reports from a results folder of `grade --results DIR`.
+    Report(ReplayArgs),
+    /// Join the JSON reports of `grade --shard` runs into one.
+    Merge(MergeArgs),
+    /// Show whose scores changed between two JSON reports, and which tests flipped.
+    Diff(DiffArgs),
+    /// Write a ready-to-upload autograder package (Gradescope).
+    #[command(subcommand)]
+    Package(PackageTarget),
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
@@ -148,6 +157,38 @@ pub struct GradeArgs {
     /// Submissions graded at once (default: the number of cores).
     #[arg(long, short)]
     pub jobs: Option<usize>,
+    /// SUBMISSIONS is one student's upload, not a folder of students:
+    /// a crate, or one .c/.py/.so file, at its top (or in a lone folder);
+    /// other files are ignored and named (Gradescope, a student's repo).
+    #[arg(long, conflicts_with = "shard")]
+    pub single: bool,
+    /// The reports to write.
+    #[command(flatten)]
+    pub outputs: ReportOutputs,
+    /// Stream each student's result as one JSON line (the JSON report's
+    /// submission object) as soon as it is graded; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub jsonl: Option<PathBuf>,
+    /// Keep each student's result in this folder as soon as it is graded;
+    /// a rerun with the same folder reuses the results of submissions whose
+    /// contents, cases and grader are unchanged, and grades the rest.
+    /// `grader report DIR` writes any report from it.
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// Grade only shard K of N (1-based): the submissions whose id hashes to
+    /// it, the same on every machine; `grader merge` joins the shards'
+    /// JSON reports.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::commands::shard::Shard>,
+    /// Exit 1 when a submission scores under this percent of the points,
+    /// 0 otherwise (instead of 1 unless every test passed).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub fail_under: Option<f64>,
+}
+
+/// The report files a command writes (`grade`, `report`, `merge`).
+#[derive(Debug, Args, Default)]
+pub struct ReportOutputs {
     /// Write the JSON report (SPEC 6) here; `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -167,6 +208,87 @@ pub struct GradeArgs {
     /// `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Write a Markdown summary here (a table of scores and what failed),
+    /// e.g. `$GITHUB_STEP_SUMMARY` in GitHub Actions; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub summary_md: Option<PathBuf>,
+}
+
+/// `grader report DIR`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A results folder written by `grader grade --results DIR`.
+    pub results: PathBuf,
+    /// The reports to write.
+    #[command(flatten)]
+    pub outputs: ReportOutputs,
+    /// Exit 1 when a submission scores under this percent of the points.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub fail_under: Option<f64>,
+}
+
+/// `grader merge REPORT.json...`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports of `grader grade --shard K/N --json`, one per shard.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// The case folder the shards were graded on (default: the built-in
+    /// public cases); a report graded on other cases is refused.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// The reports to write.
+    #[command(flatten)]
+    pub outputs: ReportOutputs,
+    /// Exit 1 when a submission scores under this percent of the points.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub fail_under: Option<f64>,
+}
+
+/// `grader diff OLD.json NEW.json`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier JSON report.
+    pub old: PathBuf,
+    /// The later JSON report (e.g. a regrade after fixing a case).
+    pub new: PathBuf,
+}
+
+/// `grader package ...`: where the package is for.
+#[derive(Debug, Subcommand)]
+pub enum PackageTarget {
+    /// The autograder zip for a Gradescope programming assignment.
+    Gradescope(GradescopePackageArgs),
+}
+
+/// `grader package gradescope --cases DIR --out FILE.zip`.
+#[derive(Debug, Args)]
+pub struct GradescopePackageArgs {
+    /// The course's case folder (public and hidden cases, grader.toml),
+    /// every case with its reference answer.
+    #[arg(long)]
+    pub cases: PathBuf,
+    /// The zip to write (upload it as the assignment's autograder).
+    #[arg(long, value_name = "FILE.zip")]
+    pub out: PathBuf,
+    /// The course takes Rust crates: setup.sh also installs a Rust toolchain.
+    #[arg(long)]
+    pub rust: bool,
+}
+
+/// A percent from 0 to 100, for `--fail-under`.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number: give a percent from 0 to 100, e.g. 60"))?;
+    if (0.0..=100.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} is not a percent: give a number from 0 to 100"
+        ))
+    }
 }
 
 /// `grader reference CASES...`.

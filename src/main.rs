@@ -15,6 +15,12 @@ fn main() -> ExitCode {
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
+        Command::Report(a) => grader::commands::replay::run(a),
+        Command::Merge(a) => grader::commands::merge::run(a),
+        Command::Diff(a) => grader::commands::diff::run(a),
+        Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {
+            grader::commands::package::run_gradescope(a)
+        }
     };
     // A stop signal's handler is cleaning up and exits with 130 itself.
     #[cfg(unix)]

@@ -1,195 +1,321 @@
 //! `grader grade SUBMISSIONS`: an instructor grades a folder of submissions.
+//!
+//! Results leave as soon as each student is graded: a line on the summary
+//! stream (when it is not a terminal; a terminal gets a progress bar and the
+//! table at the end), a JSON line (`--jsonl`), a result file (`--results`).
+//! The reports (`--json`, ...) are written at the end, from every result.
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use crate::cli::GradeArgs;
+use crate::commands::outputs::{Outputs, exit_code, is_stdout};
 use crate::commands::plan::{load_cases, prepare};
-use crate::exit;
-use crate::report::{self, Report, csv, gradescope, html, json, junit, terminal};
-use crate::runner::grade::grade_all;
-use crate::submission::discover;
+use crate::commands::results::ResultsDir;
+use crate::report::text::visible_line;
+use crate::report::{Report, Status, SubmissionReport, gradescope, headline, terminal};
+use crate::runner::grade::{Progress, grade_all};
+use crate::submission::discover::{self, Submission};
+use crate::verdict::Verdict;
+
+/// How many characters of the running students' ids the progress bar shows.
+const RUNNING_SHOWN: usize = 60;
 
 /// Runs `grader grade`; the exit code is 0 iff every test of every
-/// submission passed.
+/// submission passed (or, with `--fail-under`, every score reached it).
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let requested = requested_reports(args);
-    let to_stdout: Vec<&str> = requested
-        .iter()
-        .filter(|(_, path)| is_stdout(path))
-        .map(|(format, _)| format.flag())
-        .collect();
-    if to_stdout.len() > 1 {
+    let mut outputs = Outputs::plan(&args.outputs)?;
+    let jsonl_to_stdout = args.jsonl.as_deref().is_some_and(is_stdout);
+    if jsonl_to_stdout && outputs.uses_stdout() {
         bail!(
-            "{} ask for stdout (`-`), which can hold only one report: write the others to files",
-            to_stdout.join(" and ")
+            "--jsonl - and another report both ask for stdout, which can hold only one: write one of them to a file"
         );
     }
-    for (i, (format, path)) in requested.iter().enumerate() {
-        if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
-            bail!(
-                "{} and {} both write to {}: give each report its own file",
-                other.flag(),
-                format.flag(),
-                path.display()
-            );
-        }
-    }
     let cases = load_cases(args.cases.as_deref(), true)?;
-    let submissions = discover::discover(&args.submissions).with_context(|| {
-        format!(
-            "cannot read the submissions in {}",
-            args.submissions.display()
-        )
-    })?;
+    let mut submissions = if args.single {
+        single_upload(&args.submissions)?
+    } else {
+        discover::discover(&args.submissions).with_context(|| {
+            format!(
+                "cannot read the submissions in {}",
+                args.submissions.display()
+            )
+        })?
+    };
     if submissions.is_empty() {
         bail!(
             "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py or a .so)",
             args.submissions.display()
         );
     }
-    if args.gradescope.is_some() {
+    if let Some(shard) = args.shard {
+        let total = submissions.len();
+        submissions.retain(|s| shard.holds(&s.id));
+        eprintln!(
+            "shard {shard}: {} of {total} submissions",
+            submissions.len()
+        );
+    }
+    if outputs.wants_gradescope() {
         gradescope::check_submission_count(submissions.len())?;
     }
-    // Create the report files now, so a path that cannot be written is
-    // found before any time is spent grading; stdout is taken at the end.
-    let mut sinks = Vec::new();
-    for (format, path) in requested {
-        let file = if is_stdout(path) {
-            None
-        } else {
+    outputs.create()?;
+    let jsonl: Option<Mutex<Box<dyn Write + Send>>> = match &args.jsonl {
+        None => None,
+        Some(path) if is_stdout(path) => Some(Mutex::new(Box::new(io::stdout()))),
+        Some(path) => {
             let file = File::create(path).with_context(|| {
                 format!(
-                    "cannot create the {} report {}: check that its folder exists and is writable",
-                    format.name(),
+                    "cannot create the JSON Lines file {}: check that its folder exists and is writable",
                     path.display()
                 )
             })?;
-            Some(BufWriter::new(file))
-        };
-        sinks.push((format, path, file));
+            Some(Mutex::new(Box::new(BufWriter::new(file))))
+        }
+    };
+    let results = match &args.results {
+        Some(dir) => Some(ResultsDir::open(dir, &cases)?),
+        None => None,
+    };
+
+    // What is already graded (same contents, cases and grader) is reused.
+    let mut reused: Vec<Option<SubmissionReport>> = vec![None; submissions.len()];
+    let mut keys: Vec<Option<(String, String)>> = vec![None; submissions.len()];
+    if let Some(results) = &results {
+        for (i, submission) in submissions.iter().enumerate() {
+            keys[i] = results.key(submission);
+            match &keys[i] {
+                Some((key, _)) => reused[i] = results.reusable(submission, key),
+                None => eprintln!(
+                    "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
+                    visible_line(&submission.id),
+                    crate::commands::results::MAX_HASHED_BYTES >> 20,
+                    crate::commands::results::MAX_HASHED_FILES
+                ),
+            }
+        }
+        let count = reused.iter().flatten().count();
+        if count > 0 {
+            eprintln!(
+                "reusing {count} stored results from {} (unchanged submissions, cases and grader)",
+                args.results
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(""))
+                    .display()
+            );
+        }
     }
+    let (to_grade, to_grade_keys): (Vec<Submission>, Vec<Option<(String, String)>>) = submissions
+        .iter()
+        .zip(keys)
+        .zip(&reused)
+        .filter(|(_, r)| r.is_none())
+        .map(|((s, k), _)| (s.clone(), k))
+        .unzip();
+
     let mut plan = prepare(cases, args.jobs, &args.submissions)?;
     // `grade` shows no board on the terminal: pictures go only into the
     // reports, where terminal colors would be noise.
     plan.color = false;
     eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
 
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(submissions.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} graded, {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
+    // The summary goes to stdout, unless a report already does.
+    let summary_to_stderr = outputs.uses_stdout() || jsonl_to_stdout;
+    let summary_is_terminal = if summary_to_stderr {
+        io::stderr().is_terminal()
     } else {
-        ProgressBar::hidden()
+        io::stdout().is_terminal()
     };
-    let report = grade_all(&submissions, &plan, &|sub| {
-        bar.set_message(sub.id.clone());
-        bar.inc(1);
+    let stream_lines = !summary_is_terminal;
+    let bar = progress_bar(to_grade.len());
+    let running: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let fail = |err: anyhow::Error| {
+        let mut slot = failure.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(err);
+        }
+    };
+    let finished = |sub: &SubmissionReport, stored: bool| {
+        if let Some(jsonl) = &jsonl {
+            let mut out = jsonl.lock().unwrap_or_else(|e| e.into_inner());
+            let written = serde_json::to_writer(&mut *out, sub)
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush());
+            if let Err(err) = written {
+                fail(anyhow::Error::from(err).context("cannot write the JSON Lines stream"));
+            }
+        }
+        if stream_lines {
+            let line = summary_line(sub, stored);
+            bar.suspend(|| {
+                let written = if summary_to_stderr {
+                    writeln!(io::stderr(), "{line}")
+                } else {
+                    let mut out = io::stdout().lock();
+                    writeln!(out, "{line}").and_then(|()| out.flush())
+                };
+                if let Err(err) = written {
+                    fail(anyhow::Error::from(err).context("cannot write the summary"));
+                }
+            });
+        }
+    };
+    for sub in reused.iter().flatten() {
+        finished(sub, true);
+    }
+    let key_of = |submission: &Submission| {
+        to_grade
+            .iter()
+            .position(|s| std::ptr::eq(s, submission))
+            .and_then(|i| to_grade_keys[i].clone())
+    };
+    let fresh = grade_all(&to_grade, &plan, &|event| match event {
+        Progress::Started(submission) => {
+            let mut now = running.lock().unwrap_or_else(|e| e.into_inner());
+            now.insert(visible_line(&submission.id).into_owned());
+            bar.set_message(running_message(&now));
+        }
+        Progress::Finished(submission, report) => {
+            if let (Some(results), Some((key, contents))) = (&results, key_of(submission)) {
+                // A grader fault is stored too (the report is readable),
+                // but never reused: the rerun grades it again.
+                if let Err(err) = results.store(report, &key, &contents) {
+                    fail(err);
+                }
+            }
+            finished(report, false);
+            let mut now = running.lock().unwrap_or_else(|e| e.into_inner());
+            now.remove(visible_line(&submission.id).as_ref());
+            bar.set_message(running_message(&now));
+            bar.inc(1);
+        }
     });
     bar.finish_and_clear();
 
-    let mut summary_to_stderr = false;
-    for (format, path, file) in sinks {
-        let written = match file {
-            Some(mut file) => format.write(&report, &mut file),
-            None => {
-                summary_to_stderr = true;
-                format.write(&report, &mut *report::open_sink(path)?)
-            }
-        };
-        written.with_context(|| {
-            format!(
-                "cannot write the {} report to {}",
-                format.name(),
-                path.display()
-            )
-        })?;
+    // Every result, in the order of the submissions.
+    let version = fresh.version;
+    let mut fresh = fresh.submissions.into_iter();
+    let report = Report {
+        version,
+        submissions: reused
+            .into_iter()
+            .filter_map(|stored| stored.or_else(|| fresh.next()))
+            .collect(),
+    };
+    outputs.write(&report)?;
+    if let Some(err) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(err);
     }
-    // The summary goes to stdout, unless a report already does.
-    if summary_to_stderr {
+    if stream_lines {
+        let totals = totals_line(&report);
+        if summary_to_stderr {
+            eprintln!("{totals}");
+        } else {
+            println!("{totals}");
+        }
+    } else if summary_to_stderr {
         terminal::write_summary(&report, &mut io::stderr().lock())?;
     } else {
         let mut out = io::stdout().lock();
         terminal::write_summary(&report, &mut out)?;
         out.flush()?;
     }
-    Ok(if report.grader_fault() {
-        eprintln!(
-            "error: the grader itself failed on some submissions (see their messages); their scores are not grades"
+    Ok(exit_code(&report, args.fail_under))
+}
+
+/// The one submission of the upload folder `dir` (`--single`); the files
+/// ignored beside it are named on stderr.
+fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder: --single grades the folder a student uploaded",
+            dir.display()
         );
-        exit::USAGE_OR_INPUT
-    } else if report.all_passed() {
-        exit::SUCCESS
+    }
+    let upload = discover::classify_upload(dir);
+    if !upload.ignored.is_empty() {
+        let names: Vec<String> = upload
+            .ignored
+            .iter()
+            .map(|n| visible_line(n).into_owned())
+            .collect();
+        eprintln!(
+            "note: ignored, not part of the submission: {}",
+            names.join(", ")
+        );
+    }
+    Ok(vec![upload.submission])
+}
+
+/// A progress bar on stderr when it is a terminal (hidden otherwise):
+/// done/total, elapsed, ETA, and the students being graded now.
+fn progress_bar(total: usize) -> ProgressBar {
+    if !io::stderr().is_terminal() || total == 0 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} graded, {elapsed} elapsed, ETA {eta}  now: {wide_msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(250));
+    bar
+}
+
+/// The ids being graded now, shortened to fit.
+fn running_message(running: &BTreeSet<String>) -> String {
+    let all = running.iter().cloned().collect::<Vec<_>>().join(", ");
+    if all.chars().count() <= RUNNING_SHOWN {
+        all
     } else {
-        exit::FAILURE
-    })
-}
-
-/// The report formats of `grade`, one per flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Json,
-    Junit,
-    Csv,
-    Gradescope,
-    Html,
-}
-
-impl Format {
-    /// The command-line flag that asks for it.
-    fn flag(self) -> &'static str {
-        match self {
-            Format::Json => "--json",
-            Format::Junit => "--junit",
-            Format::Csv => "--csv",
-            Format::Gradescope => "--gradescope",
-            Format::Html => "--html",
-        }
-    }
-
-    /// Its name in messages.
-    fn name(self) -> &'static str {
-        match self {
-            Format::Json => "JSON",
-            Format::Junit => "JUnit",
-            Format::Csv => "CSV",
-            Format::Gradescope => "Gradescope",
-            Format::Html => "HTML",
-        }
-    }
-
-    fn write(self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
-        match self {
-            Format::Json => json::write(report, out)?,
-            Format::Junit => junit::write(report, out)?,
-            Format::Csv => csv::write(report, out)?,
-            Format::Gradescope => gradescope::write(report, out)?,
-            Format::Html => html::write(report, out)?,
-        }
-        Ok(())
+        let short: String = all.chars().take(RUNNING_SHOWN).collect();
+        format!("{short}...")
     }
 }
 
-/// The reports asked for, in flag order, with their paths.
-fn requested_reports(args: &GradeArgs) -> Vec<(Format, &PathBuf)> {
-    [
-        (Format::Json, &args.json),
-        (Format::Junit, &args.junit),
-        (Format::Csv, &args.csv),
-        (Format::Gradescope, &args.gradescope),
-        (Format::Html, &args.html),
-    ]
-    .into_iter()
-    .filter_map(|(format, path)| path.as_ref().map(|p| (format, p)))
-    .collect()
+/// One student's summary line, as soon as they are graded.
+pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
+    let result = match sub.status {
+        Status::BuildError => format!("build error: {}", visible_line(headline(&sub.message))),
+        Status::LoadError => format!("load error: {}", visible_line(headline(&sub.message))),
+        Status::Ok => {
+            let failed: Vec<String> = sub
+                .tests
+                .iter()
+                .filter(|t| t.verdict != Verdict::Pass)
+                .map(|t| format!("{}/{} {}", visible_line(&t.case), t.function, t.verdict))
+                .collect();
+            match failed.len() {
+                0 => "all passed".to_string(),
+                1..=3 => failed.join(", "),
+                n => format!("{}, and {} more", failed[..3].join(", "), n - 3),
+            }
+        }
+    };
+    format!(
+        "{}  {}  {}/{}  {result}{}",
+        visible_line(&sub.id),
+        sub.kind.as_deref().unwrap_or("?"),
+        sub.score,
+        sub.max_score,
+        if stored { "  (stored result)" } else { "" }
+    )
 }
 
-fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
+/// The last line of a streamed summary.
+fn totals_line(report: &Report) -> String {
+    let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
+    format!(
+        "{} submissions, {passed} passed every test",
+        report.submissions.len()
+    )
 }

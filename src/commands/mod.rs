@@ -4,9 +4,18 @@
 //! code runs.
 
 pub mod check;
+pub mod diff;
 pub mod generate;
 pub mod grade;
 pub mod init;
+pub mod merge;
+pub mod outputs;
+pub mod package;
 pub mod plan;
 pub mod reference;
+pub mod replay;
+pub mod results;
+pub mod shard;
 pub mod solve;
+pub mod stored;
+pub mod summary_md;

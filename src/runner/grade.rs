@@ -32,12 +32,22 @@ pub struct GradePlan {
     pub color: bool,
 }
 
-/// Grades every submission, `plan.jobs` at a time, calling `done` as each
-/// finishes (for a progress bar). The report lists them in the given order.
+/// What [`grade_all`] tells its caller as it goes, from the grading threads.
+#[derive(Clone, Copy, Debug)]
+pub enum Progress<'a> {
+    /// Grading of this submission begins.
+    Started(&'a Submission),
+    /// This submission is graded: its result, final (to stream or store).
+    Finished(&'a Submission, &'a SubmissionReport),
+}
+
+/// Grades every submission, `plan.jobs` at a time, calling `progress` as
+/// each starts and finishes (for a progress bar, streamed or stored
+/// results). The report lists them in the given order.
 pub fn grade_all(
     submissions: &[Submission],
     plan: &GradePlan,
-    done: &(dyn Fn(&SubmissionReport) + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Report {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<SubmissionReport>>> = Mutex::new(vec![None; submissions.len()]);
@@ -50,13 +60,14 @@ pub fn grade_all(
                     let Some(submission) = submissions.get(index) else {
                         break;
                     };
+                    progress(Progress::Started(submission));
                     // A bug in the grader itself must not lose the other
                     // students' results: it becomes this one's error.
                     let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         grade_one(submission, plan)
                     }))
                     .unwrap_or_else(|panic| grader_failed(submission, &*panic, plan));
-                    done(&report);
+                    progress(Progress::Finished(submission, &report));
                     results.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(report);
                 }
             });

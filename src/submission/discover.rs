@@ -225,6 +225,97 @@ pub fn classify(path: &Path) -> Submission {
     }
 }
 
+/// One student's upload (Gradescope's `/autograder/submission`, a student
+/// repository): the submission in it, and the files it holds that are not
+/// part of it (notes, a README), to be named in the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upload {
+    /// The submission, as [`classify`] gives it (with its error if none).
+    pub submission: Submission,
+    /// Files and folders beside the submission that are ignored, relative
+    /// to the upload, sorted.
+    pub ignored: Vec<String>,
+}
+
+/// The single submission in the upload folder `dir`, whatever its layout:
+/// a crate at the top (`Cargo.toml`), else the one `.c`, `.py` or `.so`
+/// file at the top, else the same inside a lone top-level folder (a zip
+/// of a folder). Hidden entries are skipped; anything else is listed in
+/// [`Upload::ignored`]. No candidate, or several, gives an error `kind`
+/// that says what to upload.
+pub fn classify_upload(dir: &Path) -> Upload {
+    let listing = |dir: &Path| -> Vec<PathBuf> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.sort();
+        entries
+    };
+    let relative = |path: &Path| {
+        path.strip_prefix(dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut root = dir.to_path_buf();
+    let mut entries = listing(&root);
+    let is_candidate = |p: &PathBuf| p.is_file() && SubmissionKind::of_file(p).is_some();
+    if !root.join("Cargo.toml").is_file() && !entries.iter().any(is_candidate) {
+        let folders: Vec<&PathBuf> = entries.iter().filter(|p| p.is_dir()).collect();
+        if let [only] = folders.as_slice() {
+            root = (*only).clone();
+            let outer: Vec<PathBuf> = entries.iter().filter(|p| p.is_file()).cloned().collect();
+            entries = listing(&root);
+            entries.extend(outer);
+        }
+    }
+    let id = id_of(dir);
+    let shown = dir.display();
+    if root.join("Cargo.toml").is_file() {
+        return Upload {
+            submission: Submission {
+                id,
+                path: root,
+                kind: Ok(SubmissionKind::Rust),
+            },
+            ignored: Vec::new(),
+        };
+    }
+    let (candidates, others): (Vec<PathBuf>, Vec<PathBuf>) =
+        entries.into_iter().partition(is_candidate);
+    let ignored = others.iter().map(|p| relative(p)).collect();
+    let kind_of = |p: &PathBuf| SubmissionKind::of_file(p).ok_or_else(String::new);
+    let (path, kind) = match candidates.as_slice() {
+        [only] => (only.clone(), kind_of(only)),
+        [] => (
+            dir.to_path_buf(),
+            Err(format!(
+                "the upload {shown} holds no submission: upload your .c, .py or .so file, or your crate (Cargo.toml and src/)"
+            )),
+        ),
+        several => {
+            let names: Vec<String> = several.iter().map(|p| relative(p)).collect();
+            (
+                dir.to_path_buf(),
+                Err(format!(
+                    "the upload {shown} holds several candidate sources ({}): upload exactly one",
+                    names.join(", ")
+                )),
+            )
+        }
+    };
+    Upload {
+        submission: Submission { id, path, kind },
+        ignored,
+    }
+}
+
 /// The student id of an entry: a folder's name, a file's name without its
 /// extension.
 fn id_of(path: &Path) -> String {
@@ -417,5 +508,54 @@ mod tests {
         .collect();
         assert_eq!(names, ["\"rust\"", "\"c\"", "\"python\"", "\"library\""]);
         assert_eq!(SubmissionKind::Library.to_string(), "library");
+    }
+
+    #[test]
+    fn an_upload_is_one_student_whatever_its_layout() {
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("Cargo.toml"));
+        touch(&up.join("Cargo.lock"));
+        touch(&up.join("src/lib.rs"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.kind, Ok(SubmissionKind::Rust));
+        assert_eq!(upload.submission.path, up);
+        assert_eq!(upload.submission.id, "submission");
+
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("sudoku.c"));
+        touch(&up.join("notes.txt"));
+        touch(&up.join(".DS_Store"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.kind, Ok(SubmissionKind::C));
+        assert_eq!(upload.submission.path, up.join("sudoku.c"));
+        assert_eq!(upload.ignored, vec!["notes.txt".to_string()]);
+
+        // A zip of a folder: the lone folder is the project.
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("lab/solver.py"));
+        touch(&up.join("lab/README"));
+        touch(&up.join("readme.txt"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.kind, Ok(SubmissionKind::Python));
+        assert_eq!(upload.submission.path, up.join("lab/solver.py"));
+        assert_eq!(upload.ignored, vec!["lab/README", "readme.txt"]);
+    }
+
+    #[test]
+    fn an_empty_or_ambiguous_upload_says_what_to_upload() {
+        let dir = folder();
+        let up = dir.path().join("submission");
+        fs::create_dir_all(&up).unwrap();
+        let err = classify_upload(&up).submission.kind.unwrap_err();
+        assert!(err.contains("holds no submission"), "{err}");
+
+        touch(&up.join("a.c"));
+        touch(&up.join("b.py"));
+        let err = classify_upload(&up).submission.kind.unwrap_err();
+        assert!(err.contains("a.c, b.py"), "{err}");
+        assert!(err.contains("upload exactly one"), "{err}");
     }
 }

@@ -9,7 +9,10 @@
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
+//! - `package`: the Gradescope package in a simulated `/autograder`;
+//! - `recipes`: the sharding recipes and the Classroom workflow, run;
 //! - `reports`: every report format against the JSON report;
+//! - `runs`: streaming, resuming, sharding, merging, diffing runs;
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
 //! - `submissions`: the fixture submissions against `submissions/expected.toml`.
 //!
@@ -22,6 +25,9 @@ mod boxes;
 mod cases_cli;
 mod fuzz_seeds;
 mod generate;
+mod package;
+mod recipes;
 mod reports;
+mod runs;
 mod sandbox;
 mod submissions;

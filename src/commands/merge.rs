@@ -1,0 +1,107 @@
+//! `grader merge REPORT.json...`: joins the JSON reports of `grade --shard`
+//! runs into one, the report a single run over the whole class writes
+//! (submissions sorted by id), in any format.
+//!
+//! Refused: a student in two reports (overlapping shards), a report graded
+//! on other cases than `--cases` (its tests differ), and reports whose
+//! provenance (`run`, when the writer adds one) names another grader or
+//! case set.
+
+use anyhow::bail;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use crate::cli::MergeArgs;
+use crate::commands::outputs::{Outputs, exit_code};
+use crate::commands::plan::load_cases;
+use crate::commands::stored::{read_report, restore_cases};
+use crate::report::text::visible_line;
+use crate::report::{REPORT_VERSION, Report, terminal};
+
+/// Keys of a report's `run` section that differ from shard to shard (when
+/// and where it ran, which shard) and are left out of the comparison.
+const PER_SHARD_KEYS: [&str; 9] = [
+    "shard", "started", "finished", "time", "wall_ms", "duration", "host", "hostname", "jobs",
+];
+
+/// Runs `grader merge`; the exit code is as `grade` gives for the class.
+pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
+    let outputs = Outputs::plan(&args.outputs)?;
+    let cases = load_cases(args.cases.as_deref(), true)?;
+    let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
+    let mut provenance: Option<(serde_json::Value, &Path)> = None;
+    let mut submissions = Vec::new();
+    for path in &args.reports {
+        let mut read = read_report(path)?;
+        restore_cases(&mut read.report, &cases, &path.display().to_string())?;
+        if let Some(run) = read.run.as_ref().map(comparable) {
+            match &provenance {
+                None => provenance = Some((run, path)),
+                Some((first, first_path)) if *first != run => bail!(
+                    "{} and {} come from different grading runs (another grader version or other cases: their `run` sections differ): merge only the shards of one run",
+                    first_path.display(),
+                    path.display()
+                ),
+                Some(_) => {}
+            }
+        }
+        let mut ids_here = std::collections::BTreeSet::new();
+        for sub in &read.report.submissions {
+            if !ids_here.insert(sub.id.clone()) {
+                continue; // the same id twice in one run: discover's own marking
+            }
+            if let Some(other) = owner.insert(sub.id.clone(), path) {
+                bail!(
+                    "`{}` is in both {} and {}: the shards overlap; merge the reports of one `--shard K/N` series (same N, each K once)",
+                    visible_line(&sub.id),
+                    other.display(),
+                    path.display()
+                );
+            }
+        }
+        submissions.extend(read.report.submissions);
+    }
+    // The order of a single run: by id (a stable sort keeps a report's own
+    // order among equal ids).
+    submissions.sort_by(|a, b| a.id.cmp(&b.id));
+    let report = Report {
+        version: REPORT_VERSION,
+        submissions,
+    };
+    if outputs.wants_gradescope() {
+        crate::report::gradescope::check_submission_count(report.submissions.len())?;
+    }
+    eprintln!(
+        "merged {} reports: {} submissions",
+        args.reports.len(),
+        report.submissions.len()
+    );
+    let to_stdout = outputs.uses_stdout();
+    outputs.write(&report)?;
+    if to_stdout {
+        terminal::write_summary(&report, &mut std::io::stderr().lock())?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        terminal::write_summary(&report, &mut out)?;
+        out.flush()?;
+    }
+    Ok(exit_code(&report, args.fail_under))
+}
+
+/// A `run` section without what differs from shard to shard.
+fn comparable(run: &serde_json::Value) -> serde_json::Value {
+    match run {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .filter(|(key, _)| {
+                    !PER_SHARD_KEYS
+                        .iter()
+                        .any(|k| key.as_str() == *k || key.ends_with("_at") || key.ends_with("_ms"))
+                })
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,141 @@
+//! `grader package gradescope --cases DIR --out FILE.zip`: the autograder
+//! zip of a Gradescope programming assignment, ready to upload.
+//!
+//! What the zip holds (Gradescope unzips it in `/autograder/source`):
+//!
+//! - `setup.sh`: installs what Gradescope's Ubuntu image lacks (a C
+//!   compiler, python3, and with `--rust` a Rust toolchain);
+//! - `run_autograder`: grades `/autograder/submission` as one student
+//!   (`grader grade --single`) and always writes
+//!   `/autograder/results/results.json`, also when the grader fails;
+//! - `bin/grader` and `bin/grader-worker`: the running executables;
+//! - `cases/`: the course's case files and `grader.toml`, checked first.
+
+use anyhow::{Context, bail};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+use crate::cli::GradescopePackageArgs;
+use crate::commands::plan::load_cases;
+use crate::exit;
+
+/// Gradescope's setup script; `@NEEDS_RUST@` becomes 0 or 1.
+const SETUP_SH: &str = include_str!("gradescope/setup.sh");
+
+/// Gradescope's per-submission script.
+const RUN_AUTOGRADER: &str = include_str!("gradescope/run_autograder");
+
+/// Runs `grader package gradescope`.
+pub fn run_gradescope(args: &GradescopePackageArgs) -> anyhow::Result<u8> {
+    // The cases must load, each with its reference answer, before they are
+    // shipped: an autograder that fails on every upload helps nobody.
+    let cases = load_cases(Some(&args.cases), true)?;
+    if cases.cases.is_empty() {
+        bail!("{} holds no cases", args.cases.display());
+    }
+    let case_files = toml_files(&args.cases)?;
+    let exe = std::env::current_exe().context("cannot find the running grader executable")?;
+    let bin_dir = exe
+        .parent()
+        .context("the running grader executable has no folder")?;
+    let worker = bin_dir.join("grader-worker");
+    let mut entries: Vec<(String, Vec<u8>, u32)> = vec![
+        (
+            "setup.sh".to_string(),
+            SETUP_SH
+                .replace("@NEEDS_RUST@", if args.rust { "1" } else { "0" })
+                .into_bytes(),
+            0o755,
+        ),
+        (
+            "run_autograder".to_string(),
+            RUN_AUTOGRADER.as_bytes().to_vec(),
+            0o755,
+        ),
+        ("bin/grader".to_string(), read(&exe)?, 0o755),
+    ];
+    if worker.is_file() {
+        entries.push(("bin/grader-worker".to_string(), read(&worker)?, 0o755));
+    } else {
+        eprintln!(
+            "note: no grader-worker beside {}: the package's grader runs tests as `grader worker` (slower)",
+            exe.display()
+        );
+    }
+    for file in &case_files {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        entries.push((format!("cases/{name}"), read(file)?, 0o644));
+    }
+    write_zip(&args.out, &entries)?;
+    let hidden = cases.cases.iter().filter(|c| c.hidden).count();
+    println!(
+        "wrote {}: {} cases ({hidden} hidden) from {} files, grader {}{}",
+        args.out.display(),
+        cases.cases.len(),
+        case_files.len(),
+        env!("CARGO_PKG_VERSION"),
+        if args.rust { ", Rust toolchain" } else { "" }
+    );
+    println!(
+        "upload it as the autograder of a Gradescope programming assignment (Ubuntu image); students upload a crate or one .c/.py/.so file"
+    );
+    Ok(exit::SUCCESS)
+}
+
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The `.toml` files at the top of `dir` (case files and `grader.toml`),
+/// sorted.
+fn toml_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the cases in {}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Writes `entries` (name, bytes, unix mode) as a zip at `out`, through a
+/// temporary file renamed into place.
+fn write_zip(out: &Path, entries: &[(String, Vec<u8>, u32)]) -> anyhow::Result<()> {
+    let folder = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".package-")
+        .tempfile_in(&folder)
+        .with_context(|| {
+            format!(
+                "cannot write in {}: check that the folder of --out exists and is writable",
+                folder.display()
+            )
+        })?;
+    let mut zip = zip::ZipWriter::new(temp);
+    for (name, bytes, mode) in entries {
+        let options = SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(*mode);
+        zip.start_file(name.as_str(), options)
+            .with_context(|| format!("cannot add {name} to the zip"))?;
+        zip.write_all(bytes)
+            .with_context(|| format!("cannot add {name} to the zip"))?;
+    }
+    let temp = zip.finish().context("cannot finish the zip")?;
+    // A temporary file is private (0600); the package is an ordinary file.
+    std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o644))
+        .with_context(|| format!("cannot set the permissions of {}", temp.path().display()))?;
+    temp.persist(out)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! `grader report DIR`: writes any report from a results folder of
+//! `grader grade --results DIR`, without grading anything.
+
+use anyhow::bail;
+use std::io::Write;
+
+use crate::cli::ReplayArgs;
+use crate::commands::outputs::{Outputs, exit_code};
+use crate::commands::results::{check_same_run, read_all};
+use crate::report::{REPORT_VERSION, Report, terminal};
+
+/// Runs `grader report`; the exit code is as `grade` would have given.
+pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
+    let outputs = Outputs::plan(&args.outputs)?;
+    let results = read_all(&args.results)?;
+    if results.is_empty() {
+        bail!(
+            "{} holds no results: write them with `grader grade SUBMISSIONS --results {}`",
+            args.results.display(),
+            args.results.display()
+        );
+    }
+    check_same_run(&results)?;
+    let report = Report {
+        version: REPORT_VERSION,
+        submissions: results.into_iter().map(|r| r.report).collect(),
+    };
+    if outputs.wants_gradescope() {
+        crate::report::gradescope::check_submission_count(report.submissions.len())?;
+    }
+    let to_stdout = outputs.uses_stdout();
+    outputs.write(&report)?;
+    if to_stdout {
+        terminal::write_summary(&report, &mut std::io::stderr().lock())?;
+    } else {
+        let mut out = std::io::stdout().lock();
+        terminal::write_summary(&report, &mut out)?;
+        out.flush()?;
+    }
+    Ok(exit_code(&report, args.fail_under))
+}

@@ -1,0 +1,444 @@
+//! The results folder of `grader grade --results DIR`: one file per student,
+//! written atomically as soon as the student is graded, so that a run that
+//! is killed keeps every finished result, and a rerun grades only what
+//! changed.
+//!
+//! Each file (`<id>-<hash of id>.result.json`) holds the student's result
+//! (the JSON report's submission object, plus `grader_fault` and each
+//! test's `hidden` and `description`) and the key it
+//! was graded under: a SHA-256 of the grader's version and build identity,
+//! the case set, and the submission's contents (every file under it, sorted
+//! by path, with its bytes; `target/` and hidden entries are left out, as
+//! the build leaves them out). A rerun reuses a result whose key is
+//! unchanged; a grader fault is never reused.
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::case::CaseSet;
+use crate::commands::stored::StoredSubmission;
+use crate::report::SubmissionReport;
+use crate::report::text::visible_line;
+use crate::submission::discover::Submission;
+
+/// A submission bigger than this (in bytes) is not hashed: it is graded on
+/// every run.
+pub const MAX_HASHED_BYTES: u64 = 64 << 20;
+
+/// A submission with more files than this is not hashed either.
+pub const MAX_HASHED_FILES: usize = 10_000;
+
+/// The name every result file ends with.
+const SUFFIX: &str = ".result.json";
+
+/// The format tag of a result file.
+const FORMAT: &str = "grader-result-1";
+
+/// The grader's version as results and keys name it: the package version
+/// and the worker's build identity (which changes with the code that runs
+/// and judges the tests).
+pub fn grader_version() -> String {
+    format!(
+        "{} {}",
+        env!("CARGO_PKG_VERSION"),
+        crate::worker::BUILD_IDENTITY
+    )
+}
+
+/// A SHA-256 of everything in `cases` a grade depends on: the settings and
+/// each case's contents (not where its file lives).
+pub fn cases_hash(cases: &CaseSet) -> String {
+    let mut hash = Sha256::new();
+    hash.update(format!("{:?}\n", cases.config));
+    for case in &cases.cases {
+        let file = case.file.file_name().map(|n| n.to_string_lossy());
+        let contents = format!(
+            "{:?}",
+            (
+                &case.name,
+                &case.description,
+                &case.puzzle,
+                case.points,
+                case.hidden,
+                &case.tests,
+                case.time_limit_ms,
+                case.solutions,
+                &case.solution,
+                file,
+            )
+        );
+        hash.update((contents.len() as u64).to_le_bytes());
+        hash.update(contents);
+    }
+    hex(&hash.finalize())
+}
+
+/// A SHA-256 of the submission's id and contents; `None` when it is too big
+/// to hash (then it is always graded).
+pub fn submission_hash(submission: &Submission) -> Option<String> {
+    let mut hash = Sha256::new();
+    hash.update(b"id\0");
+    hash.update(submission.id.as_bytes());
+    hash.update(b"\0");
+    let mut budget = (MAX_HASHED_BYTES, MAX_HASHED_FILES);
+    hash_tree(&submission.path, Path::new(""), &mut hash, &mut budget)?;
+    Some(hex(&hash.finalize()))
+}
+
+/// Hashes `path` (a file, a folder or a symlink) as `relative`: its type,
+/// its relative path, and its bytes, its entries sorted, or its target.
+fn hash_tree(
+    path: &Path,
+    relative: &Path,
+    hash: &mut Sha256,
+    budget: &mut (u64, usize),
+) -> Option<()> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let name = relative.as_os_str().as_encoded_bytes();
+    budget.1 = budget.1.checked_sub(1)?;
+    if meta.is_dir() {
+        hash.update(b"d");
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name);
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .filter(|n| {
+                let n = n.to_string_lossy();
+                !n.starts_with('.') && n != "target"
+            })
+            .collect();
+        entries.sort();
+        for entry in entries {
+            hash_tree(&path.join(&entry), &relative.join(&entry), hash, budget)?;
+        }
+    } else if meta.is_file() {
+        budget.0 = budget.0.checked_sub(meta.len())?;
+        let bytes = std::fs::read(path).ok()?;
+        hash.update(b"f");
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name);
+        hash.update((bytes.len() as u64).to_le_bytes());
+        hash.update(&bytes);
+    } else if meta.is_symlink() {
+        let target = std::fs::read_link(path).ok()?;
+        let target = target.as_os_str().as_encoded_bytes();
+        hash.update(b"l");
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name);
+        hash.update((target.len() as u64).to_le_bytes());
+        hash.update(target);
+    }
+    Some(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One result file.
+#[derive(Serialize, Deserialize)]
+struct ResultFile<R> {
+    format: String,
+    grader: String,
+    cases: String,
+    submission: String,
+    key: String,
+    result: R,
+}
+
+/// A results folder, for one run: the grader and case set it grades with.
+pub struct ResultsDir {
+    dir: PathBuf,
+    grader: String,
+    cases: String,
+}
+
+/// A stored result, as read back.
+pub struct StoredResult {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// [`grader_version`] of the run that wrote it.
+    pub grader: String,
+    /// [`cases_hash`] of the cases it was graded on.
+    pub cases: String,
+    /// The result.
+    pub report: SubmissionReport,
+}
+
+impl ResultsDir {
+    /// Opens (creating it if needed) the results folder `dir` for a run on
+    /// `cases`.
+    ///
+    /// # Errors
+    /// When the folder cannot be created.
+    pub fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "cannot create the results folder {}: check that its parent exists and is writable",
+                dir.display()
+            )
+        })?;
+        Ok(ResultsDir {
+            dir: dir.to_path_buf(),
+            grader: grader_version(),
+            cases: cases_hash(cases),
+        })
+    }
+
+    /// The key `submission` is graded under (`None`: too big to hash).
+    pub fn key(&self, submission: &Submission) -> Option<(String, String)> {
+        let contents = submission_hash(submission)?;
+        let mut hash = Sha256::new();
+        for part in [&self.grader, &self.cases, &contents] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part.as_bytes());
+        }
+        Some((hex(&hash.finalize()), contents))
+    }
+
+    /// The stored result of `submission` if it was graded under `key`, and
+    /// was a grade (not a grader fault).
+    pub fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
+        let text = std::fs::read(self.path_of(&submission.id)).ok()?;
+        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text).ok()?;
+        if file.format != FORMAT || file.key != key {
+            return None;
+        }
+        let report = file.result.into_report();
+        (report.id == submission.id && !report.grader_fault).then_some(report)
+    }
+
+    /// Writes `report` as `submission`'s result under `key` (tempfile then
+    /// rename: a reader sees the old file or the new one, never half).
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn store(
+        &self,
+        report: &SubmissionReport,
+        key: &str,
+        contents: &str,
+    ) -> anyhow::Result<()> {
+        let mut result = serde_json::to_value(report)?;
+        result["grader_fault"] = report.grader_fault.into();
+        // What the JSON report leaves out, and other formats need.
+        if let Some(tests) = result["tests"].as_array_mut() {
+            for (value, test) in tests.iter_mut().zip(&report.tests) {
+                value["hidden"] = test.hidden.into();
+                value["description"] = test.description.clone().into();
+            }
+        }
+        let file = ResultFile {
+            format: FORMAT.to_string(),
+            grader: self.grader.clone(),
+            cases: self.cases.clone(),
+            submission: contents.to_string(),
+            key: key.to_string(),
+            result,
+        };
+        let path = self.path_of(&report.id);
+        let write = || -> std::io::Result<()> {
+            let mut temp = tempfile::Builder::new()
+                .prefix(".partial-")
+                .tempfile_in(&self.dir)?;
+            serde_json::to_writer_pretty(&mut temp, &file)?;
+            temp.write_all(b"\n")?;
+            temp.as_file().sync_all()?;
+            temp.persist(&path).map_err(|e| e.error)?;
+            Ok(())
+        };
+        write().with_context(|| format!("cannot write the result {}", path.display()))
+    }
+
+    /// The file of the student `id`: a readable form of the id (at most
+    /// 80 characters of `[A-Za-z0-9._-]`) and a hash of the whole id, so
+    /// that two ids never share a file and any id makes a valid name.
+    fn path_of(&self, id: &str) -> PathBuf {
+        let readable: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(80)
+            .collect();
+        let id_hash = hex(&Sha256::digest(id.as_bytes())[..6]);
+        self.dir.join(format!(
+            "{}-{id_hash}{SUFFIX}",
+            readable.trim_start_matches('.')
+        ))
+    }
+}
+
+/// Every result stored in `dir`, sorted by id.
+///
+/// # Errors
+/// When the folder cannot be listed, a result file cannot be read, or holds
+/// no result.
+pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
+    let entries = std::fs::read_dir(dir).with_context(|| {
+        format!(
+            "cannot list the results folder {} (written by `grader grade --results {}`)",
+            dir.display(),
+            dir.display()
+        )
+    })?;
+    let mut results = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("cannot list {}", dir.display()))?
+            .path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if !name.is_some_and(|n| n.ends_with(SUFFIX) && !n.starts_with('.')) {
+            continue;
+        }
+        let text =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text)
+            .ok()
+            .filter(|f: &ResultFile<StoredSubmission>| f.format == FORMAT)
+            .with_context(|| {
+                format!(
+                    "{} is not a result written by this grader: delete it, or regrade with --results",
+                    path.display()
+                )
+            })?;
+        results.push(StoredResult {
+            path,
+            grader: file.grader,
+            cases: file.cases,
+            report: file.result.into_report(),
+        });
+    }
+    results.sort_by(|a, b| a.report.id.cmp(&b.report.id));
+    Ok(results)
+}
+
+/// Checks that all `results` come from one grader and one case set, naming
+/// the first that does not.
+///
+/// # Errors
+/// When they are mixed.
+pub fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
+    let Some(first) = results.first() else {
+        return Ok(());
+    };
+    for other in results {
+        let what = if other.grader != first.grader {
+            "another grader version"
+        } else if other.cases != first.cases {
+            "other cases"
+        } else {
+            continue;
+        };
+        bail!(
+            "{} (`{}`) was graded with {what} than {} (`{}`): delete the stale results, or regrade them with `grader grade --results`",
+            other.path.display(),
+            visible_line(&other.report.id),
+            first.path.display(),
+            visible_line(&first.report.id)
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::submission::discover::classify;
+    use std::fs;
+
+    fn crate_at(dir: &Path, lib: &str) -> Submission {
+        fs::create_dir_all(dir.join("src")).unwrap();
+        fs::write(dir.join("Cargo.toml"), "[package]\nname = \"s\"\n").unwrap();
+        fs::write(dir.join("src/lib.rs"), lib).unwrap();
+        classify(dir)
+    }
+
+    #[test]
+    fn the_submission_hash_follows_the_contents_not_the_place_or_the_build_output() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let first = crate_at(&a.path().join("alice"), "fn a() {}");
+        let same = crate_at(&b.path().join("alice"), "fn a() {}");
+        let hash = submission_hash(&first).unwrap();
+        assert_eq!(
+            submission_hash(&same).unwrap(),
+            hash,
+            "same id and bytes elsewhere"
+        );
+
+        // What the build leaves out does not count.
+        fs::create_dir_all(a.path().join("alice/target/debug")).unwrap();
+        fs::write(a.path().join("alice/target/debug/x"), "built").unwrap();
+        fs::write(a.path().join("alice/.DS_Store"), "x").unwrap();
+        assert_eq!(submission_hash(&first).unwrap(), hash);
+
+        // One byte, a new file, a renamed file, another id: another hash.
+        fs::write(a.path().join("alice/src/lib.rs"), "fn b() {}").unwrap();
+        let changed = submission_hash(&first).unwrap();
+        assert_ne!(changed, hash);
+        fs::write(a.path().join("alice/src/extra.rs"), "").unwrap();
+        assert_ne!(submission_hash(&first).unwrap(), changed);
+        let bob = crate_at(&b.path().join("bob"), "fn a() {}");
+        assert_ne!(submission_hash(&bob).unwrap(), hash);
+    }
+
+    #[test]
+    fn a_result_is_reused_only_under_the_same_key_and_never_after_a_grader_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = crate::case::builtin();
+        let results = ResultsDir::open(&dir.path().join("results"), &cases).unwrap();
+        let sub = crate_at(&dir.path().join("a/b c"), "fn a() {}");
+        let (key, contents) = results.key(&sub).unwrap();
+        let mut report = crate::report::SubmissionReport {
+            id: sub.id.clone(),
+            kind: Some("rust".into()),
+            status: crate::report::Status::Ok,
+            message: String::new(),
+            score: 3,
+            max_score: 4,
+            grader_fault: false,
+            tests: Vec::new(),
+        };
+        results.store(&report, &key, &contents).unwrap();
+        assert_eq!(results.reusable(&sub, &key), Some(report.clone()));
+        assert_eq!(results.reusable(&sub, "another key"), None);
+        report.grader_fault = true;
+        results.store(&report, &key, &contents).unwrap();
+        assert_eq!(results.reusable(&sub, &key), None);
+        let all = read_all(&dir.path().join("results")).unwrap();
+        assert_eq!(all.len(), 1, "one file per student, rewritten");
+        assert!(all[0].report.grader_fault);
+    }
+
+    #[test]
+    fn the_cases_hash_follows_what_is_graded() {
+        let cases = crate::case::builtin();
+        let hash = cases_hash(&cases);
+        assert_eq!(cases_hash(&crate::case::builtin()), hash);
+        let mut other = cases.clone();
+        other.cases[0].points += 1;
+        assert_ne!(cases_hash(&other), hash);
+        let mut other = cases.clone();
+        other.config.time_limit_ms += 1;
+        assert_ne!(cases_hash(&other), hash);
+        let mut moved = cases.clone();
+        for case in &mut moved.cases {
+            case.file = Path::new("elsewhere").join(case.file.file_name().unwrap());
+        }
+        assert_eq!(
+            cases_hash(&moved),
+            hash,
+            "where the files live does not count"
+        );
+    }
+}

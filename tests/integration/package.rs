@@ -1,0 +1,212 @@
+//! `grader package gradescope` against a simulated `/autograder` tree (the
+//! scripts take `AUTOGRADER_ROOT`): the zip unpacks into `source/`,
+//! `setup.sh` finds what it needs (checks only: nothing is installed here),
+//! and `run_autograder` grades a crate upload, a lone `.c` with a stray
+//! file, an empty upload and a missing upload folder, writing a valid
+//! `results.json` every time.
+
+use serde_json::Value;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Writes the package for the bundled campus cases into `dir` and unzips it
+/// into `dir/autograder/source`, keeping each file's mode.
+fn unpacked(dir: &Path, rust: bool) -> PathBuf {
+    let cases = dir.join("cases");
+    fs::create_dir_all(&cases).unwrap();
+    for file in ["campus.toml", "grader.toml"] {
+        fs::copy(root().join("cases").join(file), cases.join(file)).unwrap();
+    }
+    let zip_path = dir.join("autograder.zip");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
+    cmd.args(["package", "gradescope", "--cases"])
+        .arg(&cases)
+        .arg("--out")
+        .arg(&zip_path);
+    if rust {
+        cmd.arg("--rust");
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("2 cases"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let ag = dir.join("autograder");
+    let source = ag.join("source");
+    let mut archive = zip::ZipArchive::new(fs::File::open(&zip_path).unwrap()).unwrap();
+    let mut names = Vec::new();
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap();
+        let name = entry.enclosed_name().expect("no entry escapes the folder");
+        names.push(name.display().to_string());
+        let path = source.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        fs::write(&path, bytes).unwrap();
+        let mode = entry.unix_mode().expect("a unix mode") & 0o777;
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "bin/grader",
+            "bin/grader-worker",
+            "cases/campus.toml",
+            "cases/grader.toml",
+            "run_autograder",
+            "setup.sh"
+        ]
+    );
+    fs::create_dir_all(ag.join("results")).unwrap();
+    source
+}
+
+/// Runs a script of the package as Gradescope would, under the simulated
+/// root.
+fn script(ag: &Path, name: &str) -> Output {
+    Command::new("bash")
+        .arg(ag.join("source").join(name))
+        .env("AUTOGRADER_ROOT", ag)
+        .env("SETUP_CHECK_ONLY", "1")
+        .output()
+        .unwrap()
+}
+
+/// Puts `files` (path, contents) in a fresh `submission/`, runs
+/// `run_autograder`, and returns `results.json`.
+fn grade_upload(ag: &Path, files: Option<&[(&str, Vec<u8>)]>) -> (Value, String) {
+    let upload = ag.join("submission");
+    let _ = fs::remove_dir_all(&upload);
+    let _ = fs::remove_file(ag.join("results/results.json"));
+    if let Some(files) = files {
+        fs::create_dir_all(&upload).unwrap();
+        for (path, bytes) in files {
+            let path = upload.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, bytes).unwrap();
+        }
+    }
+    let out = script(ag, "run_autograder");
+    let log = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "run_autograder exits 0: {log}");
+    let results = fs::read(ag.join("results/results.json"))
+        .unwrap_or_else(|e| panic!("results.json is always written ({e}): {log}"));
+    let value: Value = serde_json::from_slice(&results)
+        .unwrap_or_else(|e| panic!("results.json is JSON ({e}): {}", text(&results)));
+    assert!(value["score"].is_number(), "{value}");
+    (value, log)
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    fs::read(root().join("submissions").join(name)).unwrap()
+}
+
+#[test]
+fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
+    let dir = tempfile::tempdir().unwrap();
+    unpacked(dir.path(), false);
+    let ag = dir.path().join("autograder");
+
+    let setup = script(&ag, "setup.sh");
+    assert!(
+        setup.status.success(),
+        "setup.sh finds cc and python3: {}",
+        text(&setup.stderr)
+    );
+    assert!(
+        text(&setup.stdout).contains("setup: ready"),
+        "{}",
+        text(&setup.stdout)
+    );
+
+    // A lone .c with a stray note: graded, the note named.
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[
+            ("sudoku.c", fixture("c-listing.c")),
+            ("notes.txt", b"my notes".to_vec()),
+        ]),
+    );
+    assert_eq!(results["score"], 6, "{results}");
+    assert_eq!(results["tests"].as_array().unwrap().len(), 6);
+    assert!(
+        log.contains("ignored, not part of the submission: notes.txt"),
+        "{log}"
+    );
+
+    // A one-bug .c: graded, not full marks.
+    let (results, _) = grade_upload(&ag, Some(&[("solver.c", fixture("bug-legal-no-box.c"))]));
+    assert_eq!(results["score"], 4, "{results}");
+
+    // A crate at the top, as Gradescope unpacks it.
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[
+            ("Cargo.toml", fixture("rust-trait/Cargo.toml")),
+            ("Cargo.lock", fixture("rust-trait/Cargo.lock")),
+            ("src/lib.rs", fixture("rust-trait/src/lib.rs")),
+        ]),
+    );
+    assert_eq!(results["score"], 6, "{results}\n{log}");
+
+    // An empty upload: a result that says what to upload.
+    let (results, _) = grade_upload(&ag, Some(&[]));
+    assert_eq!(results["score"], 0);
+    assert!(
+        results.to_string().contains("holds no submission"),
+        "{results}"
+    );
+
+    // No upload folder at all (the grader cannot run): still a results.json,
+    // with a message for the instructor.
+    let (results, log) = grade_upload(&ag, None);
+    assert_eq!(results["score"], 0);
+    assert_eq!(results["output_format"], "text");
+    let output = results["output"].as_str().unwrap();
+    assert!(output.contains("This is not your grade"), "{output}");
+    assert!(output.contains("For the instructor"), "{output}");
+    assert!(log.contains("the grader failed"), "{log}");
+}
+
+#[test]
+fn with_rust_setup_also_wants_cargo() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = unpacked(dir.path(), true);
+    let setup = fs::read_to_string(source.join("setup.sh")).unwrap();
+    assert!(setup.contains("NEEDS_RUST=1"), "{setup}");
+    // Check-only with no cargo on PATH: it says Rust is missing.
+    let out = Command::new("bash")
+        .arg(source.join("setup.sh"))
+        .env("AUTOGRADER_ROOT", dir.path().join("autograder"))
+        .env("SETUP_CHECK_ONLY", "1")
+        .env("HOME", dir.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    if Path::new("/usr/bin/cargo").exists() {
+        assert!(out.status.success(), "{stderr}");
+    } else {
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains("missing:") && stderr.contains("rust"),
+            "{stderr}"
+        );
+    }
+}

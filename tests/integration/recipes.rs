@@ -1,0 +1,326 @@
+//! The recipes in `docs/` do what they say: each one parses (YAML through
+//! python3's PyYAML), and its own grading commands, run as the engine would
+//! run them (the matrix value, the array task id, the completion index set),
+//! grade a class whose merged report equals a single run's.
+//!
+//! - `docs/recipes/github-actions-shards.yml`: a job matrix and a merge job;
+//! - `docs/recipes/slurm-grade.sbatch` + `slurm-merge.sbatch`: a job array;
+//! - `docs/recipes/kubernetes-indexed-job.yaml`: an Indexed Job and a merge Job;
+//! - `docs/github-classroom.yml`: one student's repository on push.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The documents of a YAML file, as JSON values.
+fn yaml(path: &Path) -> Vec<Value> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, yaml\nprint(json.dumps(list(yaml.safe_load_all(open(sys.argv[1]))), default=str))",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs (install python3 and python3-yaml to check the recipes)");
+    assert!(
+        out.status.success(),
+        "{} does not parse as YAML (or PyYAML is missing: install python3-yaml): {}",
+        path.display(),
+        text(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("python3 printed JSON")
+}
+
+/// PATH with the grader just built first.
+fn path_with_grader() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_grader"))
+        .parent()
+        .expect("the binary's folder")
+        .to_path_buf();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Runs a shell `script` as the recipe's engine would, in `dir`, with `env`;
+/// it must succeed.
+fn shell(shell: &str, script: &str, dir: &Path, env: &[(&str, String)]) {
+    let out = Command::new(shell)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path_with_grader())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .expect("the shell runs");
+    assert!(
+        out.status.success(),
+        "this recipe step failed ({:?}):\n{script}\nstdout: {}\nstderr: {}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// A class of bundled fixtures (passes, one bug, does not build, a missing
+/// symbol) with the bundled campus cases, and a single run's JSON report.
+fn class() -> (tempfile::TempDir, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    fs::create_dir(d.join("cases")).unwrap();
+    for file in ["campus.toml", "grader.toml"] {
+        fs::copy(root().join("cases").join(file), d.join("cases").join(file)).unwrap();
+    }
+    fs::create_dir(d.join("submissions")).unwrap();
+    for (id, fixture) in [
+        ("ada", "c-listing.c"),
+        ("bob", "bug-legal-no-box.c"),
+        ("cy", "broken-compile.c"),
+        ("dee", "missing-symbol.c"),
+        ("eve", "bug-no-clear.c"),
+    ] {
+        fs::copy(
+            root().join("submissions").join(fixture),
+            d.join("submissions").join(format!("{id}.c")),
+        )
+        .unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_grader"))
+        .args([
+            "grade",
+            "submissions",
+            "--cases",
+            "cases",
+            "--json",
+            "single.json",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let single = json(&d.join("single.json"));
+    (dir, single)
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A JSON report without times.
+fn timeless(mut report: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.retain(|k, _| !k.contains("time") && k != "wall_ms" && k != "run");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut report);
+    report
+}
+
+/// The merged report in `dir` equals the single run's, and the CSV and
+/// HTML the recipe asks for are there.
+fn merged_equals_single(dir: &Path, single: &Value) {
+    assert_eq!(
+        timeless(json(&dir.join("report.json"))),
+        timeless(single.clone())
+    );
+    assert!(
+        fs::read_to_string(dir.join("grades.csv"))
+            .unwrap()
+            .starts_with("id,")
+    );
+    assert!(
+        fs::read_to_string(dir.join("report.html"))
+            .unwrap()
+            .contains("<html")
+    );
+}
+
+/// The `run` scripts of a GitHub Actions job that call the grader.
+fn grader_steps(job: &Value) -> Vec<String> {
+    let steps = job["steps"].as_array().expect("the job has steps");
+    steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .filter(|run| run.contains("grader grade") || run.contains("grader merge"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_github_actions_matrix_recipe_shards_and_merges() {
+    let (dir, single) = class();
+    let d = dir.path();
+    let workflow = &yaml(&root().join("docs/recipes/github-actions-shards.yml"))[0];
+    let jobs = &workflow["jobs"];
+    let shards: Vec<u64> = jobs["grade"]["strategy"]["matrix"]["shard"]
+        .as_array()
+        .expect("a shard matrix")
+        .iter()
+        .map(|v| v.as_u64().expect("shard numbers"))
+        .collect();
+    assert_eq!(shards, [1, 2, 3]);
+    assert_eq!(jobs["merge"]["needs"], "grade");
+    let grade_steps = grader_steps(&jobs["grade"]);
+    assert_eq!(grade_steps.len(), 1, "{grade_steps:?}");
+    assert!(
+        grade_steps[0].contains(&format!("/{}", shards.len())),
+        "N in --shard is the matrix size"
+    );
+    for k in &shards {
+        let script = grade_steps[0].replace("${{ matrix.shard }}", &k.to_string());
+        // GitHub runs `run:` with `bash -e`.
+        shell("bash", &format!("set -e\n{script}"), d, &[]);
+        assert!(d.join(format!("shards/shard-{k}.json")).is_file());
+    }
+    let summary = d.join("step-summary.md");
+    for script in grader_steps(&jobs["merge"]) {
+        shell(
+            "bash",
+            &format!("set -e\n{script}"),
+            d,
+            &[("GITHUB_STEP_SUMMARY", summary.display().to_string())],
+        );
+    }
+    merged_equals_single(d, &single);
+    let summary = fs::read_to_string(summary).unwrap();
+    assert!(
+        summary.contains("| ada | c | 6/6 | all passed |"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_slurm_array_recipe_shards_and_merges() {
+    let (dir, single) = class();
+    let d = dir.path();
+    let grade = fs::read_to_string(root().join("docs/recipes/slurm-grade.sbatch")).unwrap();
+    let merge = fs::read_to_string(root().join("docs/recipes/slurm-merge.sbatch")).unwrap();
+    let array = grade
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --array="))
+        .expect("an #SBATCH --array line");
+    let (first, last) = array.split_once('-').expect("a range like 1-3");
+    let (first, last): (u64, u64) = (first.parse().unwrap(), last.parse().unwrap());
+    for k in first..=last {
+        shell(
+            "bash",
+            &grade,
+            d,
+            &[
+                ("SLURM_SUBMIT_DIR", d.display().to_string()),
+                ("SLURM_ARRAY_TASK_ID", k.to_string()),
+                ("SLURM_ARRAY_TASK_COUNT", (last - first + 1).to_string()),
+                ("SLURM_CPUS_PER_TASK", "2".to_string()),
+            ],
+        );
+    }
+    shell(
+        "bash",
+        &merge,
+        d,
+        &[("SLURM_SUBMIT_DIR", d.display().to_string())],
+    );
+    merged_equals_single(d, &single);
+}
+
+#[test]
+fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
+    let (dir, single) = class();
+    let d = dir.path();
+    let docs = yaml(&root().join("docs/recipes/kubernetes-indexed-job.yaml"));
+    assert_eq!(docs.len(), 2, "a grading Job and a merge Job");
+    let grade = &docs[0]["spec"];
+    assert_eq!(docs[0]["kind"], "Job");
+    assert_eq!(grade["completionMode"], "Indexed");
+    let completions = grade["completions"].as_u64().expect("completions");
+    let script = |doc: &Value| -> String {
+        let command = &doc["spec"]["template"]["spec"]["containers"][0]["command"];
+        assert_eq!(command[0], "sh");
+        command[2].as_str().expect("an sh -c script").to_string()
+    };
+    let grade_script = script(&docs[0]);
+    assert!(
+        grade_script.contains(&format!("/{completions}\"")),
+        "{grade_script}"
+    );
+    for index in 0..completions {
+        shell(
+            "sh",
+            &grade_script,
+            d,
+            &[("JOB_COMPLETION_INDEX", index.to_string())],
+        );
+    }
+    shell("sh", &script(&docs[1]), d, &[]);
+    merged_equals_single(d, &single);
+}
+
+#[test]
+fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_threshold() {
+    let workflow = &yaml(&root().join("docs/github-classroom.yml"))[0];
+    let steps = grader_steps(&workflow["jobs"]["grade"]);
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    assert!(
+        workflow["jobs"]["grade"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["with"]["report_paths"] == "grader-junit.xml"),
+        "the JUnit report is shown"
+    );
+    for (fixture, code) in [("c-listing.c", 0), ("bug-legal-no-box.c", 1)] {
+        let repo = tempfile::tempdir().unwrap();
+        let r = repo.path();
+        fs::copy(root().join("submissions").join(fixture), r.join("sudoku.c")).unwrap();
+        fs::write(r.join("README.md"), "# my sudoku\n").unwrap();
+        fs::write(r.join("notes.txt"), "todo\n").unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let summary = elsewhere.path().join("summary.md");
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -e\n{}", steps[0]))
+            .current_dir(r)
+            .env("PATH", path_with_grader())
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{fixture}: {}",
+            text(&out.stderr)
+        );
+        let stderr = text(&out.stderr);
+        let ignored = stderr
+            .lines()
+            .find(|l| l.contains("ignored, not part of the submission:"))
+            .unwrap_or_else(|| panic!("the stray files are named: {stderr}"));
+        assert!(
+            ignored.contains("README.md") && ignored.contains("notes.txt"),
+            "{ignored}"
+        );
+        let junit = fs::read_to_string(r.join("grader-junit.xml")).unwrap();
+        assert!(junit.contains("<testsuites"), "{junit}");
+        let summary = fs::read_to_string(summary).unwrap();
+        assert!(summary.starts_with("## "), "{summary}");
+        assert_eq!(summary.contains("all passed"), code == 0, "{summary}");
+    }
+}
