@@ -40,7 +40,7 @@ fn unpacked(dir: &Path, rust: bool) -> PathBuf {
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains("2 cases"),
+        text(&out.stdout).contains("4 cases"),
         "{}",
         text(&out.stdout)
     );
@@ -143,8 +143,8 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
             ("notes.txt", b"my notes".to_vec()),
         ]),
     );
-    assert_eq!(results["score"], 6, "{results}");
-    assert_eq!(results["tests"].as_array().unwrap().len(), 6);
+    assert_eq!(results["score"], 12, "{results}");
+    assert_eq!(results["tests"].as_array().unwrap().len(), 12);
     assert!(
         log.contains("ignored, not part of the submission: notes.txt"),
         "{log}"
@@ -152,7 +152,7 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
 
     // A one-bug .c: graded, not full marks.
     let (results, _) = grade_upload(&ag, Some(&[("solver.c", fixture("bug-legal-no-box.c"))]));
-    assert_eq!(results["score"], 4, "{results}");
+    assert_eq!(results["score"], 8, "{results}");
 
     // A crate at the top, as Gradescope unpacks it.
     let (results, log) = grade_upload(
@@ -163,7 +163,7 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
             ("src/lib.rs", fixture("rust-trait/src/lib.rs")),
         ]),
     );
-    assert_eq!(results["score"], 6, "{results}\n{log}");
+    assert_eq!(results["score"], 12, "{results}\n{log}");
 
     // An empty upload: a result that says what to upload.
     let (results, _) = grade_upload(&ag, Some(&[]));

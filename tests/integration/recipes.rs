@@ -202,7 +202,7 @@ fn the_github_actions_matrix_recipe_shards_and_merges() {
     merged_equals_single(d, &single);
     let summary = fs::read_to_string(summary).unwrap();
     assert!(
-        summary.contains("| ada | c | 6/6 | all passed |"),
+        summary.contains("| ada | c | 12/12 | all passed |"),
         "{summary}"
     );
 }

@@ -198,7 +198,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
         .find(|l| l.starts_with("bob "))
         .expect("bob's line");
     assert!(!bob.contains("stored"), "{stdout}");
-    assert!(bob.contains("6/6"), "{stdout}");
+    assert!(bob.contains("12/12"), "{stdout}");
 
     // Other cases: nothing is reused.
     fs::write(d.join("cases/grader.toml"), "time_limit_ms = 900\n").unwrap();
@@ -486,7 +486,7 @@ fn diff_names_the_students_and_tests_that_changed() {
     let changed = run(d, &["diff", "old.json", "new.json"]);
     assert_eq!(changed.status.code(), Some(1));
     let stdout = text(&changed.stdout);
-    assert!(stdout.contains("ada: 6/6 -> "), "{stdout}");
+    assert!(stdout.contains("ada: 12/12 -> "), "{stdout}");
     assert!(
         stdout.contains("campus-4x4 legal: pass -> wrong"),
         "{stdout}"
@@ -513,7 +513,7 @@ fn fail_under_sets_the_exit_code_by_score_and_the_summary_is_markdown() {
         args.extend(extra);
         run(d, &args).status.code()
     };
-    // bob: legal misses the box rule, 4 of 6 points (67%).
+    // bob: legal misses the box rule, 8 of 12 points (67%).
     assert_eq!(score(&[]), Some(1));
     assert_eq!(score(&["--fail-under", "60"]), Some(0));
     assert_eq!(
@@ -523,7 +523,7 @@ fn fail_under_sets_the_exit_code_by_score_and_the_summary_is_markdown() {
     let summary = fs::read_to_string(d.join("summary.md")).unwrap();
     assert!(
         summary
-            .contains("| bob | c | 4/6 | campus-4x4 legal (wrong), campus-clash legal (wrong) |"),
+            .contains("| bob | c | 8/12 | campus-4x4 legal (wrong), campus-last-digit legal (wrong), campus-dead-end legal (wrong), campus-clash legal (wrong) |"),
         "{summary}"
     );
     let bad = run(d, &["grade", "submissions", "--fail-under", "120"]);
@@ -550,7 +550,7 @@ fn on_a_pipe_each_students_line_arrives_as_soon_as_they_are_graded() {
         .expect("grader starts");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().expect("a first line").unwrap();
-    assert!(first.starts_with("a-fast  c  6/6  all passed"), "{first}");
+    assert!(first.starts_with("a-fast  c  12/12  all passed"), "{first}");
     assert!(
         child.try_wait().unwrap().is_none(),
         "the first line came only when the run ended"
