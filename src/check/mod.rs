@@ -15,11 +15,13 @@ mod judge;
 mod plan;
 mod probe;
 mod rule;
+pub mod trace;
 #[cfg(test)]
 mod tests;
 
 pub use error::ProbeError;
 pub use execute::execute;
-pub use judge::{Failure, Judgement, judge};
+pub use judge::{Failure, Judgement, judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{Probe, Response};
+pub use trace::{TraceSummary, WriteTrace};

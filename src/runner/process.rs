@@ -163,6 +163,15 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             WorkerMessage::LoadError { message } if !loaded => {
                 return fail(Verdict::Error, message.clone());
             }
+            // A Python exception, reported by the harness before it exits.
+            WorkerMessage::Exception { name, message } if !run.timed_out => {
+                let verdict = if name == "MemoryError" {
+                    Verdict::Memory
+                } else {
+                    Verdict::Crash
+                };
+                return fail(verdict, message.clone());
+            }
             _ => {}
         }
     }
@@ -1157,6 +1166,7 @@ mod tests {
                 board: vec![1, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
             },
             limits: LIMITS,
+            python: None,
         };
         let encoded = unix_run::encode_input(&request, &env, None).expect("encodes");
         let input = WorkerInput {
