@@ -15,9 +15,9 @@ mod judge;
 mod plan;
 mod probe;
 mod rule;
-pub mod trace;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 
 pub use error::ProbeError;
 pub use execute::execute;

@@ -83,7 +83,10 @@ impl std::fmt::Display for TraceSummary {
             self.writes, self.undos
         )?;
         if self.capped {
-            write!(f, " (trace capped at {TRACE_CAP} writes: later ones unchecked)")?;
+            write!(
+                f,
+                " (trace capped at {TRACE_CAP} writes: later ones unchecked)"
+            )?;
         }
         let (writes, undos, finished) = self.listing;
         let more = if finished { "" } else { "more than " };
@@ -165,7 +168,8 @@ pub fn judge(
     let Ok(mut board) = Board::from_cells_unchecked_values(n, input.to_vec()) else {
         return Err(Failure::new(
             "solve.trace",
-            "the write trace's board has the wrong size (grader bug, not the student's)".to_string(),
+            "the write trace's board has the wrong size (grader bug, not the student's)"
+                .to_string(),
         ));
     };
     let side = board.side();
@@ -412,7 +416,8 @@ mod tests {
     #[test]
     fn the_seed_search_passes_and_is_counted() {
         let (parts, solution) = seed_trace();
-        let summary = judge(&campus(), 2, &CAMPUS, true, &solution, &trace(&parts)).expect("passes");
+        let summary =
+            judge(&campus(), 2, &CAMPUS, true, &solution, &trace(&parts)).expect("passes");
         assert_eq!((summary.writes, summary.undos), (8, 0));
         assert_eq!(summary.listing, (8, 0, true));
         assert_eq!(
@@ -427,8 +432,9 @@ mod tests {
         let err = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &trace(&parts)).unwrap_err();
         assert_eq!(err.check, "solve.trace.illegal");
         assert!(
-            err.message
-                .starts_with("step 1 (depth 1): solve wrote 4 at r1c2, but row 1 already held 4 (at r1c4)"),
+            err.message.starts_with(
+                "step 1 (depth 1): solve wrote 4 at r1c2, but row 1 already held 4 (at r1c4)"
+            ),
             "{}",
             err.message
         );
@@ -452,7 +458,8 @@ mod tests {
         let err = judge(&campus(), 2, &CAMPUS, false, &after, &trace(&parts)).unwrap_err();
         assert_eq!(err.check, "solve.trace.leftover");
         assert!(
-            err.message.contains("the write at step 2 (depth 2) left 3 at r1c3"),
+            err.message
+                .contains("the write at step 2 (depth 2) left 3 at r1c3"),
             "{}",
             err.message
         );
@@ -475,17 +482,47 @@ mod tests {
     #[test]
     fn untraced_changes_and_copies_are_caught() {
         let (_, solution) = seed_trace();
-        let err = judge(&campus(), 2, &CAMPUS, true, &solution, &trace(&[event(0), event(2)])).unwrap_err();
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &solution,
+            &trace(&[event(0), event(2)]),
+        )
+        .unwrap_err();
         assert_eq!(err.check, "solve.trace.untraced");
-        let err = judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &trace(&[event(0), event(2)])).unwrap_err();
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &CAMPUS,
+            &trace(&[event(0), event(2)]),
+        )
+        .unwrap_err();
         assert_eq!(err.check, "solve.trace.copy");
     }
 
     #[test]
     fn givens_and_malformed_traces_fail_without_panicking() {
-        let err = judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &trace(&[write(0, 0, 1, 2, 1)])).unwrap_err();
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &CAMPUS,
+            &trace(&[write(0, 0, 1, 2, 1)]),
+        )
+        .unwrap_err();
         assert_eq!(err.check, "solve.trace.given");
-        for records in ["abc", "zz0000000000", "ff0900000000", "ff0200000000", "090900000100"] {
+        for records in [
+            "abc",
+            "zz0000000000",
+            "ff0900000000",
+            "ff0200000000",
+            "090900000100",
+        ] {
             let bad = WriteTrace {
                 records: records.to_string(),
                 capped: false,

@@ -150,7 +150,10 @@ pub fn run_test(
         CodeKind::Python => match python_interpreter() {
             Ok(interpreter) => Some(interpreter.clone()),
             Err(err) => {
-                let outcome = Outcome::new(Verdict::Error, format!("{GRADER_FAULT} (not your fault): {err}"));
+                let outcome = Outcome::new(
+                    Verdict::Error,
+                    format!("{GRADER_FAULT} (not your fault): {err}"),
+                );
                 return (test_report(case, function, outcome, None), false);
             }
         },
@@ -220,7 +223,12 @@ fn python_interpreter() -> Result<&'static crate::protocol::PythonInterpreter, &
 }
 
 /// The report of one test of `case` that came to `outcome`.
-fn test_report(case: &Case, function: Function, outcome: Outcome, board: Option<String>) -> TestReport {
+fn test_report(
+    case: &Case,
+    function: Function,
+    outcome: Outcome,
+    board: Option<String>,
+) -> TestReport {
     let max_points = case.points;
     TestReport {
         case: case.name.clone(),

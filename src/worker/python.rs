@@ -227,9 +227,8 @@ pub fn prepare(input: &WorkerInput) -> Result<PreparedPython, PrepareError> {
     })?;
     let json = harness_input(&name, &source, &request.probe, true)
         .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
-    let memfd = memfd(&json).map_err(|err| {
-        PrepareError::Grader(format!("cannot hand the request to Python: {err}"))
-    })?;
+    let memfd = memfd(&json)
+        .map_err(|err| PrepareError::Grader(format!("cannot hand the request to Python: {err}")))?;
     let executable = CString::new(interpreter.executable.as_os_str().as_bytes())
         .map_err(|_| PrepareError::Grader("the interpreter's path holds a NUL byte".into()))?;
     let harness = CString::new(HARNESS)
@@ -288,8 +287,8 @@ fn memfd(bytes: &[u8]) -> std::io::Result<File> {
 #[cfg(target_os = "linux")]
 pub fn restrict(interpreter: &PythonInterpreter) -> Result<super::landlock::Enforcement, String> {
     use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset,
-        RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+        ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
     };
     const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"];
     let abi = ABI::V6;
@@ -400,9 +399,10 @@ mod tests {
         std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
-        let open = dir.path().ancestors().all(|d| {
-            std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
-        });
+        let open = dir
+            .path()
+            .ancestors()
+            .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0));
         assert_eq!(reachable_by_all(&file), open);
         std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).expect("chmod");
         assert!(!reachable_by_all(&file));

@@ -215,8 +215,13 @@ def load():
         finish(2)
     try:
         exec(code, module)
-    except (MemoryError, SystemExit) as error:
+    except MemoryError as error:
         raised(error, "while being imported")
+    except SystemExit as error:
+        send({"type": "load_error", "message": "%s called sys.exit(%r) while being imported: "
+              "remove the top-level call; the grader imports the module and calls its functions" % (
+                  NAME, error.code)})
+        finish(2)
     except BaseException as error:
         send({"type": "load_error", "message": "importing %s raised %s:\n%s" % (
             NAME, type(error).__name__, student_traceback(error))})

@@ -378,7 +378,11 @@ pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, Filter
     let mut kill = kill_rules(own_pid)?;
     kill.insert(
         libc::SYS_execve,
-        vec![SeccompRule::new(vec![condition(0, SeccompCmpOp::Ne, path)?])?],
+        vec![SeccompRule::new(vec![condition(
+            0,
+            SeccompCmpOp::Ne,
+            path,
+        )?])?],
     );
     for &(number, _) in PYTHON_KILL {
         kill.insert(number, Vec::new());
