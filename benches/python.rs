@@ -134,7 +134,7 @@ mod bench {
             list(&harness)
         );
 
-        let env = SandboxEnv::detect();
+        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         let code = tempfile::Builder::new()
             .prefix("grader-python-bench-")
             .tempdir()?;

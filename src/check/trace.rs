@@ -264,7 +264,7 @@ pub fn judge(
                             .to_string(),
                     ));
                 };
-                if result == Some(false) && !trace.capped {
+                if result == Some(false) {
                     leftover(&entry, &board, &last, step, entries.len())?;
                 }
             }

@@ -116,6 +116,10 @@ pub fn write_details(sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<
                 test.case,
                 test.function
             )?;
+            // A traced Python solve: its counts beside the listing's.
+            if !test.message.is_empty() {
+                writeln!(out, "    {}", test.message.as_str().dimmed())?;
+            }
             continue;
         }
         writeln!(

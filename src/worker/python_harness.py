@@ -31,6 +31,11 @@ def send(message):
         data = data[os.write(PROTOCOL, data):]
 
 
+def printable(text):
+    """Student text with control characters shown, not interpreted, by a terminal."""
+    return "".join(ch if ch == "\n" or ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def finish(status):
     """Flushes what the student printed and ends the process."""
     for stream in (sys.stdout, sys.stderr):
@@ -66,7 +71,7 @@ def raised(error, during):
         text = "recursed too deep %s (RecursionError: %s)" % (during, error)
     else:
         text = "raised %s %s:\n%s" % (name, during, student_traceback(error))
-    send({"type": "exception", "name": name, "message": text})
+    send({"type": "exception", "name": name, "message": printable(text)})
     finish(1)
 
 
@@ -77,7 +82,11 @@ def raised(error, during):
 # active) as two bytes. An event has row 255: column 0 = solve called,
 # 1 = returned false, 2 = returned true, 3 = returned something else.
 LOG = bytearray()
-STATE = {"depth": 0, "writes": 0, "capped": False}
+WRITES = 0
+CAPPED = False
+DEPTH = 0
+DEPTH_LO = 0
+DEPTH_HI = 0
 
 
 def byte(v):
@@ -85,18 +94,22 @@ def byte(v):
 
 
 def record(r, c, old, new):
-    if STATE["writes"] >= TRACE_CAP:
-        STATE["capped"] = True
+    global WRITES, CAPPED
+    if WRITES >= TRACE_CAP:
+        CAPPED = True
         return
-    STATE["writes"] += 1
-    d = STATE["depth"]
-    LOG.extend((r, c, byte(old), byte(new), d & 255, (d >> 8) & 255))
+    WRITES += 1
+    LOG.extend((r, c, byte(old), byte(new), DEPTH_LO, DEPTH_HI))
 
 
 def event(kind):
-    if not STATE["capped"]:
-        d = STATE["depth"]
-        LOG.extend((255, kind, 0, 0, d & 255, (d >> 8) & 255))
+    if not CAPPED:
+        LOG.extend((255, kind, 0, 0, DEPTH_LO, DEPTH_HI))
+
+
+def set_depth(depth):
+    global DEPTH, DEPTH_LO, DEPTH_HI
+    DEPTH, DEPTH_LO, DEPTH_HI = depth, depth & 255, (depth >> 8) & 255
 
 
 _get = list.__getitem__
@@ -110,6 +123,24 @@ class TraceRow(list):
     __slots__ = ("row",)
 
     def __setitem__(self, c, v):
+        global WRITES, CAPPED
+        if type(c) is int:
+            # The hot path, inlined: one write of one cell.
+            old = _get(self, c)
+            _set(self, c, v)
+            if WRITES < TRACE_CAP:
+                WRITES += 1
+                LOG.extend((
+                    self.row,
+                    c if c >= 0 else c + _len(self),
+                    old if type(old) is int and 0 <= old <= 254 else 255,
+                    v if type(v) is int and 0 <= v <= 254 else 255,
+                    DEPTH_LO,
+                    DEPTH_HI,
+                ))
+            else:
+                CAPPED = True
+            return
         if type(c) is slice:
             before = list(self)
             _set(self, c, v)
@@ -121,7 +152,7 @@ class TraceRow(list):
             return
         old = _get(self, c)
         _set(self, c, v)
-        record(self.row, c % _len(self) if type(c) is int else c, old, v)
+        record(self.row, c.__index__() % _len(self), old, v)
 
     def __copy__(self):
         return list(self)
@@ -211,20 +242,20 @@ def load():
         import traceback
 
         text = "".join(traceback.format_exception_only(type(error), error)).rstrip()
-        send({"type": "load_error", "message": "%s does not compile:\n%s" % (NAME, text)})
+        send({"type": "load_error", "message": printable("%s does not compile:\n%s" % (NAME, text))})
         finish(2)
     try:
         exec(code, module)
     except MemoryError as error:
         raised(error, "while being imported")
     except SystemExit as error:
-        send({"type": "load_error", "message": "%s called sys.exit(%r) while being imported: "
-              "remove the top-level call; the grader imports the module and calls its functions" % (
-                  NAME, error.code)})
+        send({"type": "load_error", "message": printable(
+            "%s called sys.exit(%r) while being imported: remove the top-level call; "
+            "the grader imports the module and calls its functions" % (NAME, error.code))})
         finish(2)
     except BaseException as error:
-        send({"type": "load_error", "message": "importing %s raised %s:\n%s" % (
-            NAME, type(error).__name__, student_traceback(error))})
+        send({"type": "load_error", "message": printable("importing %s raised %s:\n%s" % (
+            NAME, type(error).__name__, student_traceback(error)))})
         finish(2)
     missing = [f for f in ("legal", "find_empty", "solve") if not callable(module.get(f))]
     if missing:
@@ -264,12 +295,13 @@ def run(module, probe):
     with_n = takes_n(solve, 1)
 
     def traced_solve(*a, **k):
-        STATE["depth"] += 1
+        depth = DEPTH + 1
+        set_depth(depth)
         event(0)
         try:
             result = solve(*a, **k)
         finally:
-            STATE["depth"] -= 1
+            set_depth(depth - 1)
         event(1 if result is False else 2 if result is True else 3)
         return result
 
@@ -278,7 +310,7 @@ def run(module, probe):
     entry = module["solve"]
     solved = entry(board, n) if with_n else entry(board)
     if REQUEST["trace"]:
-        send({"type": "trace", "trace": {"records": LOG.hex(), "capped": STATE["capped"]}})
+        send({"type": "trace", "trace": {"records": LOG.hex(), "capped": CAPPED}})
     return {"function": "solve", "args": {"solved": bool(solved), "board": flat(board)}}
 
 
