@@ -16,7 +16,6 @@ mod landlock;
 /// `sandbox` bench can call the same code in-process, unconfined.
 #[cfg(unix)]
 pub mod library;
-/// Python submissions: the interpreter, the harness, the `execve`.
 #[cfg(unix)]
 pub mod python;
 #[cfg(target_os = "linux")]

@@ -368,7 +368,7 @@ const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe2];
 ///    interpreter be executed anyway), and pipes trapped;
 /// 2. E (`clone3` fails with ENOSYS, so threads use `clone`, which K checks);
 /// 3. the Python allow list: A's calls and what CPython needs
-///    ([`PYTHON_ALLOW_COMMON`]), `ioctl` only `TCGETS` (`isatty`), `fcntl`
+///    (`PYTHON_ALLOW_COMMON`), `ioctl` only `TCGETS` (`isatty`), `fcntl`
 ///    only to read flags, set close-on-exec or duplicate; anything else
 ///    fails with EPERM.
 ///
