@@ -254,6 +254,7 @@ mod bench {
             code: fixture.code.clone(),
             probe: check::plan(case, function),
             limits: limits(cases, case),
+            python: None,
         };
         let run = fixture.sandbox.run_test(&request).with_context(|| {
             format!(
@@ -469,6 +470,7 @@ mod bench {
                 time_limit_ms: LOOP_LIMIT_MS,
                 memory_limit_mb: cases.config.memory_limit_mb,
             },
+            python: None,
         };
         let mut walls = Vec::new();
         for _ in 0..RUNS {

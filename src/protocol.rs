@@ -214,6 +214,28 @@ pub struct WorkerRequest {
     pub probe: Probe,
     /// The limits to apply to itself before loading `code`.
     pub limits: Limits,
+    /// For [`CodeKind::Python`]: the interpreter to run, found once by the
+    /// grader ([`crate::worker::python::find_interpreter`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PythonInterpreter>,
+}
+
+/// The machine's `python3`, as found by the grader before any student code
+/// ran: what to execute and what it needs to read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonInterpreter {
+    /// The interpreter binary, symlinks resolved.
+    pub executable: PathBuf,
+    /// Its ELF program interpreter (the dynamic loader), which the kernel
+    /// opens for execution too; `None` for a static binary.
+    pub loader: Option<PathBuf>,
+    /// The folders it reads at start-up and import: its prefixes and the
+    /// standard library (symlinks resolved).
+    pub read_dirs: Vec<PathBuf>,
+    /// `sys.version`'s first word, for messages.
+    pub version: String,
+    /// Whether every user can run it (the sandbox user can reach it).
+    pub world_reachable: bool,
 }
 
 /// One line a worker writes to the protocol fd.
@@ -248,6 +270,20 @@ pub enum WorkerMessage {
     /// kernel); the rest still are.
     SandboxNote {
         /// Which one, and why.
+        message: String,
+    },
+    /// What a traced `solve` wrote to the board (Python submissions), sent
+    /// just before `done`.
+    Trace {
+        /// The writes and the calls and returns of `solve`.
+        trace: crate::check::WriteTrace,
+    },
+    /// Student code raised an exception (Python): the `crash` verdict, or
+    /// `memory` for a `MemoryError`.
+    Exception {
+        /// The exception's class name, e.g. `IndexError`.
+        name: String,
+        /// What happened, with the traceback cut to the student's frames.
         message: String,
     },
     /// The worker could not do its job for a reason that is the grader's,

@@ -17,9 +17,11 @@ mod probe;
 mod rule;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 
 pub use error::ProbeError;
 pub use execute::execute;
-pub use judge::{Failure, Judgement, judge};
+pub use judge::{Failure, Judgement, judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{Probe, Response};
+pub use trace::{TraceSummary, WriteTrace};

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::case::{Case, CaseSet};
 use crate::check::{self, Judgement};
-use crate::protocol::{CodeKind, Limits, WorkerRequest};
+use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
 use crate::runner::process::{self, SandboxEnv};
 use crate::runner::sandbox::SubmissionBox;
@@ -206,11 +206,30 @@ pub fn run_test_judged(
         time_limit_ms: plan.cases.time_limit_ms(case),
         memory_limit_mb: plan.cases.config.memory_limit_mb,
     };
+    let python = match kind {
+        CodeKind::Python => match python_interpreter() {
+            Ok(interpreter) => Some(interpreter.clone()),
+            Err(err) => {
+                let outcome = Outcome::grader_fault(format!(
+                    "{} (not your fault): {err}",
+                    process::GRADER_FAULT
+                ));
+                return JudgedTest {
+                    report: test_report(case, function, outcome, None),
+                    loaded: false,
+                    blame: Blame::Grader,
+                    failure: None,
+                };
+            }
+        },
+        CodeKind::Library => None,
+    };
     let request = WorkerRequest {
         kind,
         code: code.to_path_buf(),
         probe,
         limits,
+        python,
     };
     let mut board = None;
     let mut loaded = false;
@@ -225,8 +244,17 @@ pub fn run_test_judged(
                 Err(outcome) => outcome,
                 Ok((response, time_ms)) => {
                     let policy = plan.cases.config.find_empty_policy;
-                    let mut outcome = match check::judge(case, policy, &request.probe, &response) {
-                        Judgement::Pass => Outcome::new(Verdict::Pass, ""),
+                    let trace = run.messages.iter().rev().find_map(|m| match m {
+                        WorkerMessage::Trace { trace } => Some(trace),
+                        _ => None,
+                    });
+                    let (judgement, summary) =
+                        check::judge_traced(case, policy, &request.probe, &response, trace);
+                    let mut outcome = match judgement {
+                        Judgement::Pass => Outcome::new(
+                            Verdict::Pass,
+                            summary.map(|s| s.to_string()).unwrap_or_default(),
+                        ),
                         Judgement::Wrong(failure) => {
                             board = failure
                                 .board
@@ -245,9 +273,29 @@ pub fn run_test_judged(
             outcome
         }
     };
-    let max_points = case.points;
     let blame = outcome.blame;
-    let test = TestReport {
+    JudgedTest {
+        report: test_report(case, function, outcome, board),
+        loaded,
+        blame,
+        failure: failed,
+    }
+}
+
+/// The machine's `python3`, found once (a missing one is the grader's fault).
+fn python_interpreter() -> Result<&'static crate::protocol::PythonInterpreter, &'static str> {
+    crate::worker::python::interpreter()
+}
+
+/// The report of one test of `case` that came to `outcome`.
+fn test_report(
+    case: &Case,
+    function: Function,
+    outcome: Outcome,
+    board: Option<String>,
+) -> TestReport {
+    let max_points = case.points;
+    TestReport {
         case: case.name.clone(),
         function,
         verdict: outcome.verdict,
@@ -263,12 +311,6 @@ pub fn run_test_judged(
         board,
         hidden: case.hidden,
         description: case.description.clone(),
-    };
-    JudgedTest {
-        report: test,
-        loaded,
-        blame,
-        failure: failed,
     }
 }
 

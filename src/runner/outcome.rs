@@ -143,6 +143,21 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }) {
         return fail(Verdict::Error, truncate(message, 2000).to_string());
     }
+    // A Python exception, reported by the harness before it exits (student
+    // text like any other message: it only ever lowers the verdict).
+    if !run.timed_out {
+        if let Some((name, message)) = run.messages.iter().find_map(|m| match m {
+            WorkerMessage::Exception { name, message } => Some((name, message)),
+            _ => None,
+        }) {
+            let verdict = if name == "MemoryError" {
+                Verdict::Memory
+            } else {
+                Verdict::Crash
+            };
+            return fail(verdict, truncate(message, 4000).to_string());
+        }
+    }
     if !run.student_code_ran() {
         let mut message = format!(
             "{GRADER_FAULT} (not your fault): its worker process ended with {} before loading your code",

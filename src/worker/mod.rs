@@ -16,6 +16,8 @@ mod landlock;
 /// `sandbox` bench can call the same code in-process, unconfined.
 #[cfg(unix)]
 pub mod library;
+#[cfg(unix)]
+pub mod python;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 #[cfg(unix)]
@@ -53,22 +55,9 @@ pub fn main() -> anyhow::Result<u8> {
 fn run_test_in_child(input: &WorkerInput) -> ! {
     match input.request.kind {
         CodeKind::Library => run_library(input),
-        CodeKind::Python => {
-            fail(WorkerMessage::LoadError {
-                message: "python submissions are not supported by this grader yet".to_string(),
-            });
-        }
+        CodeKind::Python => run_python(input),
     }
     sys::exit_now(i32::from(FAILED_EXIT))
-}
-
-/// The `grader worker` entry point on a platform without a sandbox.
-///
-/// # Errors
-/// Always: there is no worker for this platform.
-#[cfg(not(target_os = "linux"))]
-pub fn main() -> anyhow::Result<u8> {
-    anyhow::bail!("the sandboxed worker needs a unix system")
 }
 
 /// Writes one message as a JSON line to the protocol fd. A failed write
@@ -203,6 +192,70 @@ fn run_library(input: &WorkerInput) {
         }),
     }
     sys::exit_now(0);
+}
+
+/// The Python hook: confines this process per the plan like
+/// [`run_library`], but instead of `dlopen` hands the test to
+/// [`python::PreparedPython::exec`], which `execve`s the interpreter under
+/// the Python seccomp filters and Landlock rules. The source is read while
+/// still privileged; the harness sends `loading` once Python has started.
+/// Returns only if the source could not be used.
+#[cfg(unix)]
+fn run_python(input: &WorkerInput) {
+    let plan = &input.sandbox;
+    let parent = sys::parent_pid();
+    #[cfg(target_os = "linux")]
+    if let Err(err) = sys::die_with_parent(parent) {
+        safeguard_failed("ask to die with the grader", err);
+    }
+    join_cgroups(plan);
+    #[cfg(target_os = "linux")]
+    if plan.new_ipc_uts || plan.new_network {
+        if let Err(err) = sys::unshare_namespaces(plan.new_network) {
+            safeguard_failed("enter new namespaces", err);
+        }
+    }
+    // Before the limits: the memfd write counts against the file-size limit.
+    let prepared = match python::prepare(input) {
+        Ok(prepared) => prepared,
+        Err(python::PrepareError::Student(message)) => {
+            send(&WorkerMessage::Loading);
+            fail(WorkerMessage::LoadError { message });
+            return;
+        }
+        Err(python::PrepareError::Grader(message)) => safeguard_failed("start Python", message),
+    };
+    set_limits(input.request.limits.time_limit_ms, plan);
+    if let Err(err) = sys::default_signals() {
+        safeguard_failed("reset the limit signals", err);
+    }
+    #[cfg(target_os = "linux")]
+    if plan.landlock {
+        match python::restrict(prepared.interpreter()) {
+            Ok(landlock::Enforcement::Full) => {}
+            Ok(landlock::Enforcement::Partial(message)) => {
+                send(&WorkerMessage::SandboxNote { message });
+            }
+            Err(err) => safeguard_failed("restrict file access", err),
+        }
+    }
+    if let Some(uid) = plan.uid {
+        let gid = plan.gid.unwrap_or(uid);
+        if let Err(err) = sys::drop_privileges(uid, gid) {
+            safeguard_failed(&format!("switch to user {uid}"), err);
+        }
+        #[cfg(target_os = "linux")]
+        if let Err(err) = sys::die_with_parent(parent) {
+            safeguard_failed("ask to die with the grader", err);
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let failed = prepared.exec(sys::pid(), plan.seccomp);
+        safeguard_failed("run Python", failed);
+    }
+    #[cfg(not(target_os = "linux"))]
+    safeguard_failed("run Python", "Python submissions need Linux");
 }
 
 /// Writes this process's pid into each planned `cgroup.procs`.

@@ -230,6 +230,9 @@ pub fn syscall_name(number: i64) -> Option<&'static str> {
         ALLOW_COMMON,
         ALLOW_ARCH,
         OTHER_NAMES,
+        PYTHON_KILL,
+        PYTHON_ALLOW_COMMON,
+        PYTHON_ALLOW_ARCH,
     ]
     .iter()
     .flat_map(|list| list.iter())
@@ -271,6 +274,13 @@ fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition
 /// this process, and `fcntl` aiming `SIGIO` at a process (`F_SETOWN`,
 /// `F_SETOWN_EX`).
 pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
+    let rules = kill_rules(own_pid)?;
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
+    Ok(filter.try_into()?)
+}
+
+/// The rules of filter K (see [`kill_filter`]).
+fn kill_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KILL_COMMON
         .iter()
         .chain(KILL_ARCH)
@@ -344,8 +354,7 @@ pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
             })
             .collect::<Result<_, FilterError>>()?,
     );
-    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
-    Ok(filter.try_into()?)
+    Ok(rules)
 }
 
 /// Filter E: `clone3` fails with ENOSYS.
@@ -396,6 +405,127 @@ pub fn allow_filter() -> Result<BpfProgram, FilterError> {
     Ok(filter.try_into()?)
 }
 
+/// What CPython needs beyond [`ALLOW_COMMON`] to start, import the
+/// standard library and run a solver (measured with `strace -f` on
+/// `python3 -I -S -B` running the harness): opening and reading files
+/// (Landlock decides which), file status, directory listings, links.
+const PYTHON_ALLOW_COMMON: &[(i64, &str)] = syscalls![
+    SYS_openat,
+    SYS_statx,
+    SYS_getdents64,
+    SYS_readlinkat,
+    SYS_faccessat,
+    SYS_faccessat2,
+    SYS_sysinfo,
+    SYS_set_tid_address,
+    SYS_execve,
+    SYS_dup,
+    SYS_dup3,
+    SYS_uname,
+    SYS_getcwd,
+];
+
+/// [`PYTHON_ALLOW_COMMON`] entries that exist only on x86_64.
+#[cfg(target_arch = "x86_64")]
+const PYTHON_ALLOW_ARCH: &[(i64, &str)] = syscalls![
+    SYS_open,
+    SYS_stat,
+    SYS_lstat,
+    SYS_access,
+    SYS_readlink,
+    SYS_dup2,
+];
+/// [`PYTHON_ALLOW_COMMON`] entries that exist only on this architecture.
+#[cfg(not(target_arch = "x86_64"))]
+const PYTHON_ALLOW_ARCH: &[(i64, &str)] = &[];
+
+/// Pipes, trapped for Python: `subprocess` makes one before it forks, and
+/// no solver needs one (so `subprocess` is refused as such, not with a
+/// `PermissionError`).
+#[cfg(target_arch = "x86_64")]
+const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe, SYS_pipe2];
+/// Pipes, trapped for Python.
+#[cfg(not(target_arch = "x86_64"))]
+const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe2];
+
+/// The three filters of a Python test, to install in this order just
+/// before `execve`-ing the interpreter (a seccomp filter survives
+/// `execve`; the worker's SIGSYS handler does not, so a refused call ends
+/// the interpreter with SIGSYS, which the grader reports as `forbidden`):
+///
+/// 1. K with `execve` allowed only with `path` as its first argument (the
+///    address of the interpreter's path in the worker, about to be
+///    replaced; any later `execve` is trapped, and Landlock lets only the
+///    interpreter be executed anyway), and pipes trapped;
+/// 2. E (`clone3` fails with ENOSYS, so threads use `clone`, which K checks);
+/// 3. the Python allow list: A's calls and what CPython needs
+///    (`PYTHON_ALLOW_COMMON`), `ioctl` only `TCGETS` (`isatty`), `fcntl`
+///    only to read flags, set close-on-exec or duplicate; anything else
+///    fails with EPERM.
+///
+/// # Errors
+/// When seccompiler refuses the rules.
+pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, FilterError> {
+    let mut kill = kill_rules(own_pid)?;
+    kill.insert(
+        libc::SYS_execve,
+        vec![SeccompRule::new(vec![condition(
+            0,
+            SeccompCmpOp::Ne,
+            path,
+        )?])?],
+    );
+    for &(number, _) in PYTHON_KILL {
+        kill.insert(number, Vec::new());
+    }
+    let kill = SeccompFilter::new(kill, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
+
+    let mut allow: BTreeMap<i64, Vec<SeccompRule>> = ALLOW_COMMON
+        .iter()
+        .chain(ALLOW_ARCH)
+        .chain(PYTHON_ALLOW_COMMON)
+        .chain(PYTHON_ALLOW_ARCH)
+        .map(|&(number, _)| (number, Vec::new()))
+        .collect();
+    allow.insert(
+        libc::SYS_prlimit64,
+        vec![SeccompRule::new(vec![condition(2, SeccompCmpOp::Eq, 0)?])?],
+    );
+    allow.insert(
+        libc::SYS_ioctl,
+        vec![SeccompRule::new(vec![condition(
+            1,
+            SeccompCmpOp::Eq,
+            libc::TCGETS,
+        )?])?],
+    );
+    allow.insert(
+        libc::SYS_fcntl,
+        [
+            libc::F_GETFD,
+            libc::F_GETFL,
+            libc::F_SETFD,
+            libc::F_DUPFD_CLOEXEC,
+        ]
+        .into_iter()
+        .map(|cmd| {
+            Ok(SeccompRule::new(vec![condition(
+                1,
+                SeccompCmpOp::Eq,
+                cmd as u64,
+            )?])?)
+        })
+        .collect::<Result<_, FilterError>>()?,
+    );
+    let allow = SeccompFilter::new(
+        allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Allow,
+        target()?,
+    )?;
+    Ok(vec![kill.try_into()?, clone3_filter()?, allow.try_into()?])
+}
+
 /// Installs a built filter on the calling thread (threads started later
 /// inherit it).
 pub fn apply(program: &BpfProgram) -> Result<(), seccompiler::Error> {
@@ -429,6 +559,25 @@ mod tests {
             k.len() > KILL_COMMON.len(),
             "every kill-list call has a check"
         );
+    }
+
+    #[test]
+    fn python_filters_build_and_keep_processes_refused() {
+        let filters = python_filters(1234, 0x7fff_0000).expect("python filters build");
+        assert_eq!(filters.len(), 3);
+        for program in &filters {
+            assert!(!program.is_empty() && program.len() < 4096);
+        }
+        for (number, name) in KILL_COMMON.iter().chain(KILL_ARCH).chain(PYTHON_KILL) {
+            assert!(
+                *number == libc::SYS_execve
+                    || !PYTHON_ALLOW_COMMON
+                        .iter()
+                        .chain(PYTHON_ALLOW_ARCH)
+                        .any(|(n, _)| n == number),
+                "{name} is both killed and allowed for Python"
+            );
+        }
     }
 
     #[test]

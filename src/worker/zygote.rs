@@ -131,7 +131,7 @@ fn read_line(reader: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
 /// What a run's child does.
 enum Child<'a> {
     /// A test.
-    Test(WorkerInput),
+    Test(Box<WorkerInput>),
     /// A build tool.
     Build(&'a BuildJob),
 }
@@ -184,7 +184,7 @@ impl Init {
                 } => {
                     let cpu = input.request.limits.time_limit_ms;
                     let fd = commands.get_ref().as_raw_fd();
-                    self.run(Some(cpu), wall_limit_ms, fd, Child::Test(input))
+                    self.run(Some(cpu), wall_limit_ms, fd, Child::Test(Box::new(input)))
                 }
                 BoxCommand::Build(job) => {
                     let wall = job.wall_limit_ms;
@@ -222,7 +222,7 @@ impl Init {
                 sys::exit_now(EXEC_FAILED);
             }
             match child {
-                Child::Test(input) => self.test_child(input),
+                Child::Test(input) => self.test_child(*input),
                 Child::Build(job) => self.build_child(job),
             }
         }

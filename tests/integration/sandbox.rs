@@ -120,6 +120,7 @@ fn request(code: &Path, time_limit_ms: u64, memory_limit_mb: u64) -> WorkerReque
             time_limit_ms,
             memory_limit_mb,
         },
+        python: None,
     }
 }
 

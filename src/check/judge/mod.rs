@@ -41,7 +41,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(check: &'static str, message: String) -> Failure {
+    pub(crate) fn new(check: &'static str, message: String) -> Failure {
         Failure {
             check,
             message,
@@ -50,7 +50,7 @@ impl Failure {
         }
     }
 
-    fn on(mut self, board: &Board, cell: Option<(usize, usize)>) -> Failure {
+    pub(crate) fn on(mut self, board: &Board, cell: Option<(usize, usize)>) -> Failure {
         self.board = Some(board.clone());
         self.cell = cell;
         self
@@ -103,6 +103,36 @@ pub fn judge(
         Ok(()) => Judgement::Pass,
         Err(failure) => Judgement::Wrong(failure),
     }
+}
+
+/// Judges like [`judge`], and for a `solve` that came with a write trace
+/// (Python submissions) the search itself ([`trace::judge`](super::trace::judge)):
+/// a failed trace check comes first (it names the write where things went
+/// wrong, where the final board shows only the result). On a pass, the
+/// trace's counts.
+pub fn judge_traced(
+    case: &Case,
+    policy: FindEmptyPolicy,
+    probe: &Probe,
+    response: &Response,
+    trace: Option<&super::WriteTrace>,
+) -> (Judgement, Option<super::TraceSummary>) {
+    let mut summary = None;
+    if let (
+        Some(trace),
+        Probe::Solve { n, board },
+        Response::Solve {
+            solved,
+            board: after,
+        },
+    ) = (trace, probe, response)
+    {
+        match super::trace::judge(case, *n, board, *solved, after, trace) {
+            Ok(counts) => summary = Some(counts),
+            Err(failure) => return (Judgement::Wrong(failure), None),
+        }
+    }
+    (judge(case, policy, probe, response), summary)
 }
 
 fn probe_name(probe: &Probe) -> &'static str {

@@ -1,0 +1,275 @@
+//! `cargo bench --bench python`: what Python submissions cost (issue 8,
+//! "Performance").
+//!
+//! 1. **Trace overhead**: the seed's listing (`submissions/py-listing.py`)
+//!    solving the campus 4x4 and the bundled `backtrack-9x9`, through the
+//!    grader's harness under the machine's `python3`, untraced and traced,
+//!    interleaved, [`RUNS`] times each; prints the medians of the time the
+//!    harness measured around `solve` and their ratio (target <= 3x).
+//! 2. **Start-up**: the wall time of a whole harness process for one cheap
+//!    test (`find_empty` on the campus board: interpreter start, harness
+//!    import, compiling the student's file, the test), beside `python3 -I
+//!    -S -B -c pass`; and the same test through the real sandboxed worker
+//!    (`process::run_test`, as `grader grade` runs it).
+//!
+//! Unsandboxed runs start the interpreter directly (no Landlock, no
+//! seccomp), so the ratio isolates the trace. The machine is shared: the
+//! load average is printed at the start and the end.
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    eprintln!("the python bench needs Linux (the worker's confinement is Linux-only)");
+}
+
+#[cfg(target_os = "linux")]
+fn main() -> std::process::ExitCode {
+    match bench::run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("python bench failed: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod bench {
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    use std::path::Path;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    use anyhow::{Context, bail};
+    use grader::case::Case;
+    use grader::check::{self, Judgement};
+    use grader::protocol::{CodeKind, Limits, PythonInterpreter, WorkerMessage, WorkerRequest};
+    use grader::runner::process::{self, SandboxEnv};
+    use grader::verdict::Function;
+    use grader::worker::python::{HARNESS, find_interpreter, harness_input};
+
+    /// Times each measurement is repeated.
+    const RUNS: usize = 7;
+
+    /// The cases of the trace measurement.
+    const TRACE_CASES: [&str; 2] = ["campus-4x4", "backtrack-9x9"];
+
+    fn source_dir() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    pub fn run() -> anyhow::Result<()> {
+        let started = Instant::now();
+        println!("load average at start: {}", load_average());
+        let python = find_interpreter().map_err(anyhow::Error::msg)?;
+        println!(
+            "python: {} {} (reachable by every user: {})",
+            python.executable.display(),
+            python.version,
+            python.world_reachable
+        );
+        let listing = source_dir().join("submissions/py-listing.py");
+        let source = std::fs::read_to_string(&listing)
+            .with_context(|| format!("cannot read {}", listing.display()))?;
+        let cases = grader::case::load(&[source_dir().join("cases")])?;
+        let case = |name: &str| -> anyhow::Result<&Case> {
+            cases
+                .cases
+                .iter()
+                .find(|c| c.name == name)
+                .with_context(|| format!("no bundled case {name}"))
+        };
+
+        println!("\ntrace overhead: time in solve (ms, measured by the harness), median of {RUNS}");
+        for name in TRACE_CASES {
+            let case = case(name)?;
+            let probe = check::plan(case, Function::Solve);
+            let (mut plain, mut traced) = (Vec::new(), Vec::new());
+            for run in 0..RUNS {
+                // Alternate which goes first, so neither always runs warm.
+                for trace in [run % 2 == 0, run % 2 != 0] {
+                    let input = harness_input("py-listing.py", &source, &probe, trace)?;
+                    let (time_ms, _) = run_harness(&python, &input, case, &probe)?;
+                    if trace { &mut traced } else { &mut plain }.push(time_ms);
+                }
+            }
+            let (p, t) = (median(&mut plain), median(&mut traced));
+            println!(
+                "  {name:<14} untraced {p:>9.2}  traced {t:>9.2}  ratio {:.2}x [target <= 3x]   (untraced {}; traced {})",
+                t / p,
+                list(&plain),
+                list(&traced)
+            );
+        }
+
+        println!(
+            "\nstart-up of a Python test (find_empty on campus-4x4), wall ms, median of {RUNS}"
+        );
+        let campus = case("campus-4x4")?;
+        let probe = check::plan(campus, Function::FindEmpty);
+        let input = harness_input("py-listing.py", &source, &probe, true)?;
+        let (mut bare, mut harness) = (Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            let status = Command::new(&python.executable)
+                .args(["-I", "-S", "-B", "-c", "pass"])
+                .status()?;
+            if !status.success() {
+                bail!("python3 -c pass failed: {status}");
+            }
+            bare.push(start.elapsed().as_secs_f64() * 1000.0);
+            let start = Instant::now();
+            run_harness(&python, &input, campus, &probe)?;
+            harness.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        println!(
+            "  python3 -I -S -B -c pass          {:>7.1}  ({})",
+            median(&mut bare),
+            list(&bare)
+        );
+        println!(
+            "  harness, unconfined               {:>7.1}  ({})",
+            median(&mut harness),
+            list(&harness)
+        );
+
+        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        let code = tempfile::Builder::new()
+            .prefix("grader-python-bench-")
+            .tempdir()?;
+        std::fs::set_permissions(
+            code.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )?;
+        let file = code.path().join("py-listing.py");
+        std::fs::write(&file, &source)?;
+        let request = WorkerRequest {
+            kind: CodeKind::Python,
+            code: file,
+            probe: probe.clone(),
+            limits: Limits {
+                time_limit_ms: 1000,
+                memory_limit_mb: cases.config.memory_limit_mb,
+            },
+            python: Some(python.clone()),
+        };
+        let mut sandboxed = Vec::new();
+        for _ in 0..RUNS {
+            let start = Instant::now();
+            let run = process::run_test(&request, &env)?;
+            let wall = start.elapsed().as_secs_f64() * 1000.0;
+            match process::outcome(&run, &request.limits) {
+                Ok((response, _)) => expect_pass(campus, &probe, &response)?,
+                Err(outcome) => bail!("the sandboxed Python test failed: {outcome:?}\n{run:#?}"),
+            }
+            sandboxed.push(wall);
+        }
+        println!(
+            "  through the sandboxed worker      {:>7.1}  ({})",
+            median(&mut sandboxed),
+            list(&sandboxed)
+        );
+        println!("\nload average at end: {}", load_average());
+        println!("bench took {:.1} s", started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Runs the harness on `input` with a protocol pipe on fd 3; returns
+    /// the `done` message's time and checks that the answer passes.
+    fn run_harness(
+        python: &PythonInterpreter,
+        input: &[u8],
+        case: &Case,
+        probe: &check::Probe,
+    ) -> anyhow::Result<(f64, usize)> {
+        let mut fds = [0; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            bail!("pipe2: {}", std::io::Error::last_os_error());
+        }
+        // SAFETY: both were just created and are owned by nothing else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let write_fd = write.as_raw_fd();
+        let mut command = Command::new(&python.executable);
+        command
+            .args(["-I", "-S", "-B", "-c", HARNESS])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null());
+        // SAFETY: dup2 is async-signal-safe; it only moves the pipe's
+        // write end to fd 3 in the child (clearing close-on-exec there).
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(write_fd, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn()?;
+        drop(write);
+        let mut stdin = child.stdin.take().context("no stdin")?;
+        stdin.write_all(input)?;
+        drop(stdin);
+        let mut protocol = Vec::new();
+        std::fs::File::from(read).read_to_end(&mut protocol)?;
+        let status = child.wait()?;
+        let (messages, garbage) = grader::protocol::decode_messages(&protocol);
+        if let Some(garbage) = garbage {
+            bail!("the harness wrote a line that is not a message: {garbage}");
+        }
+        let trace_len = messages
+            .iter()
+            .find_map(|m| match m {
+                WorkerMessage::Trace { trace } => Some(trace.records.len() / 12),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let Some((response, time_ms)) = messages.into_iter().find_map(|m| match m {
+            WorkerMessage::Done { response, time_ms } => Some((response, time_ms)),
+            _ => None,
+        }) else {
+            bail!("the harness ended with {status} without an answer");
+        };
+        expect_pass(case, probe, &response)?;
+        Ok((time_ms, trace_len))
+    }
+
+    fn expect_pass(
+        case: &Case,
+        probe: &check::Probe,
+        response: &check::Response,
+    ) -> anyhow::Result<()> {
+        match check::judge(case, grader::case::FindEmptyPolicy::Any, probe, response) {
+            Judgement::Pass => Ok(()),
+            Judgement::Wrong(failure) => bail!("{} failed: {failure}", case.name),
+        }
+    }
+
+    fn load_average() -> String {
+        std::fs::read_to_string("/proc/loadavg")
+            .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|_| "unknown".to_string())
+    }
+
+    fn median(values: &mut [f64]) -> f64 {
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        if n == 0 {
+            return f64::NAN;
+        }
+        if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        }
+    }
+
+    fn list(values: &[f64]) -> String {
+        values
+            .iter()
+            .map(|v| format!("{v:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}

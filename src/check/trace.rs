@@ -1,0 +1,534 @@
+//! The write trace of a `solve` (Python submissions): every `board[r][c] =
+//! v` the search made, and every call and return of `solve`, replayed by the
+//! grader to check what the lab teaches about the search itself, not only
+//! its result.
+//!
+//! - every placement was legal when it was written;
+//! - no given was overwritten;
+//! - a `solve` that returned false left the board exactly as it found it: a
+//!   digit it left behind is a fake given for the rest of the search, caught
+//!   at that return and quoted by the write that left it;
+//! - the search wrote in place (a `solve` that returned true without one
+//!   write on the board it was given solved a copy);
+//! - the recorded writes account for the board the grader got back (a
+//!   student cannot hide writes by going around the traced board).
+//!
+//! The worker sends the trace as hex, six bytes a record (see the harness,
+//! `src/worker/python_harness.py`): `row, column, old, new, depth (2 bytes,
+//! little end first)`, or an event `255, kind, 0, 0, depth` for a call
+//! (`kind` 0) or a return (1 false, 2 true, 3 anything else) of `solve`.
+//! Nothing in it is trusted: a malformed trace is a failed check, never a
+//! panic, and the final board is judged by [`judge`](super::judge) as well.
+
+use serde::{Deserialize, Serialize};
+use sudoku_lab::Board;
+
+use super::Failure;
+use super::rule::{cell, clashes};
+use crate::case::Case;
+
+/// The most writes a worker records (and sends, about 12 bytes each);
+/// later writes are counted as "capped" and not checked.
+pub const TRACE_CAP: usize = 1_000_000;
+
+/// A trace as the worker sends it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteTrace {
+    /// The records, hex-encoded, six bytes each.
+    pub records: String,
+    /// Writes past [`TRACE_CAP`] were not recorded.
+    pub capped: bool,
+}
+
+/// One decoded record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Record {
+    /// `board[row][col] = new` over `old`, with `depth` calls of `solve` active.
+    Write {
+        row: usize,
+        col: usize,
+        old: u8,
+        new: u8,
+        depth: u16,
+    },
+    /// `solve` was called.
+    Call,
+    /// `solve` returned: `Some(false)`, `Some(true)`, or `None` for a value
+    /// that is not a bool.
+    Return(Option<bool>),
+}
+
+/// What a trace that passed every check comes to: the counts a report
+/// shows beside the listing's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceSummary {
+    /// Digits written (writes of a non-zero value).
+    pub writes: u64,
+    /// Digits cleared (writes of 0 over a digit).
+    pub undos: u64,
+    /// The trace stopped at [`TRACE_CAP`] writes.
+    pub capped: bool,
+    /// The lab's listing's own writes and undos on the case's puzzle (the
+    /// numbers `grader reference` stores as `listing_writes` and
+    /// `listing_undos`), and whether its walk finished within
+    /// [`TRACE_CAP`] writes.
+    pub listing: (u64, u64, bool),
+}
+
+impl std::fmt::Display for TraceSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the search wrote {} digit(s) and undid {}",
+            self.writes, self.undos
+        )?;
+        if self.capped {
+            write!(
+                f,
+                " (trace capped at {TRACE_CAP} writes: later ones unchecked)"
+            )?;
+        }
+        let (writes, undos, finished) = self.listing;
+        let more = if finished { "" } else { "more than " };
+        write!(f, "; the lab's listing: {more}{writes} and {more}{undos}")?;
+        Ok(())
+    }
+}
+
+/// Decodes the hex records.
+fn decode(trace: &WriteTrace) -> Result<Vec<Record>, String> {
+    let hex = trace.records.as_bytes();
+    if hex.len() % 12 != 0 {
+        return Err(format!(
+            "{} hex digits is not a whole number of records",
+            hex.len()
+        ));
+    }
+    let nibble = |b: u8| -> Result<u8, String> {
+        (b as char)
+            .to_digit(16)
+            .map(|d| d as u8)
+            .ok_or_else(|| format!("{:?} is not a hex digit", b as char))
+    };
+    let mut records = Vec::with_capacity(hex.len() / 12);
+    let mut bytes = [0u8; 6];
+    for chunk in hex.chunks_exact(12) {
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = nibble(chunk[2 * i])? << 4 | nibble(chunk[2 * i + 1])?;
+        }
+        let depth = u16::from_le_bytes([bytes[4], bytes[5]]);
+        records.push(match bytes {
+            [255, 0, ..] => Record::Call,
+            [255, 1, ..] => Record::Return(Some(false)),
+            [255, 2, ..] => Record::Return(Some(true)),
+            [255, 3, ..] => Record::Return(None),
+            [255, kind, ..] => return Err(format!("unknown event {kind}")),
+            [row, col, old, new, ..] => Record::Write {
+                row: usize::from(row),
+                col: usize::from(col),
+                old,
+                new,
+                depth,
+            },
+        });
+    }
+    Ok(records)
+}
+
+/// The last write to a cell: its step (1-based), value and depth.
+#[derive(Clone, Copy)]
+struct LastWrite {
+    step: u64,
+    value: u8,
+    depth: u16,
+}
+
+/// Replays `trace`, the writes of `solve(input)` which returned `solved` and
+/// left `after`, and checks the search (see the module doc).
+///
+/// # Errors
+/// The first failed check, quoting the offending write (step, cell, digit,
+/// depth) and showing the board at that moment.
+pub fn judge(
+    case: &Case,
+    n: usize,
+    input: &[u8],
+    solved: bool,
+    after: &[u8],
+    trace: &WriteTrace,
+) -> Result<TraceSummary, Failure> {
+    let records = decode(trace).map_err(|why| {
+        Failure::new(
+            "solve.trace",
+            format!(
+                "the write trace of solve is malformed ({why}): did the code write to the grader's pipe?"
+            ),
+        )
+    })?;
+    let Ok(mut board) = Board::from_cells_unchecked_values(n, input.to_vec()) else {
+        return Err(Failure::new(
+            "solve.trace",
+            "the write trace's board has the wrong size (grader bug, not the student's)"
+                .to_string(),
+        ));
+    };
+    let side = board.side();
+    let givens = board.clone();
+    let mut last: Vec<Option<LastWrite>> = vec![None; side * side];
+    let mut entries: Vec<Board> = Vec::new();
+    let mut summary = TraceSummary {
+        writes: 0,
+        undos: 0,
+        capped: trace.capped,
+        listing: {
+            let walk = sudoku_reference::walk_listing(&case.puzzle, TRACE_CAP as u64);
+            (walk.writes, walk.undos, walk.finished)
+        },
+    };
+    let mut step = 0u64;
+    for record in records {
+        match record {
+            Record::Write {
+                row,
+                col,
+                old,
+                new,
+                depth,
+            } => {
+                step += 1;
+                if row >= side || col >= side {
+                    return Err(Failure::new(
+                        "solve.trace",
+                        format!(
+                            "step {step}: the trace names row {row}, column {col}, off the board: \
+                             write cells with board[r][c] = v and leave the board's rows as they are"
+                        ),
+                    ));
+                }
+                let at = cell(row, col);
+                let given = givens.get(row, col);
+                if given != 0 && new != given {
+                    board.set(row, col, new);
+                    return Err(Failure::new(
+                        "solve.trace.given",
+                        format!(
+                            "step {step} (depth {depth}): solve wrote {new} over the given {at} (which holds {given}): \
+                             never write to a cell that was filled at the start"
+                        ),
+                    )
+                    .on(&board, Some((row, col))));
+                }
+                if new != 0 {
+                    if usize::from(new) > side {
+                        board.set(row, col, new);
+                        return Err(Failure::new(
+                            "solve.trace.range",
+                            format!(
+                                "step {step} (depth {depth}): solve wrote {} at {at}, outside 1..={side}: \
+                                 write only digits 1 to {side} (0 clears a cell)",
+                                shown(new)
+                            ),
+                        )
+                        .on(&board, Some((row, col))));
+                    }
+                    if let Some(&(unit, (i, j))) = clashes(&board, row, col, new).first() {
+                        board.set(row, col, new);
+                        return Err(Failure::new(
+                            "solve.trace.illegal",
+                            format!(
+                                "step {step} (depth {depth}): solve wrote {new} at {at}, but {} already held {new} (at {}): \
+                                 every placement must be legal when it is written; call legal(board, r, c, v) before writing",
+                                unit.name(n, row, col),
+                                cell(i, j)
+                            ),
+                        )
+                        .on(&board, Some((row, col))));
+                    }
+                    summary.writes += 1;
+                } else if old != 0 {
+                    summary.undos += 1;
+                }
+                board.set(row, col, new);
+                last[row * side + col] = Some(LastWrite {
+                    step,
+                    value: new,
+                    depth,
+                });
+            }
+            Record::Call => entries.push(board.clone()),
+            Record::Return(result) => {
+                let Some(entry) = entries.pop() else {
+                    return Err(Failure::new(
+                        "solve.trace",
+                        "the write trace returns from solve more often than it calls it: did the code write to the grader's pipe?"
+                            .to_string(),
+                    ));
+                };
+                if result == Some(false) {
+                    leftover(&entry, &board, &last, step, entries.len())?;
+                }
+            }
+        }
+    }
+    if trace.capped {
+        return Ok(summary);
+    }
+    if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
+        if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
+            let (r, c) = (i / side, i % side);
+            return Err(Failure::new(
+                "solve.trace.untraced",
+                format!(
+                    "after solve, {} holds {}, but the writes made through board[r][c] = v leave {} there: \
+                     the board was changed some other way (list.__setitem__, a patched row, a method); \
+                     write cells with board[r][c] = v",
+                    cell(r, c),
+                    shown(after.get(r, c)),
+                    shown(board.get(r, c))
+                ),
+            )
+            .on(&after, Some((r, c))));
+        }
+    }
+    if solved && summary.writes == 0 {
+        if let Some((r, c)) = givens.empty_cells().next() {
+            return Err(Failure::new(
+                "solve.trace.copy",
+                format!(
+                    "solve returned true without writing a single digit on the board it was given ({} is still empty): \
+                     it solved a copy; write in place, board[r][c] = v, and clear on the way back",
+                    cell(r, c)
+                ),
+            )
+            .on(&givens, Some((r, c))));
+        }
+    }
+    Ok(summary)
+}
+
+/// At a `solve` that returned false, with `calls` calls still active: the
+/// board must be as that call found it (`entry`).
+fn leftover(
+    entry: &Board,
+    board: &Board,
+    last: &[Option<LastWrite>],
+    step: u64,
+    calls: usize,
+) -> Result<(), Failure> {
+    let side = board.side();
+    let Some(i) = (0..side * side).find(|&i| entry.cells()[i] != board.cells()[i]) else {
+        return Ok(());
+    };
+    let (r, c) = (i / side, i % side);
+    let depth = calls + 1;
+    let message = match last[i] {
+        Some(write) if write.value != 0 => format!(
+            "solve (depth {depth}) returned False after step {step}, but the write at step {} (depth {}) left {} at {} \
+             on that dead branch: a leftover digit is a fake given for the rest of the search; \
+             set the cell back to 0 before trying the next digit or returning False",
+            write.step,
+            write.depth,
+            shown(write.value),
+            cell(r, c)
+        ),
+        _ => format!(
+            "solve (depth {depth}) returned False after step {step}, but {} holds {} where that call found {}: \
+             a solve that fails must leave the board as it found it",
+            cell(r, c),
+            shown(board.get(r, c)),
+            entry.get(r, c)
+        ),
+    };
+    Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+}
+
+/// A recorded value as people read it: 255 stands for anything that was
+/// not a small int.
+fn shown(value: u8) -> String {
+    if value == 255 {
+        "a value that is not a digit".to_string()
+    } else {
+        value.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Case;
+
+    const CAMPUS: [u8; 16] = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
+
+    fn write(r: u8, c: u8, old: u8, new: u8, depth: u16) -> String {
+        let d = depth.to_le_bytes();
+        [r, c, old, new, d[0], d[1]]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn event(kind: u8) -> String {
+        write(255, kind, 0, 0, 0)
+    }
+
+    fn trace(parts: &[String]) -> WriteTrace {
+        WriteTrace {
+            records: parts.concat(),
+            capped: false,
+        }
+    }
+
+    fn campus() -> Case {
+        Case {
+            name: "campus".to_string(),
+            description: None,
+            puzzle: Board::from_cells(2, CAMPUS.to_vec()).expect("a board"),
+            points: 1,
+            hidden: false,
+            tests: crate::verdict::Function::ALL.to_vec(),
+            time_limit_ms: None,
+            solutions: None,
+            solution: None,
+            file: std::path::PathBuf::from("test.toml"),
+            line: 1,
+        }
+    }
+
+    /// The seed's own search on the campus board: eight forced writes.
+    fn seed_trace() -> (Vec<String>, Vec<u8>) {
+        let solution = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let mut parts = Vec::new();
+        let mut depth = 0;
+        for (i, &v) in solution.iter().enumerate() {
+            if CAMPUS[i] == 0 {
+                depth += 1;
+                parts.push(event(0));
+                parts.push(write((i / 4) as u8, (i % 4) as u8, 0, v, depth));
+            }
+        }
+        parts.push(event(0));
+        for _ in 0..=depth {
+            parts.push(event(2));
+        }
+        (parts, solution.to_vec())
+    }
+
+    #[test]
+    fn the_seed_search_passes_and_is_counted() {
+        let (parts, solution) = seed_trace();
+        let summary =
+            judge(&campus(), 2, &CAMPUS, true, &solution, &trace(&parts)).expect("passes");
+        assert_eq!((summary.writes, summary.undos), (8, 0));
+        assert_eq!(summary.listing, (8, 0, true));
+        assert_eq!(
+            summary.to_string(),
+            "the search wrote 8 digit(s) and undid 0; the lab's listing: 8 and 0"
+        );
+    }
+
+    #[test]
+    fn an_illegal_placement_is_quoted_by_step_and_depth() {
+        let parts = [event(0), write(0, 1, 0, 4, 1)];
+        let err = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.illegal");
+        assert!(
+            err.message.starts_with(
+                "step 1 (depth 1): solve wrote 4 at r1c2, but row 1 already held 4 (at r1c4)"
+            ),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.cell, Some((0, 1)));
+    }
+
+    #[test]
+    fn a_leftover_digit_is_caught_at_the_return_and_quoted_by_its_write() {
+        // depth 1 writes r1c2 = 2, depth 2 writes r1c3 = 3 and returns false
+        // without clearing it.
+        let parts = [
+            event(0),
+            write(0, 1, 0, 2, 1),
+            event(0),
+            write(0, 2, 0, 3, 2),
+            event(1),
+        ];
+        let mut after = CAMPUS.to_vec();
+        after[1] = 2;
+        after[2] = 3;
+        let err = judge(&campus(), 2, &CAMPUS, false, &after, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.leftover");
+        assert!(
+            err.message
+                .contains("the write at step 2 (depth 2) left 3 at r1c3"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn a_cleared_dead_branch_passes() {
+        let parts = [
+            event(0),
+            write(1, 0, 0, 3, 1),
+            event(0),
+            event(1),
+            write(1, 0, 3, 0, 1),
+            event(1),
+        ];
+        let summary = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &trace(&parts)).expect("clean");
+        assert_eq!((summary.writes, summary.undos), (1, 1));
+    }
+
+    #[test]
+    fn untraced_changes_and_copies_are_caught() {
+        let (_, solution) = seed_trace();
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &solution,
+            &trace(&[event(0), event(2)]),
+        )
+        .unwrap_err();
+        assert_eq!(err.check, "solve.trace.untraced");
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &CAMPUS,
+            &trace(&[event(0), event(2)]),
+        )
+        .unwrap_err();
+        assert_eq!(err.check, "solve.trace.copy");
+    }
+
+    #[test]
+    fn givens_and_malformed_traces_fail_without_panicking() {
+        let err = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &CAMPUS,
+            &trace(&[write(0, 0, 1, 2, 1)]),
+        )
+        .unwrap_err();
+        assert_eq!(err.check, "solve.trace.given");
+        for records in [
+            "abc",
+            "zz0000000000",
+            "ff0900000000",
+            "ff0200000000",
+            "090900000100",
+        ] {
+            let bad = WriteTrace {
+                records: records.to_string(),
+                capped: false,
+            };
+            let err = judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &bad).unwrap_err();
+            assert_eq!(err.check, "solve.trace", "{records}: {err}");
+        }
+    }
+}

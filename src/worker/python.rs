@@ -1,0 +1,411 @@
+//! Python submissions: finding the machine's `python3` (grader side, once,
+//! before any student code runs) and, in the confined child, handing the
+//! test to the embedded harness (`python_harness.py`) and `execve`-ing the
+//! interpreter in place of loading a library.
+//!
+//! The child's order: [`prepare`] while still privileged (read the
+//! student's source, put the harness's request in a memfd); then the
+//! caller's safeguards (rlimits, the uid drop); then [`restrict`] (Landlock:
+//! read the system libraries and the interpreter's folders, execute only
+//! the interpreter and its loader); then [`PreparedPython::exec`], which
+//! installs the Python seccomp filters ([`super::seccomp::python_filters`]:
+//! `execve` allowed once, for this very call) and replaces the process with
+//! `python3 -I -S -B -c <harness>`. The harness speaks the same protocol on
+//! fd 3 as a library worker, plus `trace` and `exception` messages.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io::{Seek, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::check::Probe;
+use crate::check::trace::TRACE_CAP;
+use crate::protocol::{PythonInterpreter, WorkerInput};
+
+/// The harness the interpreter runs: reads the request on stdin, compiles
+/// the student's source, asks the probe's questions, traces `solve`.
+pub const HARNESS: &str = include_str!("python_harness.py");
+
+/// The largest student source the worker hands to Python.
+pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
+
+/// Where the grader looks for `python3`, in order: the `PATH`, then the
+/// usual system places (an interpreter every user can reach is preferred,
+/// since the sandbox runs tests as an unprivileged user).
+const CANDIDATES: &[&str] = &["python3", "/usr/bin/python3", "/usr/local/bin/python3"];
+
+/// Run by each candidate (`-I -S`, no student input): where it lives and
+/// what it reads, as JSON. The ELF loader is read from the binary's
+/// `PT_INTERP` header, because the kernel opens it for execution too.
+const PROBE_SCRIPT: &str = r#"
+import json, os, struct, sys
+exe = os.path.realpath(sys.executable)
+dirs = []
+for d in [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path:
+    if d and os.path.isdir(d):
+        d = os.path.realpath(d)
+        if d not in dirs:
+            dirs.append(d)
+loader = None
+with open(exe, "rb") as f:
+    data = f.read(1 << 16)
+if data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1:
+    phoff = struct.unpack_from("<Q", data, 32)[0]
+    size, count = struct.unpack_from("<HH", data, 54)
+    for i in range(count):
+        at = phoff + i * size
+        if at + 40 <= len(data) and struct.unpack_from("<I", data, at)[0] == 3:
+            offset, _, _, length = struct.unpack_from("<QQQQ", data, at + 8)
+            loader = os.path.realpath(data[offset:offset + length].rstrip(b"\0").decode())
+print(json.dumps({"executable": exe, "loader": loader, "read_dirs": dirs,
+                  "version": sys.version.split()[0], "world_reachable": False}))
+"#;
+
+/// The machine's `python3`, found once per grader process (see
+/// [`find_interpreter`]).
+///
+/// # Errors
+/// When no `python3` runs: a fault of the grading machine, never the
+/// student's.
+pub fn interpreter() -> Result<&'static PythonInterpreter, &'static str> {
+    static FOUND: OnceLock<Result<PythonInterpreter, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(find_interpreter)
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// Finds the machine's `python3` by running each candidate (`python3` on
+/// the `PATH`, `/usr/bin/python3`, `/usr/local/bin/python3`) with `-I -S`
+/// and a fixed script: the first one every user can reach (the sandbox
+/// user must), else the first that runs at all (enough when the grader
+/// does not drop privileges).
+///
+/// # Errors
+/// When none runs: the message says what to install.
+pub fn find_interpreter() -> Result<PythonInterpreter, String> {
+    let mut found: Vec<PythonInterpreter> = Vec::new();
+    let mut problems = Vec::new();
+    for candidate in CANDIDATES {
+        match probe(candidate) {
+            Ok(mut interpreter) => {
+                interpreter.world_reachable = reachable_by_all(&interpreter.executable)
+                    && interpreter.read_dirs.iter().all(|d| reachable_by_all(d));
+                if interpreter.world_reachable {
+                    return Ok(interpreter);
+                }
+                found.push(interpreter);
+            }
+            Err(problem) => problems.push(format!("`{candidate}`: {problem}")),
+        }
+    }
+    found.into_iter().next().ok_or_else(|| {
+        format!(
+            "no python3 runs on this machine ({}): install Python 3 to grade Python submissions",
+            problems.join("; ")
+        )
+    })
+}
+
+/// Runs one candidate interpreter with [`PROBE_SCRIPT`].
+fn probe(candidate: &str) -> Result<PythonInterpreter, String> {
+    let output = Command::new(candidate)
+        .args(["-I", "-S", "-c", PROBE_SCRIPT])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|err| err.to_string())?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "{}: {}",
+            output.status,
+            stderr.lines().last().unwrap_or("").trim()
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|err| format!("unexpected answer: {err}"))
+}
+
+/// Whether every user can reach `path`: each folder on the way searchable
+/// by others, and `path` itself readable (and searchable, for a folder) or
+/// executable (for a file).
+fn reachable_by_all(path: &Path) -> bool {
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| (m.is_dir(), m.permissions().mode()));
+    let Ok((is_dir, own)) = mode(path) else {
+        return false;
+    };
+    let own_ok = if is_dir {
+        own & 0o005 == 0o005
+    } else {
+        own & 0o001 != 0
+    };
+    own_ok
+        && path
+            .ancestors()
+            .skip(1)
+            .all(|dir| mode(dir).is_ok_and(|(_, m)| m & 0o001 != 0))
+}
+
+/// What the harness reads on stdin.
+#[derive(serde::Serialize)]
+struct HarnessRequest<'a> {
+    /// The submission's file name, shown in Python's messages.
+    name: &'a str,
+    /// The student's source.
+    source: &'a str,
+    /// The questions.
+    probe: &'a Probe,
+    /// Whether to trace `solve`'s writes.
+    trace: bool,
+    /// The most writes to record.
+    trace_cap: usize,
+}
+
+/// The harness's stdin for a test: the student's `source` (shown as
+/// `name`), the probe, and whether to trace. Public for the bench, which
+/// runs the harness directly.
+///
+/// # Errors
+/// Never in practice (the request is plain data).
+pub fn harness_input(
+    name: &str,
+    source: &str,
+    probe: &Probe,
+    trace: bool,
+) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(&HarnessRequest {
+        name,
+        source,
+        probe,
+        trace,
+        trace_cap: TRACE_CAP,
+    })
+}
+
+/// Why a Python test could not be prepared.
+#[derive(Debug)]
+pub enum PrepareError {
+    /// The student's file cannot be used: the `error` verdict.
+    Student(String),
+    /// The grader's side failed (no interpreter in the request, no memfd).
+    Grader(String),
+}
+
+/// A Python test ready to run: the request in a memfd and the interpreter's
+/// command line, built while the worker was still privileged.
+pub struct PreparedPython {
+    request: File,
+    argv: Vec<CString>,
+    interpreter: PythonInterpreter,
+}
+
+/// Reads the student's source (while the worker may still read anything)
+/// and puts the harness's request into a memfd.
+///
+/// # Errors
+/// [`PrepareError::Student`] for an unreadable, too large or non-UTF-8
+/// source; [`PrepareError::Grader`] otherwise.
+pub fn prepare(input: &WorkerInput) -> Result<PreparedPython, PrepareError> {
+    let request = &input.request;
+    let interpreter = request.python.clone().ok_or_else(|| {
+        PrepareError::Grader("the request names no Python interpreter".to_string())
+    })?;
+    let name = request
+        .code
+        .file_name()
+        .map_or_else(|| "submission.py".into(), |n| n.to_string_lossy());
+    let bytes = read_source(&request.code).map_err(PrepareError::Student)?;
+    let source = String::from_utf8(bytes).map_err(|err| {
+        PrepareError::Student(format!(
+            "{name} is not UTF-8 text (byte {} is not): save it as UTF-8",
+            err.utf8_error().valid_up_to()
+        ))
+    })?;
+    let json = harness_input(&name, &source, &request.probe, true)
+        .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
+    let memfd = memfd(&json)
+        .map_err(|err| PrepareError::Grader(format!("cannot hand the request to Python: {err}")))?;
+    let executable = CString::new(interpreter.executable.as_os_str().as_bytes())
+        .map_err(|_| PrepareError::Grader("the interpreter's path holds a NUL byte".into()))?;
+    let harness = CString::new(HARNESS)
+        .map_err(|_| PrepareError::Grader("the harness holds a NUL byte".into()))?;
+    let mut argv = vec![executable];
+    argv.extend(["-I", "-S", "-B", "-c"].map(|a| CString::new(a).expect("no NUL")));
+    argv.push(harness);
+    Ok(PreparedPython {
+        request: memfd,
+        argv,
+        interpreter,
+    })
+}
+
+/// The student's source, at most [`MAX_SOURCE_BYTES`].
+fn read_source(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let file = File::open(path).map_err(|err| format!("cannot open {shown}: {err}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read {shown}: {err}"))?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(format!(
+            "{shown} is larger than {} KiB: a solver is a few dozen lines",
+            MAX_SOURCE_BYTES >> 10
+        ));
+    }
+    Ok(bytes)
+}
+
+/// A memfd holding `bytes`, positioned at the start.
+fn memfd(bytes: &[u8]) -> std::io::Result<File> {
+    // SAFETY: the name is a NUL-terminated literal; the flags are valid.
+    let fd = unsafe { libc::memfd_create(c"grader-request".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just created and is owned by nothing else.
+    let mut file = unsafe { File::from_raw_fd(fd) };
+    file.write_all(bytes)?;
+    file.rewind()?;
+    Ok(file)
+}
+
+/// Restricts this process with Landlock for Python: read the system
+/// libraries and the interpreter's folders, execute only the interpreter
+/// and its ELF loader, write nowhere, signal nothing outside.
+///
+/// # Errors
+/// When the kernel has no Landlock at all, or a ruleset call fails.
+#[cfg(target_os = "linux")]
+pub fn restrict(interpreter: &PythonInterpreter) -> Result<super::landlock::Enforcement, String> {
+    use landlock::{
+        ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    };
+    const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"];
+    let abi = ABI::V6;
+    let read = AccessFs::ReadFile | AccessFs::ReadDir;
+    let mut reads: Vec<PathBuf> = SYSTEM_PATHS.iter().map(PathBuf::from).collect();
+    reads.extend(interpreter.read_dirs.iter().cloned());
+    let mut executables = vec![interpreter.executable.clone()];
+    executables.extend(interpreter.loader.iter().cloned());
+    let status: RestrictionStatus = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.scope(Scope::from_all(abi)))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(&reads, read)))
+        .and_then(|r| {
+            r.add_rules(path_beneath_rules(
+                &executables,
+                AccessFs::Execute | AccessFs::ReadFile,
+            ))
+        })
+        .and_then(|r| r.restrict_self())
+        .map_err(|err| format!("landlock: {err}"))?;
+    match status.ruleset {
+        RulesetStatus::FullyEnforced => Ok(super::landlock::Enforcement::Full),
+        RulesetStatus::PartiallyEnforced => Ok(super::landlock::Enforcement::Partial(format!(
+            "landlock is only partly enforced by this kernel ({:?})",
+            status.landlock
+        ))),
+        RulesetStatus::NotEnforced => Err("landlock is not enforced by this kernel".to_string()),
+    }
+}
+
+impl PreparedPython {
+    /// The interpreter this test runs.
+    pub fn interpreter(&self) -> &PythonInterpreter {
+        &self.interpreter
+    }
+
+    /// Installs the Python seccomp filters when `seccomp` (they allow this
+    /// one `execve` and nothing like it after), puts the request on stdin
+    /// and replaces this process with the interpreter running the harness.
+    /// Returns only on failure, with what failed: the caller reports it as
+    /// the grader's fault (no student code has run).
+    #[cfg(target_os = "linux")]
+    pub fn exec(self, own_pid: i32, seccomp: bool) -> String {
+        let executable = &self.argv[0];
+        let mut argv: Vec<*const libc::c_char> = self.argv.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+        if seccomp {
+            let filters = match super::seccomp::python_filters(own_pid, executable.as_ptr() as u64)
+            {
+                Ok(filters) => filters,
+                Err(err) => return format!("build the Python seccomp filters: {err}"),
+            };
+            if let Err(err) = super::sys::no_new_privs() {
+                return format!("set no_new_privs: {err}");
+            }
+            for filter in &filters {
+                if let Err(err) = super::seccomp::apply(filter) {
+                    return format!("install the Python seccomp filters: {err}");
+                }
+            }
+        }
+        // SAFETY: both fds are open; dup2 onto 0 replaces stdin (the
+        // grader's pipe, read to its end) and clears close-on-exec on it.
+        if unsafe { libc::dup2(self.request.as_raw_fd(), 0) } < 0 {
+            return format!(
+                "put the request on stdin: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        // SAFETY: `executable` and every `argv` entry are NUL-terminated
+        // strings owned by `self`, alive across the call; both arrays end
+        // with a null pointer. On success the call does not return.
+        unsafe { libc::execve(executable.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+        format!(
+            "start {}: {}",
+            self.interpreter.executable.display(),
+            std::io::Error::last_os_error()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_python3_with_its_folders() {
+        let found = find_interpreter().expect("CI has a python3");
+        assert!(found.executable.is_absolute(), "{found:?}");
+        assert!(found.version.starts_with("3."), "{found:?}");
+        assert!(
+            found.read_dirs.iter().any(|d| d.join("os.py").exists()),
+            "the standard library is among the folders: {found:?}"
+        );
+    }
+
+    #[test]
+    fn reachability_follows_the_folders_on_the_way() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).expect("mkdir");
+        let file = inner.join("python3");
+        std::fs::write(&file, "").expect("write");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let open = dir
+            .path()
+            .ancestors()
+            .all(|d| std::fs::metadata(d).is_ok_and(|m| m.permissions().mode() & 0o001 != 0));
+        assert_eq!(reachable_by_all(&file), open);
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        assert!(!reachable_by_all(&file));
+        assert!(!reachable_by_all(&dir.path().join("missing")));
+    }
+}

@@ -1,0 +1,331 @@
+# The grader's Python harness (embedded in the grader; see src/worker/python.rs).
+#
+# Run as `python3 -I -S -B -c <this file>` by a confined worker, with the
+# request as JSON on stdin and the protocol pipe on fd 3. It compiles the
+# student's source under the submission's own name, finds legal, find_empty
+# and solve, asks the probe's questions and writes the same protocol lines a
+# library worker writes (loading, loaded, load_error, trace, exception,
+# done). For solve, the board is a list of TraceRow lists that records every
+# cell write, and the module's global `solve` is wrapped to record calls and
+# returns, so the grader can replay the search.
+
+import json
+import os
+import sys
+import time
+
+REQUEST = json.loads(sys.stdin.buffer.read())
+sys.stdin.close()
+# The protocol fd moves off 3, so a student's os.write(3, ...) fails
+# instead of landing between the harness's lines (the grader judges every
+# answer anyway: nothing on the pipe is trusted).
+PROTOCOL = os.dup(3)
+os.close(3)
+NAME = REQUEST["name"]
+TRACE_CAP = REQUEST["trace_cap"]
+
+
+def send(message):
+    data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+    while data:
+        data = data[os.write(PROTOCOL, data):]
+
+
+def printable(text):
+    """Student text with control characters shown, not interpreted, by a terminal."""
+    return "".join(ch if ch == "\n" or ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def finish(status):
+    """Flushes what the student printed and ends the process."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(status)
+
+
+def student_traceback(error):
+    """Python's own traceback, cut to the frames in the student's file."""
+    import linecache
+    import traceback
+
+    lines = REQUEST["source"].splitlines(True)
+    linecache.cache[NAME] = (len(REQUEST["source"]), None, lines, NAME)
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == NAME]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(error), error)
+    return "".join(lines).rstrip()
+
+
+def raised(error, during):
+    """Reports an exception from student code and ends the process."""
+    name = type(error).__name__
+    if isinstance(error, SystemExit):
+        text = "called sys.exit(%r) %s: return a value instead" % (error.code, during)
+    elif isinstance(error, MemoryError):
+        text = "ran out of memory %s (MemoryError)" % during
+    elif isinstance(error, RecursionError):
+        text = "recursed too deep %s (RecursionError: %s)" % (during, error)
+    else:
+        text = "raised %s %s:\n%s" % (name, during, student_traceback(error))
+    send({"type": "exception", "name": name, "message": printable(text)})
+    finish(1)
+
+
+# ---------------------------------------------------------------- the trace
+
+# One record per write, six bytes: row, column, old, new (clamped to 0..=255,
+# 255 for anything that is not such an int) and the depth (solve calls
+# active) as two bytes. An event has row 255: column 0 = solve called,
+# 1 = returned false, 2 = returned true, 3 = returned something else.
+LOG = bytearray()
+WRITES = 0
+CAPPED = False
+DEPTH = 0
+DEPTH_LO = 0
+DEPTH_HI = 0
+
+
+def byte(v):
+    return v if type(v) is int and 0 <= v <= 254 else 255
+
+
+def record(r, c, old, new):
+    global WRITES, CAPPED
+    if WRITES >= TRACE_CAP:
+        CAPPED = True
+        return
+    WRITES += 1
+    LOG.extend((r, c, byte(old), byte(new), DEPTH_LO, DEPTH_HI))
+
+
+def event(kind):
+    if not CAPPED:
+        LOG.extend((255, kind, 0, 0, DEPTH_LO, DEPTH_HI))
+
+
+def set_depth(depth):
+    global DEPTH, DEPTH_LO, DEPTH_HI
+    DEPTH, DEPTH_LO, DEPTH_HI = depth, depth & 255, (depth >> 8) & 255
+
+
+_get = list.__getitem__
+_set = list.__setitem__
+_len = list.__len__
+
+
+class TraceRow(list):
+    """A row of the board: a list in every way, recording cell writes."""
+
+    __slots__ = ("row",)
+
+    def __setitem__(self, c, v):
+        global WRITES, CAPPED
+        if type(c) is int:
+            # The hot path, inlined: one write of one cell.
+            old = _get(self, c)
+            _set(self, c, v)
+            if WRITES < TRACE_CAP:
+                WRITES += 1
+                LOG.extend((
+                    self.row,
+                    c if c >= 0 else c + _len(self),
+                    old if type(old) is int and 0 <= old <= 254 else 255,
+                    v if type(v) is int and 0 <= v <= 254 else 255,
+                    DEPTH_LO,
+                    DEPTH_HI,
+                ))
+            else:
+                CAPPED = True
+            return
+        if type(c) is slice:
+            before = list(self)
+            _set(self, c, v)
+            after = list(self)
+            if len(after) == len(before):
+                for j, (o, n) in enumerate(zip(before, after)):
+                    if o is not n and o != n:
+                        record(self.row, j, o, n)
+            return
+        old = _get(self, c)
+        _set(self, c, v)
+        record(self.row, c.__index__() % _len(self), old, v)
+
+    def __copy__(self):
+        return list(self)
+
+    def __deepcopy__(self, memo):
+        return list(self)
+
+    def __reduce_ex__(self, protocol):
+        return (list, (list(self),))
+
+
+class TraceBoard(list):
+    """The board: a list of TraceRows; replacing a row records its cells."""
+
+    __slots__ = ()
+
+    def __setitem__(self, r, v):
+        if type(r) is slice:
+            _set(self, r, v)
+            return
+        r = r % _len(self) if type(r) is int else r
+        old = list(_get(self, r))
+        new = TraceRow(v)
+        new.row = r
+        _set(self, r, new)
+        for j, n in enumerate(new):
+            o = old[j] if j < len(old) else 0
+            if o is not n and o != n:
+                record(r, j, o, n)
+
+    def __copy__(self):
+        return list(self)
+
+    def __deepcopy__(self, memo):
+        return [list(row) for row in self]
+
+    def __reduce_ex__(self, protocol):
+        return (list, ([list(row) for row in self],))
+
+
+def trace_board(rows):
+    board = TraceBoard()
+    for r, cells in enumerate(rows):
+        row = TraceRow(cells)
+        row.row = r
+        list.append(board, row)
+    return board
+
+
+# ---------------------------------------------------------------- the test
+
+
+def rows_of(n, cells):
+    side = n * n
+    return [list(cells[r * side:(r + 1) * side]) for r in range(side)]
+
+
+def flat(board):
+    """The board's cells as bytes for the grader: anything not in 0..=254 is 255."""
+    cells = []
+    for row in list.__iter__(board):
+        cells.extend(byte(v) for v in list.__iter__(row))
+    return cells
+
+
+def takes_n(function, positional):
+    """Whether `function` accepts an `n` after `positional` arguments."""
+    code = getattr(function, "__code__", None)
+    if code is not None:
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        return "n" in names or code.co_argcount > positional or bool(code.co_flags & 0x0C)
+    import inspect
+
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return True
+    return "n" in params or len(params) > positional
+
+
+def load():
+    send({"type": "loading"})
+    module = {"__name__": "__student__", "__file__": NAME, "__builtins__": __builtins__}
+    try:
+        code = compile(REQUEST["source"], NAME, "exec")
+    except (SyntaxError, ValueError) as error:
+        import traceback
+
+        text = "".join(traceback.format_exception_only(type(error), error)).rstrip()
+        send({"type": "load_error", "message": printable("%s does not compile:\n%s" % (NAME, text))})
+        finish(2)
+    try:
+        exec(code, module)
+    except MemoryError as error:
+        raised(error, "while being imported")
+    except SystemExit as error:
+        send({"type": "load_error", "message": printable(
+            "%s called sys.exit(%r) while being imported: remove the top-level call; "
+            "the grader imports the module and calls its functions" % (NAME, error.code))})
+        finish(2)
+    except BaseException as error:
+        send({"type": "load_error", "message": printable("importing %s raised %s:\n%s" % (
+            NAME, type(error).__name__, student_traceback(error)))})
+        finish(2)
+    missing = [f for f in ("legal", "find_empty", "solve") if not callable(module.get(f))]
+    if missing:
+        send({"type": "load_error", "message": "%s defines no function %s: define legal(board, r, c, v, n=2), find_empty(board) and solve(board, n=2) at the top level" % (
+            NAME, " and no ".join(missing))})
+        finish(2)
+    send({"type": "loaded"})
+    return module
+
+
+def run(module, probe):
+    function, args = probe["function"], probe["args"]
+    n = args["n"]
+    if function == "legal":
+        legal = module["legal"]
+        with_n = takes_n(legal, 4)
+        boards = [rows_of(n, b) for b in args["boards"]]
+        answers = []
+        for b, r, c, v in args["queries"]:
+            board = [list(row) for row in boards[b]]
+            answer = legal(board, r, c, v, n) if with_n else legal(board, r, c, v)
+            answers.append(bool(answer))
+        return {"function": "legal", "args": {"answers": answers}}
+    if function == "find_empty":
+        find_empty = module["find_empty"]
+        answers = []
+        for cells in args["boards"]:
+            spot = find_empty(rows_of(n, cells))
+            if spot is None:
+                answers.append(None)
+            else:
+                r, c = spot
+                answers.append([r if type(r) is int and r >= 0 else 2**32,
+                                c if type(c) is int and c >= 0 else 2**32])
+        return {"function": "find_empty", "args": {"answers": answers}}
+    solve = module["solve"]
+    with_n = takes_n(solve, 1)
+
+    def traced_solve(*a, **k):
+        depth = DEPTH + 1
+        set_depth(depth)
+        event(0)
+        try:
+            result = solve(*a, **k)
+        finally:
+            set_depth(depth - 1)
+        event(1 if result is False else 2 if result is True else 3)
+        return result
+
+    module["solve"] = traced_solve if REQUEST["trace"] else solve
+    board = trace_board(rows_of(n, args["board"])) if REQUEST["trace"] else rows_of(n, args["board"])
+    entry = module["solve"]
+    solved = entry(board, n) if with_n else entry(board)
+    if REQUEST["trace"]:
+        send({"type": "trace", "trace": {"records": LOG.hex(), "capped": CAPPED}})
+    return {"function": "solve", "args": {"solved": bool(solved), "board": flat(board)}}
+
+
+def main():
+    module = load()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 8 * len(REQUEST["probe"]["args"].get("board", ())) + 200))
+    name = REQUEST["probe"]["function"]
+    start = time.perf_counter()
+    try:
+        response = run(module, REQUEST["probe"])
+    except BaseException as error:
+        raised(error, "in %s" % name)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    send({"type": "done", "response": response, "time_ms": elapsed})
+    finish(0)
+
+
+main()
