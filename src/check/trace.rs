@@ -433,7 +433,7 @@ mod tests {
         assert_eq!(err.check, "solve.trace.illegal");
         assert!(
             err.message.starts_with(
-                "step 1 (depth 1): solve wrote 4 at r1c2, but row 1 already held 4 (at r1c4)"
+                "step 1 (depth 1): solve wrote 4 at (row 0, col 1), but row 0 already held 4 (at (row 0, col 3))"
             ),
             "{}",
             err.message
@@ -443,7 +443,8 @@ mod tests {
 
     #[test]
     fn a_leftover_digit_is_caught_at_the_return_and_quoted_by_its_write() {
-        // depth 1 writes r1c2 = 2, depth 2 writes r1c3 = 3 and returns false
+        // depth 1 writes (row 0, col 1) = 2, depth 2 writes (row 0, col 2) = 3
+        // and returns false
         // without clearing it.
         let parts = [
             event(0),
@@ -459,7 +460,7 @@ mod tests {
         assert_eq!(err.check, "solve.trace.leftover");
         assert!(
             err.message
-                .contains("the write at step 2 (depth 2) left 3 at r1c3"),
+                .contains("the write at step 2 (depth 2) left 3 at (row 0, col 2)"),
             "{}",
             err.message
         );
