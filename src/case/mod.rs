@@ -7,7 +7,7 @@ mod error;
 pub mod listing;
 mod load;
 
-pub use builtin::builtin;
+pub use builtin::{builtin, builtin_source};
 pub use config::{CONFIG_FILE, parse_config};
 pub use error::CaseError;
 pub use listing::{LISTING_WALK_CAP, ListingCost};

@@ -2,42 +2,23 @@
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime};
 
 use crate::cli::GradeArgs;
 use crate::commands::plan::{load_cases, prepare};
 use crate::exit;
-use crate::report::{self, Report, csv, gradescope, html, json, junit, terminal};
+use crate::report::csv::{CsvLayout, Roster};
+use crate::report::text::visible_line;
+use crate::report::{Format, Outputs, ReportOptions, RunInfo, gradescope, terminal};
 use crate::runner::grade::grade_all;
 use crate::submission::discover;
 
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed.
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let requested = requested_reports(args);
-    let to_stdout: Vec<&str> = requested
-        .iter()
-        .filter(|(_, path)| is_stdout(path))
-        .map(|(format, _)| format.flag())
-        .collect();
-    if to_stdout.len() > 1 {
-        bail!(
-            "{} ask for stdout (`-`), which can hold only one report: write the others to files",
-            to_stdout.join(" and ")
-        );
-    }
-    for (i, (format, path)) in requested.iter().enumerate() {
-        if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
-            bail!(
-                "{} and {} both write to {}: give each report its own file",
-                other.flag(),
-                format.flag(),
-                path.display()
-            );
-        }
-    }
+    let outputs = Outputs::create(requested_reports(args), report_options(args)?)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let submissions = discover::discover(&args.submissions).with_context(|| {
         format!(
@@ -51,26 +32,8 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             args.submissions.display()
         );
     }
-    if args.gradescope.is_some() {
+    if outputs.wants(Format::Gradescope) {
         gradescope::check_submission_count(submissions.len())?;
-    }
-    // Create the report files now, so a path that cannot be written is
-    // found before any time is spent grading; stdout is taken at the end.
-    let mut sinks = Vec::new();
-    for (format, path) in requested {
-        let file = if is_stdout(path) {
-            None
-        } else {
-            let file = File::create(path).with_context(|| {
-                format!(
-                    "cannot create the {} report {}: check that its folder exists and is writable",
-                    format.name(),
-                    path.display()
-                )
-            })?;
-            Some(BufWriter::new(file))
-        };
-        sinks.push((format, path, file));
     }
     let mut plan = prepare(cases, args.jobs)?;
     // `grade` shows no board on the terminal: pictures go only into the
@@ -88,29 +51,21 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     } else {
         ProgressBar::hidden()
     };
-    let report = grade_all(&submissions, &plan, &|sub| {
-        bar.set_message(sub.id.clone());
+    let started = SystemTime::now();
+    let clock = Instant::now();
+    let mut report = grade_all(&submissions, &plan, &|sub| {
+        bar.set_message(visible_line(&sub.id).into_owned());
         bar.inc(1);
     });
     bar.finish_and_clear();
 
-    let mut summary_to_stderr = false;
-    for (format, path, file) in sinks {
-        let written = match file {
-            Some(mut file) => format.write(&report, &mut file),
-            None => {
-                summary_to_stderr = true;
-                format.write(&report, &mut *report::open_sink(path)?)
-            }
-        };
-        written.with_context(|| {
-            format!(
-                "cannot write the {} report to {}",
-                format.name(),
-                path.display()
-            )
-        })?;
-    }
+    report.run = Some(RunInfo::new(
+        &plan.cases,
+        &plan.sandbox.active(),
+        started,
+        clock.elapsed(),
+    ));
+    let summary_to_stderr = outputs.write_all(&report)?;
     // The summary goes to stdout, unless a report already does.
     if summary_to_stderr {
         terminal::write_summary(&report, &mut io::stderr().lock())?;
@@ -131,53 +86,29 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     })
 }
 
-/// The report formats of `grade`, one per flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Json,
-    Junit,
-    Csv,
-    Gradescope,
-    Html,
-}
-
-impl Format {
-    /// The command-line flag that asks for it.
-    fn flag(self) -> &'static str {
-        match self {
-            Format::Json => "--json",
-            Format::Junit => "--junit",
-            Format::Csv => "--csv",
-            Format::Gradescope => "--gradescope",
-            Format::Html => "--html",
-        }
+/// The CSV options: layout, roster (read now, so a bad one stops the run
+/// before any grading) and grade column.
+fn report_options(args: &GradeArgs) -> anyhow::Result<ReportOptions> {
+    if args.csv.is_none()
+        && (args.roster.is_some()
+            || args.csv_for != CsvLayout::Plain
+            || args.csv_assignment.is_some())
+    {
+        bail!("--roster, --csv-for and --csv-assignment shape the CSV report: add --csv PATH");
     }
-
-    /// Its name in messages.
-    fn name(self) -> &'static str {
-        match self {
-            Format::Json => "JSON",
-            Format::Junit => "JUnit",
-            Format::Csv => "CSV",
-            Format::Gradescope => "Gradescope",
-            Format::Html => "HTML",
-        }
-    }
-
-    fn write(self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
-        match self {
-            Format::Json => json::write(report, out)?,
-            Format::Junit => junit::write(report, out)?,
-            Format::Csv => csv::write(report, out)?,
-            Format::Gradescope => gradescope::write(report, out)?,
-            Format::Html => html::write(report, out)?,
-        }
-        Ok(())
-    }
+    let roster = match &args.roster {
+        Some(path) => Some(Roster::load(path)?),
+        None => None,
+    };
+    Ok(ReportOptions {
+        csv_layout: args.csv_for,
+        roster,
+        csv_assignment: args.csv_assignment.clone(),
+    })
 }
 
 /// The reports asked for, in flag order, with their paths.
-fn requested_reports(args: &GradeArgs) -> Vec<(Format, &PathBuf)> {
+fn requested_reports(args: &GradeArgs) -> Vec<(Format, PathBuf)> {
     [
         (Format::Json, &args.json),
         (Format::Junit, &args.junit),
@@ -186,10 +117,6 @@ fn requested_reports(args: &GradeArgs) -> Vec<(Format, &PathBuf)> {
         (Format::Html, &args.html),
     ]
     .into_iter()
-    .filter_map(|(format, path)| path.as_ref().map(|p| (format, p)))
+    .filter_map(|(format, path)| path.clone().map(|p| (format, p)))
     .collect()
-}
-
-fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
 }

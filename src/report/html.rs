@@ -10,8 +10,17 @@
 
 use std::io::{self, Write};
 
-use super::junit::{status_name, test_name};
-use super::{Report, Status, SubmissionReport, TestReport};
+use super::naming::{status_name, test_name};
+use super::{Report, ReportFormat, Status, SubmissionReport, TestReport};
+
+/// The HTML format for the dispatcher.
+pub struct Html;
+
+impl ReportFormat for Html {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write(report, out)?)
+    }
+}
 use crate::verdict::Verdict;
 
 const STYLE: &str = "\

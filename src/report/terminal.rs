@@ -1,9 +1,13 @@
 //! The human-readable reports: the instructor's one-row-per-student summary
 //! (`grader grade`) and the student's test-by-test view (`grader check`).
+//! This is the terminal edge: colour is decided here (by `colored`, which
+//! follows the terminal, `NO_COLOR` and `CLICOLOR_FORCE`), never in the
+//! model.
 
 use colored::Colorize;
 use std::io::{self, Write};
 
+use super::text::visible_line;
 use super::{Report, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
@@ -13,12 +17,19 @@ const FAILURES_PER_ROW: usize = 3;
 /// How much of a failing test's output the student view shows.
 const OUTPUT_LINES_SHOWN: usize = 10;
 
-/// Writes one row per student: id, kind, score, and what failed.
+/// Writes one row per student: id, kind, score, and what failed. Every
+/// piece of student text (ids, kinds, case names, compiler messages) is
+/// shown through [`visible_line`]: a name cannot move the cursor, clear a
+/// line or fake another row.
 pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let id_width = report
+    let ids: Vec<String> = report
         .submissions
         .iter()
-        .map(|s| s.id.chars().count())
+        .map(|s| visible_line(&s.id).into_owned())
+        .collect();
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
         .max()
         .unwrap_or(0)
         .max("student".len());
@@ -31,7 +42,7 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         )
         .bold()
     )?;
-    for sub in &report.submissions {
+    for (sub, id) in report.submissions.iter().zip(&ids) {
         let score = format!("{}/{}", sub.score, sub.max_score);
         let score = if sub.all_passed() {
             score.green()
@@ -43,8 +54,8 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "{:<id_width$}  {:<7}  {:>7}  {}",
-            sub.id,
-            sub.kind.as_deref().unwrap_or("?"),
+            id,
+            visible_line(sub.kind.as_deref().unwrap_or("?")),
             score,
             summary_result(sub)
         )?;
@@ -59,9 +70,10 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn summary_result(sub: &SubmissionReport) -> String {
+    let headline = || visible_line(super::headline(&sub.message)).into_owned();
     match sub.status {
-        Status::BuildError => format!("{}: {}", "build error".red(), super::headline(&sub.message)),
-        Status::LoadError => format!("{}: {}", "load error".red(), super::headline(&sub.message)),
+        Status::BuildError => format!("{}: {}", "build error".red(), headline()),
+        Status::LoadError => format!("{}: {}", "load error".red(), headline()),
         Status::Ok => {
             let failed: Vec<&TestReport> = sub
                 .tests
@@ -74,7 +86,14 @@ fn summary_result(sub: &SubmissionReport) -> String {
             let mut names: Vec<String> = failed
                 .iter()
                 .take(FAILURES_PER_ROW)
-                .map(|t| format!("{}/{} {}", t.case, t.function, verdict_colored(t.verdict)))
+                .map(|t| {
+                    format!(
+                        "{}/{} {}",
+                        visible_line(&t.case),
+                        t.function,
+                        verdict_colored(t.verdict)
+                    )
+                })
                 .collect();
             if failed.len() > FAILURES_PER_ROW {
                 names.push(format!("and {} more", failed.len() - FAILURES_PER_ROW));
@@ -135,7 +154,7 @@ pub fn write_details(sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<
         if let Some(board) = &test.board {
             writeln!(out)?;
             for line in board.lines() {
-                writeln!(out, "    {line}")?;
+                writeln!(out, "    {}", super::picture::paint(line))?;
             }
             writeln!(out)?;
         }
@@ -193,6 +212,7 @@ mod tests {
             points: u32::from(verdict == Verdict::Pass),
             max_points: 1,
             time_ms: Some(1.0),
+            wall_ms: None,
             message: if verdict == Verdict::Pass {
                 String::new()
             } else {
@@ -213,6 +233,7 @@ mod tests {
             .collect();
         let report = Report {
             version: 1,
+            run: None,
             submissions: vec![SubmissionReport {
                 id: "bob".into(),
                 kind: Some("c".into()),

@@ -73,6 +73,7 @@ pub fn grade_all(
     Report {
         version: REPORT_VERSION,
         submissions,
+        run: None,
     }
 }
 
@@ -172,7 +173,7 @@ pub fn run_test(
                             board = failure
                                 .board
                                 .as_ref()
-                                .map(|b| picture::render(b, failure.cell, plan.color));
+                                .map(|b| picture::render(b, failure.cell));
                             Outcome::new(Verdict::Wrong, failure.message)
                         }
                     };
@@ -196,6 +197,7 @@ pub fn run_test(
         },
         max_points,
         time_ms: outcome.time_ms,
+        wall_ms: None,
         message: outcome.message,
         output: outcome.output,
         board,
@@ -250,6 +252,7 @@ fn not_run(
                 points: 0,
                 max_points: case.points,
                 time_ms: None,
+                wall_ms: None,
                 message: what.to_string(),
                 output: String::new(),
                 board: None,
