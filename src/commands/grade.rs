@@ -18,7 +18,7 @@ use crate::submission::discover;
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed.
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::create(requested_reports(args), report_options(args)?)?;
+    let options = report_options(args)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let submissions = discover::discover(&args.submissions).with_context(|| {
         format!(
@@ -32,9 +32,12 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             args.submissions.display()
         );
     }
-    if outputs.wants(Format::Gradescope) {
+    if args.gradescope.is_some() {
         gradescope::check_submission_count(submissions.len())?;
     }
+    // Create the report files now, so a path that cannot be written is
+    // found before any time is spent grading.
+    let outputs = Outputs::create(requested_reports(args), options)?;
     let mut plan = prepare(cases, args.jobs)?;
     // `grade` shows no board on the terminal: pictures go only into the
     // reports, where terminal colors would be noise.
