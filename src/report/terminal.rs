@@ -281,4 +281,17 @@ mod tests {
         assert!(text.contains("r1c1 still holds 3"), "{text}");
         assert!(text.contains("1/2 tests passed, score 1/2"), "{text}");
     }
+
+    #[test]
+    fn summary_snapshot_with_colour_off() {
+        colored::control::set_override(false);
+        let mut report = crate::report::fixture::sample();
+        // A name that tries to clear the line and fake a row, and a
+        // compiler message with an escape: both shown, not interpreted.
+        report.submissions[1].id = "mallory\u{1b}[2K\rbob  c  7/7  all passed".into();
+        report.submissions[1].message = "x.c:1:1: error: \u{1b}]52;c;aGk=\u{7}".into();
+        let mut out = Vec::new();
+        write_summary(&report, &mut out).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
+    }
 }
