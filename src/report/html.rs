@@ -48,9 +48,9 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:to
 th{background:#f3f3f3}
 dl.run{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.85em;color:#444;margin:.5em 0 1em}
 dl.run dt{font-weight:600}dl.run dd{margin:0;overflow-wrap:anywhere}
-.overview{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
+.overview{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}
 .matrix td,.matrix th{padding:0;text-align:center;min-width:1.4em;height:1.4em;font-size:.8em}
-.matrix th.t{writing-mode:vertical-rl;transform:rotate(180deg);padding:.3em 0;white-space:nowrap;font-weight:normal;max-height:12em;overflow:hidden}
+.matrix th.t{writing-mode:vertical-rl;transform:rotate(180deg);padding:.3em 0;white-space:nowrap;font-weight:normal;height:auto;text-align:left}
 .matrix td.id{text-align:left;padding:0 .5em;white-space:nowrap;font-size:.9em}
 .matrix td.score{text-align:right;padding:0 .5em;white-space:nowrap;font-size:.9em}
 .v-pass{background:#2da44e;color:#fff}.v-wrong{background:#cf222e;color:#fff}
