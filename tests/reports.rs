@@ -367,6 +367,13 @@ fn hostile_class(dir: &Path) -> PathBuf {
         subs.join(HOSTILE_NAME),
     )
     .unwrap();
+    // A newline and a byte that is not UTF-8 (reports show it lossy).
+    use std::os::unix::ffi::OsStrExt;
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        subs.join(std::ffi::OsStr::from_bytes(b"two\nlines\xff.c")),
+    )
+    .unwrap();
     subs
 }
 
@@ -459,6 +466,11 @@ fn a_hostile_name_cannot_break_any_report_or_the_summary() {
     let hostile_id = HOSTILE_NAME.trim_end_matches(".c");
     // The innocent neighbour with the same code scores the same.
     assert_eq!(facts[hostile_id].0, facts["c-listing"].0);
+    assert_eq!(facts["two\nlines\u{fffd}"].0, facts["c-listing"].0);
+    assert!(
+        summary.contains("two\\nlines\u{fffd}"),
+        "one row, newline shown: {summary}"
+    );
     let csv = read(&out("r.csv"));
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let ids: Vec<String> = reader
@@ -468,7 +480,10 @@ fn a_hostile_name_cannot_break_any_report_or_the_summary() {
     assert!(ids.contains(&format!("'{hostile_id}")), "{ids:?}");
     let html = read(&out("r.html"));
     assert!(!html.contains("]]><b>"), "markup escaped");
-    assert!(html.contains("]]&gt;&lt;b&gt;"), "{html}");
+    assert!(
+        html.contains("]]&gt;&lt;b&gt;\\e[2K"),
+        "escapes shown: {html}"
+    );
 }
 
 #[test]
@@ -602,21 +617,21 @@ fn the_html_page_shows_the_class_in_chromium() {
         run
     };
     let dom = text(&browser(&["--dump-dom"]).stdout);
-    // What the browser built from the page: the matrix (4 students x the
+    // What the browser built from the page: the matrix (5 students x the
     // bundled tests), the histogram, the most-failed list, one <details>
     // per student, the failing ones open.
     let rows = dom.matches("<td class=\"id\">").count();
-    assert_eq!(rows, 4, "{dom}");
+    assert_eq!(rows, 5, "{dom}");
     assert!(dom.matches("class=\"v-pass\"").count() > 10, "{dom}");
     assert!(dom.contains("class=\"v-wrong\""), "{dom}");
     assert!(dom.contains("<table class=\"histogram\">"), "{dom}");
     assert!(dom.contains("<ol class=\"most-failed\">"), "{dom}");
     assert_eq!(
         dom.matches("<details class=\"student\"").count(),
-        4,
+        5,
         "{dom}"
     );
-    assert_eq!(dom.matches("<details class=\"student\" id=\"s").count(), 4);
+    assert_eq!(dom.matches("<details class=\"student\" id=\"s").count(), 5);
     assert_eq!(
         dom.matches(" open=\"\"").count(),
         2,

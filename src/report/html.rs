@@ -1,7 +1,8 @@
 //! The HTML report (`--html`): one self-contained static page an instructor
 //! scans in seconds. No script and no outside resource (inline CSS, and a
 //! content security policy that forbids both). Student ids, messages and
-//! output are untrusted and every piece of text is escaped.
+//! output are untrusted and every piece of text is escaped, its control
+//! characters shown as escapes (`\e`, `\u{202e}`).
 //!
 //! Top to bottom:
 //! - how the report was made (grader version, case files and hashes,
@@ -25,6 +26,7 @@ use std::io::{self, Write};
 use super::naming::{headline, status_name, test_name};
 use super::picture::{self, Grid};
 use super::run::short_hash;
+use super::text::visible;
 use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
@@ -445,8 +447,11 @@ fn score_class(sub: &SubmissionReport) -> &'static str {
     }
 }
 
-/// Escapes `text` for HTML element content and quoted attribute values.
+/// Escapes `text` for HTML element content and quoted attribute values,
+/// with control characters shown ([`visible`]): a bidi override cannot
+/// reorder the page, an escape sequence is seen for what it is.
 pub fn escape(text: &str) -> String {
+    let text = visible(text);
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {
