@@ -155,7 +155,7 @@ impl Outputs {
         Ok(Outputs { options, sinks })
     }
 
-    /// Whether a Gradescope report was asked for.
+    /// Whether `format` was asked for.
     pub fn wants(&self, format: Format) -> bool {
         self.sinks.iter().any(|s| s.format == format)
     }
