@@ -46,6 +46,7 @@ mod bench {
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
     use grader::runner::process::{self, SandboxEnv};
+    use grader::runner::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
     use grader::submission::discover;
     use grader::verdict::{Function, Verdict};
@@ -66,10 +67,13 @@ mod bench {
     }
 
     /// One built fixture: its library, for the worker and loaded here.
-    struct Fixture {
+    struct Fixture<'env> {
         name: &'static str,
         code: PathBuf,
         library: CLibrary,
+        /// The fixture's box, made once (as `grader grade` does per
+        /// submission): every sandboxed test of it runs there.
+        sandbox: SubmissionBox<'env>,
     }
 
     /// Wall times of one test in one run, in milliseconds.
@@ -95,14 +99,15 @@ mod bench {
     pub fn run() -> anyhow::Result<()> {
         let started = Instant::now();
         println!("sandbox bench: load average at start: {}", load_average());
-        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        let mut env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         println!("safeguards active: {}", env.active().join(", "));
         for notice in env.notices() {
             println!("notice: {notice}");
         }
 
-        let ctx = BuildContext::new().context("cannot set up the build folder")?;
-        let fixtures = build_fixtures(&ctx)?;
+        let ctx = BuildContext::new().context("cannot find the lab crate")?;
+        env.reach = ctx.tool_dirs();
+        let mut fixtures = build_fixtures(&ctx, &env)?;
         // The bundled folder, hidden cases included (the binary holds only
         // the public ones).
         let cases = grader::case::load(&[source_dir().join("cases")])?;
@@ -122,17 +127,17 @@ mod bench {
         // samples[fixture][test][run]
         let mut samples = vec![vec![Vec::with_capacity(RUNS); tests.len()]; fixtures.len()];
         for run in 0..RUNS {
-            for (f, fixture) in fixtures.iter().enumerate() {
+            for (f, fixture) in fixtures.iter_mut().enumerate() {
                 for (t, &(case, function)) in tests.iter().enumerate() {
                     // Alternate which way goes first, so neither always
                     // runs on a warm cache.
                     let sandboxed_first = (run + t) % 2 == 0;
                     let (sb, in_process) = if sandboxed_first {
-                        let s = time_sandboxed(fixture, &cases, case, function, &env)?;
+                        let s = time_sandboxed(fixture, &cases, case, function)?;
                         (s, time_in_process(fixture, &cases, case, function)?)
                     } else {
                         let i = time_in_process(fixture, &cases, case, function)?;
-                        (time_sandboxed(fixture, &cases, case, function, &env)?, i)
+                        (time_sandboxed(fixture, &cases, case, function)?, i)
                     };
                     samples[f][t].push(Sample {
                         sandboxed: sb.wall,
@@ -165,6 +170,8 @@ mod bench {
             list(&cpu_over)
         );
 
+        build_overhead(&ctx, &env)?;
+
         let rss = flood_rss()?;
         println!(
             "grader grade while hostile-print-flood.c prints 200 MB ({:.0} MiB dropped by the cap, every test passed, {:.1} s): peak RSS of the grader process {:.1} MB (VmHWM); {:.1} MB including its reaped children (wait4 rusage: worker, cc) [target < 100 MB]",
@@ -176,12 +183,21 @@ mod bench {
         Ok(())
     }
 
-    /// Builds the correct fixtures and loads each into this process.
-    fn build_fixtures(ctx: &BuildContext) -> anyhow::Result<Vec<Fixture>> {
+    /// Builds the correct fixtures, each in a box of its own, and loads
+    /// each into this process too.
+    fn build_fixtures<'env>(
+        ctx: &BuildContext,
+        env: &'env SandboxEnv,
+    ) -> anyhow::Result<Vec<Fixture<'env>>> {
         let mut fixtures = Vec::new();
         for name in FIXTURES {
             let start = Instant::now();
-            let code = build_submission(ctx, &source_dir().join("submissions").join(name))?;
+            let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+            let code = build_submission(
+                ctx,
+                &source_dir().join("submissions").join(name),
+                &mut sandbox,
+            )?;
             let library = CLibrary::load(&code, &code)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("cannot load {name} in-process"))?;
@@ -193,20 +209,25 @@ mod bench {
                 name,
                 code,
                 library,
+                sandbox,
             });
         }
         Ok(fixtures)
     }
 
     /// Classifies and builds one submission; returns its library.
-    fn build_submission(ctx: &BuildContext, path: &Path) -> anyhow::Result<PathBuf> {
+    fn build_submission(
+        ctx: &BuildContext,
+        path: &Path,
+        sandbox: &mut SubmissionBox<'_>,
+    ) -> anyhow::Result<PathBuf> {
         let submission = discover::classify(path);
         let kind = submission
             .kind
             .clone()
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("cannot classify {}", path.display()))?;
-        let built = build::build(&submission, kind, ctx)
+        let built = build::build(&submission, kind, ctx, sandbox)
             .with_context(|| format!("cannot build {}", path.display()))?;
         Ok(built.path().to_path_buf())
     }
@@ -222,11 +243,10 @@ mod bench {
     /// One test through a sandboxed worker, as `grader grade` runs it;
     /// fails unless it passes. Returns the wall time in milliseconds.
     fn time_sandboxed(
-        fixture: &Fixture,
+        fixture: &mut Fixture<'_>,
         cases: &CaseSet,
         case: &Case,
         function: Function,
-        env: &SandboxEnv,
     ) -> anyhow::Result<Sandboxed> {
         let start = Instant::now();
         let request = WorkerRequest {
@@ -235,7 +255,7 @@ mod bench {
             probe: check::plan(case, function),
             limits: limits(cases, case),
         };
-        let run = process::run_test(&request, env).with_context(|| {
+        let run = fixture.sandbox.run_test(&request).with_context(|| {
             format!(
                 "cannot run {} {} {function} sandboxed",
                 fixture.name, case.name
@@ -375,6 +395,54 @@ mod bench {
         );
     }
 
+    /// Build overhead: each correct C and Rust fixture built [`RUNS`] times
+    /// in a fresh box (box made, sources copied, compiler confined, product
+    /// copied out, box removed) and, interleaved, by the same compiler
+    /// command run directly with no confinement; medians side by side.
+    fn build_overhead(ctx: &BuildContext, env: &SandboxEnv) -> anyhow::Result<()> {
+        let lab = source_dir().join("lab");
+        for name in ["c-listing.c", "rust-trait"] {
+            let path = source_dir().join("submissions").join(name);
+            let (mut boxed, mut direct) = (Vec::new(), Vec::new());
+            for _ in 0..RUNS {
+                let start = Instant::now();
+                let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+                build_submission(ctx, &path, &mut sandbox)?;
+                drop(sandbox);
+                boxed.push(ms(start.elapsed()));
+
+                let scratch = tempfile::tempdir()?;
+                let start = Instant::now();
+                let status = if name.ends_with(".c") {
+                    Command::new("cc")
+                        .args(["-O2", "-shared", "-fPIC", "-pthread", "-I"])
+                        .arg(lab.join("include"))
+                        .arg("-o")
+                        .arg(scratch.path().join("lib.so"))
+                        .arg(&path)
+                        .status()?
+                } else {
+                    Command::new("cargo")
+                        .args(["build", "--release", "--offline", "--lib", "--quiet"])
+                        .current_dir(&path)
+                        .env("CARGO_TARGET_DIR", scratch.path())
+                        .status()?
+                };
+                if !status.success() {
+                    bail!("the direct build of {name} failed");
+                }
+                direct.push(ms(start.elapsed()));
+            }
+            let (b, d) = (median(&mut boxed), median(&mut direct));
+            println!(
+                "build {name}: in a box {b:.0} ms, direct {d:.0} ms, overhead {:.0} ms ({:.2}x), medians of {RUNS}",
+                b - d,
+                b / d
+            );
+        }
+        Ok(())
+    }
+
     /// Wall time of the looping fixture's `solve` test under a
     /// [`LOOP_LIMIT_MS`] limit, [`RUNS`] times; each must be a timeout.
     fn looping_cost(
@@ -382,9 +450,11 @@ mod bench {
         cases: &CaseSet,
         env: &SandboxEnv,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
+        let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
         let code = build_submission(
             ctx,
             &source_dir().join("submissions/hostile-infinite-loop.c"),
+            &mut sandbox,
         )?;
         let case = cases
             .cases
@@ -403,7 +473,9 @@ mod bench {
         let mut walls = Vec::new();
         for _ in 0..RUNS {
             let start = Instant::now();
-            let run = process::run_test(&request, env).context("cannot run the looping fixture")?;
+            let run = sandbox
+                .run_test(&request)
+                .context("cannot run the looping fixture")?;
             let verdict = match process::outcome(&run, &request.limits) {
                 Ok(_) => Verdict::Pass,
                 Err(outcome) => outcome.verdict,

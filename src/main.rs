@@ -15,6 +15,11 @@ fn main() -> ExitCode {
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
     };
+    // A stop signal's handler is cleaning up and exits with 130 itself.
+    #[cfg(unix)]
+    while grader::runner::cleanup::stopping() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {

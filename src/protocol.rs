@@ -193,3 +193,134 @@ pub enum WorkerMessage {
         message: String,
     },
 }
+
+// ---------------------------------------------------------------------------
+// The box: one per submission (see `runner::sandbox` and `worker::zygote`).
+// ---------------------------------------------------------------------------
+
+/// The box's file descriptor for its events to the grader ([`BoxEvent`]s,
+/// one JSON line each). Its stdin carries the grader's [`BoxSetup`] line,
+/// then one [`BoxCommand`] line per run; fds 1 and 2 are the student's
+/// stdout and stderr and fd 3 the protocol fd, shared by every run.
+pub const BOX_EVENTS_FD: i32 = 4;
+
+/// The exit status of a box's build child that could not confine itself
+/// or start its tool (no compiler exits with it), with a stderr line that
+/// starts with [`BOX_SETUP_FAILED_PREFIX`]: the grader's fault.
+pub const BOX_SETUP_FAILED_EXIT: i32 = 125;
+
+/// How the build child's own failure message starts.
+pub const BOX_SETUP_FAILED_PREFIX: &str = "grader box: ";
+
+/// How a box sets itself up: the first line the grader writes to it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoxSetup {
+    /// The box was started in new PID, mount, network, IPC and UTS
+    /// namespaces: it forks its init (pid 1 of the new PID namespace),
+    /// which kills every other process of the box after each run.
+    pub namespaces: bool,
+    /// The user and group the box's runs drop to (one per concurrent box).
+    pub uid: Option<u32>,
+    /// The group id, with `uid`.
+    pub gid: Option<u32>,
+    /// The box's own folder.
+    pub dir: PathBuf,
+    /// Folders the box's runs must reach (toolchains, the interpreter) that
+    /// may lie below a folder the box user cannot enter (e.g. a home
+    /// folder of mode 0700): with namespaces, the box makes them reachable
+    /// in its own mount namespace.
+    pub reach: Vec<PathBuf>,
+    /// Folders covered with an empty, read-only file system inside the box
+    /// (the cases, the submissions folder, the reports): with namespaces,
+    /// nothing in the box can see them, whatever Landlock allows.
+    pub hide: Vec<PathBuf>,
+}
+
+/// One run in a box.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BoxCommand {
+    /// Run one test: a child confines itself per `input.sandbox` and
+    /// answers on the protocol fd, as [`WorkerInput`] describes.
+    Test {
+        /// The test and its safeguards.
+        input: WorkerInput,
+        /// Wall-clock limit, in milliseconds (the CPU limit is in the
+        /// request).
+        wall_limit_ms: u64,
+    },
+    /// Run a build tool (the C compiler, cargo) confined to the box.
+    Build(BuildJob),
+}
+
+/// A build tool to run in the box.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildJob {
+    /// The program, an absolute path found by the grader.
+    pub program: PathBuf,
+    /// Its arguments (never a name chosen by a student).
+    pub args: Vec<String>,
+    /// Its working folder, inside the box.
+    pub cwd: PathBuf,
+    /// Its whole environment.
+    pub env: Vec<(String, String)>,
+    /// Wall-clock limit, in milliseconds.
+    pub wall_limit_ms: u64,
+    /// The largest file it may write, in MiB.
+    pub file_size_mb: u64,
+    /// The address-space limit in MiB, when no memory cgroup limits it.
+    pub address_space_mb: Option<u64>,
+    /// Restrict file access with Landlock: read (and execute) only the
+    /// system folders and `read`, write only `write`.
+    pub landlock: bool,
+    /// Extra folders it may read and execute from (toolchains, the lab).
+    pub read: Vec<PathBuf>,
+    /// Folders it may write (the box's work folder).
+    pub write: Vec<PathBuf>,
+}
+
+/// What a box tells the grader.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BoxEvent {
+    /// The box is set up and waits for commands; `notes` say what it
+    /// could not do (e.g. a folder it could not make reachable).
+    Ready {
+        /// What is missing, one sentence each.
+        notes: Vec<String>,
+    },
+    /// A run ended; everything it started is dead.
+    Finished(RunEnd),
+    /// The box cannot go on (a grader fault).
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// How one run in a box ended, as the box measured it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// The raw wait status of the run's first process.
+    pub wait_status: i32,
+    /// Its CPU time (user + system, all threads), in milliseconds.
+    pub cpu_ms: u64,
+    /// Wall-clock time from fork to its end, in milliseconds.
+    pub wall_ms: u64,
+    /// Its peak resident set, in KiB.
+    pub max_rss_kb: u64,
+    /// Why the box killed it, if it did.
+    pub killed: Option<RunKill>,
+    /// Other processes of the run still alive at its end (all killed).
+    pub leftovers: u32,
+}
+
+/// Why a box killed a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKill {
+    /// Its CPU time reached the limit.
+    Cpu,
+    /// Its wall-clock time did.
+    Wall,
+}

@@ -24,7 +24,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
         bail!("there are no public cases to check against");
     }
     let submission = discover::classify(&args.path);
-    let plan = prepare(cases, Some(1))?;
+    let plan = prepare(cases, Some(1), &args.path)?;
     let report = grade_one(&submission, &plan);
     let mut out = std::io::stdout().lock();
     terminal::write_details(&report, &mut out)?;

@@ -38,7 +38,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     // Create the report files now, so a path that cannot be written is
     // found before any time is spent grading.
     let outputs = Outputs::create(requested_reports(args), options)?;
-    let mut plan = prepare(cases, args.jobs)?;
+    let mut plan = prepare(cases, args.jobs, &args.submissions)?;
     // `grade` shows no board on the terminal: pictures go only into the
     // reports, where terminal colors would be noise.
     plan.color = false;

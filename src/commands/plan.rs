@@ -43,16 +43,36 @@ pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<Ca
 }
 
 /// The grading plan: build context, sandbox (its notices printed once, to
-/// stderr), and parallelism.
+/// stderr), and parallelism. `submissions` (the folder or file graded) and
+/// the folders of the case files are hidden inside every box.
 ///
 /// # Errors
-/// When the build folder cannot be made.
-pub fn prepare(cases: CaseSet, jobs: Option<usize>) -> anyhow::Result<GradePlan> {
-    let sandbox = SandboxEnv::detect();
+/// When the lab crate cannot be found.
+pub fn prepare(
+    cases: CaseSet,
+    jobs: Option<usize>,
+    submissions: &Path,
+) -> anyhow::Result<GradePlan> {
+    crate::runner::cleanup::install();
+    let mut sandbox = SandboxEnv::detect();
     for notice in sandbox.notices() {
         eprintln!("note: {notice}");
     }
-    let build = BuildContext::new().context("cannot prepare a folder to build submissions in")?;
+    let build =
+        BuildContext::new().context("cannot find the lab crate to build submissions with")?;
+    sandbox.reach = build.tool_dirs();
+    let mut hide: Vec<std::path::PathBuf> = cases
+        .cases
+        .iter()
+        .filter_map(|c| c.file.parent().map(Path::to_path_buf))
+        .chain(std::iter::once(submissions.to_path_buf()))
+        .filter(|p| !p.as_os_str().is_empty())
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir() && p.parent().is_some())
+        .collect();
+    hide.sort();
+    hide.dedup();
+    sandbox.hide = hide;
     let jobs = jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1)

@@ -12,6 +12,7 @@ use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
 use crate::runner::process::{self, SandboxEnv};
+use crate::runner::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuildContext};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Function, Outcome, Verdict};
@@ -77,8 +78,8 @@ pub fn grade_all(
     }
 }
 
-/// Builds and tests one submission. Never fails: whatever goes wrong is in
-/// the report.
+/// Builds and tests one submission in a box of its own. Never fails:
+/// whatever goes wrong is in the report.
 pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport {
     let kind = match &submission.kind {
         Ok(kind) => *kind,
@@ -86,16 +87,30 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
             return not_run(submission, None, Status::BuildError, message, plan);
         }
     };
-    let code = match build::build(submission, kind, &plan.build) {
+    let mut sandbox = match SubmissionBox::open(&plan.sandbox) {
+        Ok(sandbox) => sandbox,
+        Err(err) => {
+            let message = format!("{GRADER_FAULT} (not your fault): the box cannot be made: {err}");
+            let mut report = not_run(submission, Some(kind), Status::BuildError, &message, plan);
+            report.grader_fault = true;
+            return report;
+        }
+    };
+    for note in sandbox.notes() {
+        plan.sandbox.say_once(note);
+    }
+    let code = match build::build(submission, kind, &plan.build, &mut sandbox) {
         Ok(code) => code,
         Err(failure) => {
-            return not_run(
+            let mut report = not_run(
                 submission,
                 Some(kind),
                 Status::BuildError,
                 &failure.to_string(),
                 plan,
             );
+            report.grader_fault = !failure.is_student_fault();
+            return report;
         }
     };
     let code_kind = match kind {
@@ -105,7 +120,8 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     let mut tests = Vec::new();
     for case in &plan.cases.cases {
         for &function in &case.tests {
-            let (test, loaded) = run_test(code.path(), code_kind, case, function, plan);
+            let (test, loaded) =
+                run_test(&mut sandbox, code.path(), code_kind, case, function, plan);
             let grader_fault = test.message.starts_with(GRADER_FAULT);
             if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !grader_fault {
                 // The first test could not even load the code (a missing
@@ -133,9 +149,10 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     }
 }
 
-/// Runs and judges one test of one case; also says whether the worker got
-/// as far as loading the code.
+/// Runs and judges one test of one case in the submission's box; also says
+/// whether the worker got as far as loading the code.
 pub fn run_test(
+    sandbox: &mut SubmissionBox<'_>,
     code: &Path,
     kind: CodeKind,
     case: &Case,
@@ -155,7 +172,7 @@ pub fn run_test(
     };
     let mut board = None;
     let mut loaded = false;
-    let outcome = match process::run_test(&request, &plan.sandbox) {
+    let outcome = match sandbox.run_test(&request) {
         Err(err) => Outcome::new(
             Verdict::Error,
             format!("{GRADER_FAULT} (not your fault): {err}"),
@@ -312,8 +329,16 @@ mod tests {
         let report = grade_one(&classify(&c_listing), &plan);
         assert!(report.grader_fault, "{report:?}");
         assert_eq!(report.score, 0);
-        let test = &report.tests[0];
-        assert_eq!(test.verdict, Verdict::Error);
-        assert!(test.message.starts_with(GRADER_FAULT), "{}", test.message);
+        assert!(
+            report.message.starts_with(GRADER_FAULT),
+            "{}",
+            report.message
+        );
+        assert!(
+            report.message.contains("box cannot be made"),
+            "{}",
+            report.message
+        );
+        assert!(report.tests.iter().all(|t| t.verdict == Verdict::Error));
     }
 }

@@ -2,8 +2,14 @@
 //! and turn how it ended into a verdict; the grading loop.
 #[cfg(unix)]
 pub mod cgroup;
+#[cfg(unix)]
+pub mod cleanup;
 pub mod grade;
 pub mod process;
+#[cfg(target_os = "linux")]
+pub mod sandbox;
 pub mod sandbox_env;
+#[cfg(unix)]
+pub mod uids;
 #[cfg(unix)]
 pub(crate) mod unix;

@@ -81,7 +81,8 @@ pub struct TestRun {
     pub output: String,
     /// Bytes of output dropped by the cap.
     pub output_dropped: u64,
-    /// The worker's pid (also its process group id); gone by now.
+    /// The pid of the box process the test ran in (also its process group
+    /// id); the test's own process is gone by now.
     pub pid: u32,
 }
 
@@ -113,8 +114,8 @@ impl TestRun {
     }
 }
 
-/// Runs `request` in a fresh, confined worker process and records how it
-/// went. A student's crash or timeout is a normal [`TestRun`]; only the
+/// Runs `request` alone in a fresh box (see [`super::sandbox`]) and records
+/// how it went; grading runs all tests of a submission in one box. A student's crash or timeout is a normal [`TestRun`]; only the
 /// grader's own failures (the worker cannot be started, a cgroup cannot be
 /// set up) are errors.
 ///
@@ -124,11 +125,12 @@ pub fn run_test(
     request: &crate::protocol::WorkerRequest,
     env: &SandboxEnv,
 ) -> std::io::Result<TestRun> {
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     {
-        unix_run::run(request, env)
+        let mut sandbox = super::sandbox::SubmissionBox::open(env)?;
+        sandbox.run_test(request)
     }
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     {
         let _ = (request, env);
         Err(std::io::Error::new(
@@ -556,338 +558,6 @@ pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
     (messages, garbage)
 }
 
-#[cfg(unix)]
-mod unix_run {
-    //! The spawn-and-watch loop of [`run_test`](super::run_test).
-
-    use std::fs::File;
-    use std::io::{self, Read, Write};
-    use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    use super::{Capped, Kill, SandboxEnv, Status, TestRun, decode_messages, join_output};
-    use crate::protocol::{SandboxPlan, WorkerRequest};
-    use crate::runner::unix;
-
-    /// The most protocol bytes kept per test (the largest real answer is
-    /// well under a megabyte; student code may write to fd 3 too).
-    const MAX_PROTOCOL_BYTES: usize = 16 << 20;
-    /// How often the worker's CPU time is checked.
-    const CPU_CHECK: Duration = Duration::from_millis(10);
-    /// How long to keep draining output after the process group is dead.
-    const DRAIN_GRACE: Duration = Duration::from_millis(200);
-
-    /// See [`run_test`](super::run_test).
-    pub(super) fn run(request: &WorkerRequest, env: &SandboxEnv) -> io::Result<TestRun> {
-        let mut slot = env.take_slot()?;
-        if let Some(slot) = slot.as_mut() {
-            slot.set_memory_limit(request.limits.memory_limit_mb)?;
-        }
-        let result = run_in(request, env, slot.as_ref());
-        if let Some(slot) = slot {
-            slot.kill_leftovers();
-            env.give_back(slot);
-        }
-        result
-    }
-
-    fn run_in(
-        request: &WorkerRequest,
-        env: &SandboxEnv,
-        slot: Option<&crate::runner::cgroup::CgroupSlot>,
-    ) -> io::Result<TestRun> {
-        let oom_before = slot.map_or(0, |s| s.oom_kills());
-        let workdir = env.workdir()?;
-
-        let (protocol_read, protocol_write) = unix::pipe()?;
-        let protocol_write_fd = protocol_write.as_raw_fd();
-        let mut command = Command::new(&env.worker);
-        command
-            .arg("worker")
-            .env_clear()
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("LANG", "C")
-            .current_dir(workdir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // SAFETY: `child_setup` makes only async-signal-safe calls (dup2,
-        // fcntl, close_range, setpgid, prctl, setrlimit) and allocates
-        // nothing; `protocol_write_fd` stays open in the parent until spawn
-        // returns.
-        unsafe {
-            command.pre_exec(move || unix::child_setup(protocol_write_fd));
-        }
-        let start = Instant::now();
-        let mut child = command.spawn()?;
-        drop(protocol_write);
-        let pid = child.id() as libc::pid_t;
-        // Encoded while the new process execs and starts, which takes
-        // longer (a large probe takes a fifth of a millisecond).
-        let input = encode_input(request, env, slot);
-        let watched = input
-            .and_then(|input| watch(&mut child, pid, &input, protocol_read, request, env, start));
-        // Whatever happened, nothing of this test survives it (the worker
-        // itself too, should it have left its group).
-        unix::kill_group(pid);
-        unix::kill_process(pid);
-        let reaped = unix::wait4(pid)?;
-        let wall_ms = start.elapsed().as_millis() as u64;
-        let watched = watched?;
-        let watched = drain_rest(watched);
-        let status = match (
-            unix::exit_code(reaped.status),
-            unix::term_signal(reaped.status),
-        ) {
-            (Some(code), _) => Status::Exited(code),
-            (None, Some(signal)) => Status::Signaled(signal),
-            (None, None) => Status::Exited(-1),
-        };
-        let oom_killed = slot.is_some_and(|s| s.oom_kills() > oom_before);
-        let (messages, garbage) = decode_messages(&watched.protocol);
-        let garbage = garbage.or(watched
-            .protocol_overflow
-            .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output")));
-        Ok(TestRun {
-            messages,
-            garbage,
-            status,
-            timed_out: watched.killed.is_some(),
-            killed: watched.killed,
-            oom_killed,
-            cpu_ms: reaped.cpu_ms,
-            wall_ms,
-            max_rss_kb: reaped.max_rss_kb,
-            output: join_output(&watched.stdout, &watched.stderr),
-            output_dropped: watched.stdout.dropped() + watched.stderr.dropped(),
-            pid: pid as u32,
-        })
-    }
-
-    /// The [`WorkerInput`](crate::protocol::WorkerInput) for `request` as JSON, without copying the
-    /// request.
-    pub(super) fn encode_input(
-        request: &WorkerRequest,
-        env: &SandboxEnv,
-        slot: Option<&crate::runner::cgroup::CgroupSlot>,
-    ) -> io::Result<Vec<u8>> {
-        /// `WorkerInput` by reference: the same fields, the same JSON.
-        #[derive(serde::Serialize)]
-        struct InputRef<'a> {
-            request: &'a WorkerRequest,
-            sandbox: SandboxPlan,
-        }
-        let input = InputRef {
-            request,
-            sandbox: env.plan(request.limits.memory_limit_mb, slot),
-        };
-        serde_json::to_vec(&input).map_err(io::Error::other)
-    }
-
-    /// What the watch loop collected.
-    struct Watched {
-        protocol: Vec<u8>,
-        protocol_overflow: bool,
-        stdout: Capped,
-        stderr: Capped,
-        killed: Option<Kill>,
-        /// Output pipes still open after the loop.
-        open: Vec<(File, Stream)>,
-    }
-
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum Stream {
-        Protocol,
-        Stdout,
-        Stderr,
-    }
-
-    impl Watched {
-        /// Reads what is available on `file`; false at end of file.
-        fn read(&mut self, file: &mut File, stream: Stream, buf: &mut [u8]) -> bool {
-            match file.read(buf) {
-                Ok(0) => false,
-                Ok(n) => {
-                    match stream {
-                        Stream::Stdout => self.stdout.push(&buf[..n]),
-                        Stream::Stderr => self.stderr.push(&buf[..n]),
-                        Stream::Protocol => {
-                            if self.protocol.len() + n <= MAX_PROTOCOL_BYTES {
-                                self.protocol.extend_from_slice(&buf[..n]);
-                            } else {
-                                self.protocol_overflow = true;
-                            }
-                        }
-                    }
-                    true
-                }
-                Err(err) => matches!(
-                    err.kind(),
-                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
-                ),
-            }
-        }
-    }
-
-    /// Feeds stdin, reads the pipes, and enforces the limits until the
-    /// worker ends or is killed. Does not reap it.
-    fn watch(
-        child: &mut std::process::Child,
-        pid: libc::pid_t,
-        input: &[u8],
-        protocol: std::os::fd::OwnedFd,
-        request: &WorkerRequest,
-        env: &SandboxEnv,
-        start: Instant,
-    ) -> io::Result<Watched> {
-        let cpu_limit_ms = request.limits.time_limit_ms;
-        let deadline = start + super::wall_limit(Duration::from_millis(cpu_limit_ms), env);
-        let pidfd = unix::pidfd_open(pid);
-        let mut stdin = child.stdin.take();
-        if let Some(stdin) = &stdin {
-            unix::set_nonblocking(stdin.as_raw_fd())?;
-        }
-        let mut written = 0;
-        let mut open: Vec<(File, Stream)> = vec![(File::from(protocol), Stream::Protocol)];
-        if let Some(out) = child.stdout.take() {
-            open.push((File::from(std::os::fd::OwnedFd::from(out)), Stream::Stdout));
-        }
-        if let Some(err) = child.stderr.take() {
-            open.push((File::from(std::os::fd::OwnedFd::from(err)), Stream::Stderr));
-        }
-        let mut watched = Watched {
-            protocol: Vec::new(),
-            protocol_overflow: false,
-            stdout: Capped::new(env.output_cap / 2),
-            stderr: Capped::new(env.output_cap / 2),
-            killed: None,
-            open: Vec::new(),
-        };
-        let ticks = unix::clock_ticks();
-        let mut next_cpu_check = start + CPU_CHECK;
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                watched.killed = Some(Kill::Wall);
-                break;
-            }
-            if now >= next_cpu_check {
-                if process_cpu_ms(pid, ticks).is_some_and(|cpu| cpu >= cpu_limit_ms) {
-                    watched.killed = Some(Kill::Cpu);
-                    break;
-                }
-                next_cpu_check = now + CPU_CHECK;
-            }
-            let mut fds: Vec<libc::pollfd> = Vec::with_capacity(5);
-            let pollfd = |fd: BorrowedFd<'_>, events| libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events,
-                revents: 0,
-            };
-            if let Some(pidfd) = &pidfd {
-                fds.push(pollfd(pidfd.as_fd(), libc::POLLIN));
-            }
-            let stdin_slot = stdin.as_ref().map(|s| {
-                fds.push(pollfd(s.as_fd(), libc::POLLOUT));
-                fds.len() - 1
-            });
-            let first_pipe = fds.len();
-            for (file, _) in &open {
-                fds.push(pollfd(file.as_fd(), libc::POLLIN));
-            }
-            let wait_until = deadline.min(next_cpu_check);
-            let mut timeout = wait_until
-                .saturating_duration_since(now)
-                .as_millis()
-                .min(1000) as i32
-                + 1;
-            if pidfd.is_none() {
-                // No pidfd: poll the exit every few milliseconds.
-                timeout = timeout.min(5);
-            }
-            unix::poll(&mut fds, timeout)?;
-
-            let stdin_ready = stdin_slot.is_some_and(|i| fds[i].revents != 0);
-            if let (true, Some(pipe)) = (stdin_ready, stdin.as_mut()) {
-                match pipe.write(&input[written..]) {
-                    Ok(n) => written += n,
-                    Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
-                    Err(_) => written = input.len(),
-                }
-                if written >= input.len() {
-                    stdin = None;
-                }
-            }
-            let mut still_open = Vec::with_capacity(open.len());
-            for (index, (mut file, stream)) in open.into_iter().enumerate() {
-                let revents = fds[first_pipe + index].revents;
-                if revents == 0 || watched.read(&mut file, stream, &mut buf) {
-                    still_open.push((file, stream));
-                }
-            }
-            open = still_open;
-            let exited = match &pidfd {
-                Some(_) => fds[0].revents != 0,
-                None => unix::has_exited(pid),
-            };
-            if exited {
-                break;
-            }
-        }
-        watched.open = open;
-        Ok(watched)
-    }
-
-    /// Reads what is left in the output pipes after the process group was
-    /// killed, for at most [`DRAIN_GRACE`].
-    fn drain_rest(mut watched: Watched) -> Watched {
-        let until = Instant::now() + DRAIN_GRACE;
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut open = std::mem::take(&mut watched.open);
-        while !open.is_empty() {
-            let now = Instant::now();
-            if now >= until {
-                break;
-            }
-            let mut fds: Vec<libc::pollfd> = open
-                .iter()
-                .map(|(file, _)| libc::pollfd {
-                    fd: file.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
-                .collect();
-            let timeout = (until - now).as_millis() as i32 + 1;
-            if unix::poll(&mut fds, timeout).is_err() {
-                break;
-            }
-            let mut still_open = Vec::with_capacity(open.len());
-            for (index, (mut file, stream)) in open.into_iter().enumerate() {
-                if fds[index].revents == 0 || watched.read(&mut file, stream, &mut buf) {
-                    still_open.push((file, stream));
-                }
-            }
-            open = still_open;
-        }
-        watched
-    }
-
-    /// The CPU time of process `pid` (all threads) from `/proc/<pid>/stat`.
-    fn process_cpu_ms(pid: libc::pid_t, ticks: u64) -> Option<u64> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // Fields after the command name, which is in parentheses and may
-        // hold spaces: state is field 3, utime 14, stime 15.
-        let rest = &text[text.rfind(')')? + 2..];
-        let mut fields = rest.split(' ');
-        let utime: u64 = fields.nth(11)?.parse().ok()?;
-        let stime: u64 = fields.next()?.parse().ok()?;
-        Some((utime + stime) * 1000 / ticks)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1142,28 +812,6 @@ mod tests {
             "",
         );
         expect(&worker, Verdict::Error, "not your fault");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn the_input_is_encoded_as_a_worker_input() {
-        use crate::protocol::{CodeKind, WorkerInput, WorkerRequest};
-        let env = SandboxEnv::detect();
-        let request = WorkerRequest {
-            kind: CodeKind::Library,
-            code: "/tmp/x/lib.so".into(),
-            probe: crate::check::Probe::Solve {
-                n: 2,
-                board: vec![1, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            },
-            limits: LIMITS,
-        };
-        let encoded = unix_run::encode_input(&request, &env, None).expect("encodes");
-        let input = WorkerInput {
-            request,
-            sandbox: env.plan(LIMITS.memory_limit_mb, None),
-        };
-        assert_eq!(encoded, serde_json::to_vec(&input).expect("encodes"));
     }
 
     #[test]

@@ -10,10 +10,6 @@ use std::time::Duration;
 use super::cgroup::{CgroupParents, CgroupSlot};
 use crate::protocol::SandboxPlan;
 
-/// The user and group a worker drops to when the grader runs as root
-/// (`nobody`).
-pub const SANDBOX_UID: u32 = 65534;
-
 /// The process limit (`RLIMIT_NPROC`) after the uid drop when there is no
 /// pids cgroup. It counts every process of that user on the machine.
 const NPROC_WITHOUT_CGROUP: u64 = 64;
@@ -43,11 +39,18 @@ pub struct SandboxEnv {
     seccomp: bool,
     namespaces: bool,
     notices: Vec<String>,
-    /// The one empty working directory of every worker, when workers drop
-    /// to another user (root's `0700` folder: they cannot list or write
-    /// it); without the uid drop each worker gets a fresh one.
-    shared_workdir: Option<tempfile::TempDir>,
+    /// Folders the boxes must reach (toolchains, the interpreter); see
+    /// [`crate::protocol::BoxSetup::reach`].
+    pub reach: Vec<PathBuf>,
+    /// Folders hidden inside every box (the cases, the submissions, the
+    /// reports); see [`crate::protocol::BoxSetup::hide`].
+    pub hide: Vec<PathBuf>,
+    /// The folder holding every box folder of this run (removed with it).
+    run_root: Option<tempfile::TempDir>,
+    /// Where box uids are claimed.
+    uid_locks: PathBuf,
     free_slots: Mutex<Vec<CgroupSlot>>,
+    said: Mutex<Vec<String>>,
     slot_count: Mutex<usize>,
 }
 
@@ -69,7 +72,7 @@ impl SandboxEnv {
         let (cgroups, landlock_abi, seccomp) = {
             let cgroups = if root {
                 let (parents, notes) = CgroupParents::detect();
-                notices.extend(notes);
+                notices.extend(notes.into_iter().map(|n| format!("sandbox: {n}")));
                 Some(parents)
             } else {
                 None
@@ -83,7 +86,10 @@ impl SandboxEnv {
         #[cfg(not(target_os = "linux"))]
         let (cgroups, landlock_abi, seccomp) = (None::<CgroupParents>, None, false);
 
-        let namespaces = root && cfg!(target_os = "linux");
+        #[cfg(target_os = "linux")]
+        let namespaces = root && super::unix::namespaces_available(&worker);
+        #[cfg(not(target_os = "linux"))]
+        let namespaces = false;
         let env = SandboxEnv {
             worker,
             load_allowance: Duration::from_millis(500),
@@ -94,8 +100,12 @@ impl SandboxEnv {
             seccomp,
             namespaces,
             notices: Vec::new(),
-            shared_workdir: if root { new_workdir().ok() } else { None },
+            reach: Vec::new(),
+            hide: Vec::new(),
+            run_root: new_run_root(),
+            uid_locks: super::uids::lock_dir(),
             free_slots: Mutex::new(Vec::new()),
+            said: Mutex::new(Vec::new()),
             slot_count: Mutex::new(0),
         };
         notices.extend(env.missing());
@@ -124,6 +134,23 @@ impl SandboxEnv {
         same.then_some(worker)
     }
 
+    /// The environment for the library's own unit tests: the
+    /// `grader-worker` cargo built beside the test binary (`target/<profile>/`).
+    ///
+    /// # Panics
+    /// When it is not there (cargo builds it for `cargo test`).
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> SandboxEnv {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let worker = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|dir| dir.join("grader-worker"))
+            .filter(|w| w.is_file())
+            .expect("grader-worker beside the test binary: run the tests with `cargo test`, which builds it");
+        SandboxEnv::detect().with_worker(worker)
+    }
+
     /// The same environment with another worker executable: `grader-worker`
     /// or `grader` (both are run as `<worker> worker`).
     pub fn with_worker(self, worker: impl Into<PathBuf>) -> SandboxEnv {
@@ -146,13 +173,22 @@ impl SandboxEnv {
             "process group killed on timeout",
             "rlimits (cpu, file size, files, core)",
         ];
+        let v2 = self.cgroups.as_ref().is_some_and(|c| c.version() == "v2");
         if self.memory_cgroup() {
-            active.push("memory cgroup (v1)");
+            active.push(if v2 {
+                "memory cgroup (v2)"
+            } else {
+                "memory cgroup (v1)"
+            });
         } else {
             active.push("address-space rlimit");
         }
         if self.pids_cgroup() {
-            active.push("pids cgroup (v1)");
+            active.push(if v2 {
+                "pids cgroup (v2)"
+            } else {
+                "pids cgroup (v1)"
+            });
         }
         if self.seccomp {
             active.push("seccomp (kill list + allow list)");
@@ -161,24 +197,20 @@ impl SandboxEnv {
             active.push("landlock (read-only system libraries)");
         }
         if self.root {
-            active.push("uid drop to nobody");
+            active.push("a user id per box");
         }
         if self.namespaces {
-            active.push(if self.seccomp {
-                "ipc/uts namespaces"
-            } else {
-                "network/ipc/uts namespaces"
-            });
+            active.push("a box per submission: pid/mount/network/ipc/uts namespaces");
         }
         active
     }
 
     fn memory_cgroup(&self) -> bool {
-        self.cgroups.as_ref().is_some_and(|c| c.memory.is_some())
+        self.cgroups.as_ref().is_some_and(CgroupParents::has_memory)
     }
 
     fn pids_cgroup(&self) -> bool {
-        self.cgroups.as_ref().is_some_and(|c| c.pids.is_some())
+        self.cgroups.as_ref().is_some_and(CgroupParents::has_pids)
     }
 
     /// The notices for what is missing.
@@ -196,15 +228,13 @@ impl SandboxEnv {
             );
         } else {
             if !self.memory_cgroup() {
-                let why = if std::path::Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-                    "this machine has cgroup v2, which the grader does not drive yet"
-                } else {
-                    "no writable cgroup v1 memory controller"
-                };
-                notes.push(format!("sandbox: {why}, so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)"));
+                notes.push("sandbox: no usable memory cgroup (see the note above), so memory is limited by address space (a C program sees malloc fail instead of a memory verdict)".to_string());
             }
             if !self.pids_cgroup() {
-                notes.push(format!("sandbox: no writable cgroup v1 pids controller, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the sandbox user"));
+                notes.push(format!("sandbox: no usable pids cgroup, so threads are limited by RLIMIT_NPROC={NPROC_WITHOUT_CGROUP} for the box's user"));
+            }
+            if !self.namespaces {
+                notes.push("sandbox: this host does not let the grader make namespaces (a container without CAP_SYS_ADMIN?), so boxes have no PID, mount or network namespace of their own: what a run leaves behind is killed by its box's uid, and the cases are kept from student code by Landlock and file permissions only".to_string());
             }
         }
         if !self.seccomp {
@@ -216,14 +246,41 @@ impl SandboxEnv {
         notes
     }
 
-    /// The empty working directory for one worker: the shared one, or a
-    /// fresh one when the worker keeps the grader's user (it could write
-    /// there) or the shared one could not be made.
-    pub(crate) fn workdir(&self) -> std::io::Result<WorkDir<'_>> {
-        match &self.shared_workdir {
-            Some(dir) => Ok(WorkDir::Shared(dir.path())),
-            None => new_workdir().map(WorkDir::Own),
+    /// Prints `note` on stderr the first time it is said in this run.
+    pub fn say_once(&self, note: &str) {
+        let mut said = lock(&self.said);
+        if !said.iter().any(|n| n == note) {
+            eprintln!("note: {}", crate::report::text::visible_line(note));
+            said.push(note.to_string());
         }
+    }
+
+    /// Whether boxes get their own namespaces.
+    pub fn namespaces(&self) -> bool {
+        self.namespaces
+    }
+
+    /// Whether Landlock is available.
+    pub fn landlock(&self) -> bool {
+        self.landlock_abi.is_some()
+    }
+
+    /// A uid of its own for a box, when the grader is root.
+    pub(crate) fn claim_uid(&self) -> std::io::Result<Option<super::uids::UidClaim>> {
+        if !self.root {
+            return Ok(None);
+        }
+        super::uids::claim(&self.uid_locks).map(Some)
+    }
+
+    /// A new box folder in this run's folder.
+    pub(crate) fn new_box_dir(&self, uid: Option<u32>) -> std::io::Result<PathBuf> {
+        let root = self.run_root.as_ref().ok_or_else(|| {
+            std::io::Error::other(
+                "no temporary folder for the boxes could be made: check TMPDIR and the free space",
+            )
+        })?;
+        super::sandbox::make_box_dir(root.path(), uid)
     }
 
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.
@@ -231,7 +288,7 @@ impl SandboxEnv {
         let Some(parents) = &self.cgroups else {
             return Ok(None);
         };
-        if parents.memory.is_none() && parents.pids.is_none() {
+        if !parents.has_memory() && !parents.has_pids() {
             return Ok(None);
         }
         if let Some(slot) = lock(&self.free_slots).pop() {
@@ -251,13 +308,19 @@ impl SandboxEnv {
     }
 
     /// The safeguards for one test with `memory_limit_mb`, in the slot.
-    pub(crate) fn plan(&self, memory_limit_mb: u64, slot: Option<&CgroupSlot>) -> SandboxPlan {
+    pub(crate) fn plan(
+        &self,
+        memory_limit_mb: u64,
+        slot: Option<&CgroupSlot>,
+        uid: Option<u32>,
+    ) -> SandboxPlan {
         let memory_cgroup = slot.is_some_and(CgroupSlot::has_memory);
         let pids_cgroup = self.pids_cgroup() && slot.is_some();
         SandboxPlan {
-            cgroup_procs: slot.map(CgroupSlot::procs_files).unwrap_or_default(),
-            new_ipc_uts: self.namespaces,
-            new_network: self.namespaces && !self.seccomp,
+            // The box is in the slot and in its namespaces already.
+            cgroup_procs: Vec::new(),
+            new_ipc_uts: false,
+            new_network: false,
             address_space_mb: Some(if memory_cgroup {
                 // A generous backstop: the cgroup is the real limit, and
                 // threads reserve far more address space than they use.
@@ -267,41 +330,57 @@ impl SandboxEnv {
             }),
             nproc: (self.root && !pids_cgroup).then_some(NPROC_WITHOUT_CGROUP),
             landlock: self.landlock_abi.is_some(),
-            uid: self.root.then_some(SANDBOX_UID),
-            gid: self.root.then_some(SANDBOX_UID),
+            uid,
+            gid: uid,
             seccomp: self.seccomp,
         }
     }
 }
 
-/// A worker's working directory, removed after the test if it is its own.
-pub(crate) enum WorkDir<'a> {
-    /// The environment's shared, empty directory.
-    Shared(&'a Path),
-    /// A fresh directory for this worker alone.
-    Own(tempfile::TempDir),
-}
-
-impl WorkDir<'_> {
-    /// Where it is.
-    pub(crate) fn path(&self) -> &Path {
-        match self {
-            WorkDir::Shared(path) => path,
-            WorkDir::Own(dir) => dir.path(),
-        }
-    }
-}
-
-/// A new empty directory that only the grader's user may enter.
-fn new_workdir() -> std::io::Result<tempfile::TempDir> {
+/// The folder of this run's boxes: `0711`, so a box user can pass
+/// through to its own box folder but list nothing. It goes in the first of
+/// the temp folder, `/tmp` and `/var/tmp` that every user can pass through
+/// (a private `TMPDIR` of mode 0700 would lock the box users out of their
+/// own folders).
+fn new_run_root() -> Option<tempfile::TempDir> {
+    let candidates = [
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+    ];
+    let base = candidates
+        .iter()
+        .find(|dir| dir.is_dir() && passable_by_all(dir))
+        .unwrap_or(&candidates[0]);
     let mut builder = tempfile::Builder::new();
-    builder.prefix("grader-worker-");
+    builder.prefix("grader-run-");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o700));
+        builder.permissions(std::fs::Permissions::from_mode(0o711));
     }
-    builder.tempdir()
+    let dir = builder.tempdir_in(base).ok()?;
+    #[cfg(unix)]
+    super::cleanup::track_dir(dir.path().to_path_buf());
+    Some(dir)
+}
+
+/// Whether every folder from `/` down to `dir` lets any user pass (`o+x`).
+fn passable_by_all(dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(dir) = dir.canonicalize() else {
+            return false;
+        };
+        dir.ancestors()
+            .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        true
+    }
 }
 
 /// Locks a mutex, ignoring poisoning (the data is a plain pool).
@@ -339,32 +418,5 @@ mod tests {
         script(&worker, "exit 3");
         assert_eq!(SandboxEnv::worker_beside(&grader), None, "fails");
         assert_eq!(SandboxEnv::worker_beside(&worker), None, "itself");
-    }
-
-    #[test]
-    fn workers_share_a_private_empty_folder_only_when_they_drop_root() {
-        use std::os::unix::fs::MetadataExt;
-        let env = SandboxEnv::detect();
-        let first = env.workdir().expect("workdir");
-        let second = env.workdir().expect("workdir");
-        let meta = std::fs::metadata(first.path()).expect("exists");
-        assert_eq!(
-            meta.mode() & 0o777,
-            0o700,
-            "only the grader's user may enter"
-        );
-        assert_eq!(std::fs::read_dir(first.path()).expect("list").count(), 0);
-        if env.root {
-            assert!(matches!(first, WorkDir::Shared(_)));
-            assert_eq!(first.path(), second.path());
-            assert_eq!(meta.uid(), 0, "root's: the worker (nobody) cannot write it");
-        } else {
-            assert!(matches!(first, WorkDir::Own(_)));
-            assert_ne!(first.path(), second.path(), "a fresh one per worker");
-        }
-        let shared = first.path().to_path_buf();
-        drop((first, second));
-        drop(env);
-        assert!(!shared.exists(), "removed with the environment");
     }
 }

@@ -17,23 +17,35 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-/// The work done in the forked child between `fork` and `exec`: the
-/// protocol pipe's write end becomes fd 3, every other fd above 3 is closed
-/// at exec, the child leads a new process group, dies with the grader, and
-/// dumps no core. Only async-signal-safe calls.
-pub fn child_setup(protocol_write: RawFd) -> io::Result<()> {
-    if protocol_write == PROTOCOL_FD {
-        // dup2 onto itself keeps close-on-exec: clear it instead.
-        // SAFETY: fcntl on an fd we own, integer arguments only.
-        check(unsafe { libc::fcntl(PROTOCOL_FD, libc::F_SETFD, 0) })?;
-    } else {
-        // SAFETY: dup2 of an open fd onto 3, integer arguments only.
-        check(unsafe { libc::dup2(protocol_write, PROTOCOL_FD) })?;
+/// The `pre_exec` work for a box (see [`crate::runner::sandbox`]): the
+/// protocol pipe becomes fd 3 and the event pipe fd 4 (everything above is
+/// closed at exec), then as [`child_setup`]; with `namespaces`, new PID,
+/// mount, network, IPC and UTS namespaces. Only async-signal-safe calls.
+pub fn box_setup(protocol_write: RawFd, events_write: RawFd, namespaces: bool) -> io::Result<()> {
+    use crate::protocol::BOX_EVENTS_FD;
+    // Both sources are above fd 4 (the caller keeps them there), so the
+    // dup2s cannot overwrite each other.
+    // SAFETY: dup2 of open fds onto 3 and 4, integer arguments only.
+    check(unsafe { libc::dup2(protocol_write, PROTOCOL_FD) })?;
+    // SAFETY: as above.
+    check(unsafe { libc::dup2(events_write, BOX_EVENTS_FD) })?;
+    // SAFETY: close_range/fcntl with integer arguments.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            (BOX_EVENTS_FD + 1) as libc::c_uint,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if ret != 0 {
+        for fd in BOX_EVENTS_FD + 1..4096 {
+            // SAFETY: fcntl on a possibly closed fd just fails with EBADF.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
     }
-    close_above_protocol_fd_at_exec();
     // SAFETY: setpgid(0, 0) makes this child a group leader; no memory.
     check(unsafe { libc::setpgid(0, 0) })?;
-    #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_PDEATHSIG with a signal number; no memory.
     check(unsafe {
         libc::prctl(
@@ -50,33 +62,56 @@ pub fn child_setup(protocol_write: RawFd) -> io::Result<()> {
     };
     // SAFETY: `no_core` is a valid rlimit for the duration of the call.
     check(unsafe { libc::setrlimit(libc::RLIMIT_CORE, &no_core) })?;
+    if namespaces {
+        let flags = libc::CLONE_NEWPID
+            | libc::CLONE_NEWNS
+            | libc::CLONE_NEWNET
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWUTS;
+        // SAFETY: unshare with integer flags changes only this process's
+        // namespaces (the forked child is single-threaded).
+        check(unsafe { libc::unshare(flags) })?;
+    }
     Ok(())
 }
 
-/// Marks every fd above the protocol fd close-on-exec (close_range with
-/// CLOEXEC keeps std's own exec-error pipe working), falling back to a loop
-/// on older kernels.
-fn close_above_protocol_fd_at_exec() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: close_range with integer arguments; marking fds
-        // close-on-exec frees nothing in this process image.
-        let ret = unsafe {
-            libc::syscall(
-                libc::SYS_close_range,
-                (PROTOCOL_FD + 1) as libc::c_uint,
-                libc::c_uint::MAX,
-                libc::CLOSE_RANGE_CLOEXEC,
-            )
-        };
-        if ret == 0 {
-            return;
-        }
+/// Whether this host lets the grader make a box's namespaces: starts
+/// `worker --identity` in them once.
+#[cfg(target_os = "linux")]
+pub fn namespaces_available(worker: &std::path::Path) -> bool {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(worker);
+    command
+        .arg("--identity")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: unshare with integer flags only, in the forked child.
+    unsafe {
+        command.pre_exec(|| {
+            let flags = libc::CLONE_NEWPID
+                | libc::CLONE_NEWNS
+                | libc::CLONE_NEWNET
+                | libc::CLONE_NEWIPC
+                | libc::CLONE_NEWUTS;
+            check(libc::unshare(flags)).map(drop)
+        });
     }
-    for fd in PROTOCOL_FD + 1..4096 {
-        // SAFETY: fcntl on a possibly closed fd just fails with EBADF.
-        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    command.status().is_ok()
+}
+
+/// Moves `fd` to a number above 4 (close-on-exec), so that the box's
+/// `dup2`s onto 3 and 4 cannot clobber it.
+pub fn above_box_fds(fd: OwnedFd) -> io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    if fd.as_raw_fd() > crate::protocol::BOX_EVENTS_FD {
+        return Ok(fd);
     }
+    // SAFETY: F_DUPFD_CLOEXEC returns a new fd >= 5 that we own.
+    let new = check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 5) })?;
+    // SAFETY: the kernel just returned this fd, owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
 /// A pipe `(read end, write end)`, both close-on-exec.
@@ -106,25 +141,6 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: the kernel just returned these fds, owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// A pidfd for `pid` (readable once the process has ended), where the
-/// kernel has them.
-#[cfg(target_os = "linux")]
-pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open with integer arguments returns a new fd or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: the kernel just returned this fd, owned by nobody else.
-    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
-/// A pidfd for `pid`: not on this platform.
-#[cfg(not(target_os = "linux"))]
-pub fn pidfd_open(_pid: libc::pid_t) -> Option<OwnedFd> {
-    None
 }
 
 /// `poll` on `fds` for at most `timeout_ms` (-1: no limit); EINTR counts
@@ -165,56 +181,6 @@ pub fn kill_process(pid: libc::pid_t) {
     }
 }
 
-/// Whether process `pid` has ended (without reaping it).
-pub fn has_exited(pid: libc::pid_t) -> bool {
-    // SAFETY: a zeroed siginfo is a valid out-parameter.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: waitid writes only into `info`; WNOWAIT leaves the child
-    // waitable.
-    let ret = unsafe {
-        libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        )
-    };
-    // SAFETY: si_pid is valid to read once waitid returned 0.
-    ret == 0 && unsafe { info.si_pid() } == pid
-}
-
-/// How a reaped process ended and what it used.
-pub struct Reaped {
-    /// The raw wait status.
-    pub status: libc::c_int,
-    /// User + system CPU time, in milliseconds.
-    pub cpu_ms: u64,
-    /// Peak resident set, in KiB.
-    pub max_rss_kb: u64,
-}
-
-/// Waits for `pid` to end and reaps it, with its resource usage.
-pub fn wait4(pid: libc::pid_t) -> io::Result<Reaped> {
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid out-parameter.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: wait4 writes only into `status` and `usage`.
-        let ret = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        match check(ret) {
-            Ok(_) => break,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        }
-    }
-    let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
-    Ok(Reaped {
-        status,
-        cpu_ms: ms(usage.ru_utime) + ms(usage.ru_stime),
-        max_rss_kb: usage.ru_maxrss.max(0) as u64,
-    })
-}
-
 /// The exit code, if the wait status is a normal exit.
 pub fn exit_code(status: libc::c_int) -> Option<i32> {
     libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status))
@@ -223,13 +189,6 @@ pub fn exit_code(status: libc::c_int) -> Option<i32> {
 /// The signal, if the wait status is a death by signal.
 pub fn term_signal(status: libc::c_int) -> Option<i32> {
     libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status))
-}
-
-/// Clock ticks per second, for `/proc/<pid>/stat` times.
-pub fn clock_ticks() -> u64 {
-    // SAFETY: sysconf with a constant name.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks > 0 { ticks as u64 } else { 100 }
 }
 
 /// Whether the grader runs as root.

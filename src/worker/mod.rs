@@ -20,77 +20,54 @@ pub mod library;
 pub mod seccomp;
 #[cfg(unix)]
 mod sys;
+#[cfg(target_os = "linux")]
+mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
 #[cfg(unix)]
 pub use sys::FORBIDDEN_EXIT;
 
 #[cfg(unix)]
-use std::io::Read;
-#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
 #[cfg(unix)]
-use crate::protocol::{
-    CodeKind, MAX_INPUT_BYTES, PROTOCOL_FD, SandboxPlan, WorkerInput, WorkerMessage,
-};
+use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, WorkerInput, WorkerMessage};
 
 /// Exit status of a worker that reported `worker_failed` or `load_error`.
 pub const FAILED_EXIT: u8 = 2;
 
-/// The `grader worker` entry point. Runs one test and ends the process; it
-/// returns only when there is no protocol fd to report on (an error) or the
-/// request is refused.
+/// The `grader worker` entry point: the box of one submission (see
+/// [`zygote`]), which runs its builds and tests until the grader is done.
 ///
 /// # Errors
-/// When started without a protocol pipe on fd 3 (by hand).
-#[cfg(unix)]
+/// When started by hand, without the grader's pipes.
+#[cfg(target_os = "linux")]
 pub fn main() -> anyhow::Result<u8> {
-    if !sys::protocol_fd_open() {
-        anyhow::bail!(
-            "the worker (`grader-worker`, `grader worker`) runs one test for `grader grade`/`grader check`, which give it a protocol pipe on fd {PROTOCOL_FD}; do not run it by hand"
-        );
-    }
-    let input = match read_input() {
-        Ok(input) => input,
-        Err(message) => return Ok(fail(WorkerMessage::WorkerFailed { message })),
-    };
+    zygote::main()
+}
+
+/// Runs one test in a child of the box: confines it per `input.sandbox`,
+/// loads the code, answers on the protocol fd, and ends the process.
+#[cfg(unix)]
+fn run_test_in_child(input: &WorkerInput) -> ! {
     match input.request.kind {
-        CodeKind::Library => run_library(&input),
+        CodeKind::Library => run_library(input),
         CodeKind::Python => {
             fail(WorkerMessage::LoadError {
                 message: "python submissions are not supported by this grader yet".to_string(),
             });
         }
     }
-    Ok(FAILED_EXIT)
+    sys::exit_now(i32::from(FAILED_EXIT))
 }
 
 /// The `grader worker` entry point on a platform without a sandbox.
 ///
 /// # Errors
 /// Always: there is no worker for this platform.
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 pub fn main() -> anyhow::Result<u8> {
     anyhow::bail!("the sandboxed worker needs a unix system")
-}
-
-/// Reads and decodes the [`WorkerInput`] from stdin.
-#[cfg(unix)]
-fn read_input() -> Result<WorkerInput, String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read the request from stdin: {err}"))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!(
-            "the request is longer than {MAX_INPUT_BYTES} bytes"
-        ));
-    }
-    serde_json::from_slice::<WorkerInput>(&bytes).map_err(|err| {
-        format!("the request is not valid (grader and worker from different versions?): {err}")
-    })
 }
 
 /// Writes one message as a JSON line to the protocol fd. A failed write

@@ -253,3 +253,207 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The box's init (`worker::zygote`): processes, waiting, mounts.
+// ---------------------------------------------------------------------------
+
+/// `fork()`: `Ok(0)` in the child, `Ok(pid)` in the parent. Only for a
+/// single-threaded process (the box's init is one).
+#[cfg(target_os = "linux")]
+pub fn fork() -> io::Result<libc::pid_t> {
+    // SAFETY: the box's init is single-threaded, so the child may go on
+    // running ordinary Rust code (no lock can be held by another thread).
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(pid)
+    }
+}
+
+/// SIGKILL to `pid` (a process, or with a negative value a group; -1 is
+/// every process this one may signal). Errors are ignored: the target may
+/// be gone.
+pub fn kill(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+/// How a child ended, with its resource usage.
+#[derive(Clone, Copy, Debug)]
+pub struct Waited {
+    /// The raw wait status.
+    pub status: libc::c_int,
+    /// User + system CPU time, in milliseconds.
+    pub cpu_ms: u64,
+    /// Peak resident set, in KiB.
+    pub max_rss_kb: u64,
+}
+
+/// `wait4(pid, 0)`: waits for `pid` (or any child with -1), retrying on
+/// EINTR; `None` when there is no such child (ECHILD).
+pub fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, Waited)> {
+    let flags = if nohang { libc::WNOHANG } else { 0 };
+    loop {
+        let mut status = 0;
+        // SAFETY: a zeroed rusage is a valid out-value.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `status` and `usage` are valid for writes during the call.
+        let got = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        if got < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        if got <= 0 {
+            return None;
+        }
+        let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
+        return Some((
+            got,
+            Waited {
+                status,
+                cpu_ms: ms(usage.ru_utime) + ms(usage.ru_stime),
+                max_rss_kb: usage.ru_maxrss.max(0) as u64,
+            },
+        ));
+    }
+}
+
+/// A pidfd for `pid` (Linux 5.3+), to `poll` for its end; `None` where the
+/// kernel has none.
+#[cfg(target_os = "linux")]
+pub fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative return value is a new fd that we own.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// `poll` on one fd for input, at most `timeout_ms`; true when it is ready.
+pub fn poll_in(fd: libc::c_int, timeout_ms: i32) -> bool {
+    let mut pollfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd for the duration of the call.
+    let n = unsafe { libc::poll(&mut pollfd, 1, timeout_ms) };
+    n > 0 && pollfd.revents != 0
+}
+
+/// The CPU time of process `pid` (all threads), in milliseconds.
+#[cfg(target_os = "linux")]
+pub fn process_cpu_ms(pid: libc::pid_t) -> Option<u64> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: `clock` is valid for writes.
+    if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
+        return None;
+    }
+    // SAFETY: a zeroed timespec is a valid out-value.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: `ts` is valid for writes.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return None;
+    }
+    Some(ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
+}
+
+/// Replaces fd `target` with `/dev/null` (read and write).
+pub fn null_fd(target: libc::c_int) -> io::Result<()> {
+    // SAFETY: a constant, NUL-terminated path.
+    let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if fd != target {
+        // SAFETY: dup2 and close on fds this process owns.
+        check(unsafe { libc::dup2(fd, target) })?;
+        // SAFETY: as above.
+        unsafe { libc::close(fd) };
+    }
+    Ok(())
+}
+
+/// Closes one fd.
+pub fn close(fd: libc::c_int) {
+    // SAFETY: closing an fd this process owns (or a closed one: EBADF).
+    unsafe { libc::close(fd) };
+}
+
+/// Puts this process in a new process group of its own.
+pub fn new_process_group() -> io::Result<()> {
+    // SAFETY: setpgid(0, 0) only changes this process's group.
+    check(unsafe { libc::setpgid(0, 0) })
+}
+
+/// Makes this process the reaper of its orphaned descendants, so that it
+/// can wait for (and count) whatever a run left behind.
+#[cfg(target_os = "linux")]
+pub fn become_subreaper() -> io::Result<()> {
+    // SAFETY: a prctl with integer arguments only.
+    check(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+/// `mount(2)` with optional source, file system type and data.
+#[cfg(target_os = "linux")]
+pub fn mount(
+    source: Option<&std::path::Path>,
+    target: &std::path::Path,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |bytes: &[u8]| CString::new(bytes).map_err(io::Error::other);
+    let source = source.map(|s| c(s.as_os_str().as_bytes())).transpose()?;
+    let target = c(target.as_os_str().as_bytes())?;
+    let fstype = fstype.map(|s| c(s.as_bytes())).transpose()?;
+    let data = data.map(|s| c(s.as_bytes())).transpose()?;
+    let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+    // SAFETY: every pointer is null or a NUL-terminated string that lives
+    // until the call returns.
+    check(unsafe {
+        libc::mount(
+            ptr(&source),
+            target.as_ptr(),
+            ptr(&fstype),
+            flags,
+            ptr(&data).cast(),
+        )
+    })
+}
+
+/// `execve(program, args, env)`; returns only on failure.
+pub fn execve(program: &std::path::Path, args: &[String], env: &[(String, String)]) -> io::Error {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = CString::new(program.as_os_str().as_bytes()) else {
+        return io::Error::other("the program's path holds a NUL byte");
+    };
+    let mut argv_owned = vec![path.clone()];
+    for arg in args {
+        match CString::new(arg.as_bytes()) {
+            Ok(arg) => argv_owned.push(arg),
+            Err(_) => return io::Error::other("an argument holds a NUL byte"),
+        }
+    }
+    let mut envp_owned = Vec::new();
+    for (key, value) in env {
+        match CString::new(format!("{key}={value}")) {
+            Ok(pair) => envp_owned.push(pair),
+            Err(_) => return io::Error::other("an environment value holds a NUL byte"),
+        }
+    }
+    let mut argv: Vec<*const libc::c_char> = argv_owned.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let mut envp: Vec<*const libc::c_char> = envp_owned.iter().map(|a| a.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    // SAFETY: NULL-terminated arrays of NUL-terminated strings, all alive
+    // until the call (which does not return on success).
+    unsafe { libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+    io::Error::last_os_error()
+}

@@ -1,0 +1,550 @@
+//! [`SubmissionBox`]: the box of one submission, from the grader's side —
+//! the one child-process layer for builds and tests.
+//!
+//! A box is made once per submission and killed whole when it is dropped.
+//! Its process (`<worker> worker`, see [`crate::worker`]) is started with a
+//! cleared environment in new PID, mount, network, IPC and UTS namespaces
+//! (when the host allows them), in a cgroup slot of its own (memory and
+//! pids), with a uid of its own when the grader is root (see
+//! [`super::uids`]) and a folder of its own. Every build and every test of
+//! the submission is one *run* in it: the grader writes a
+//! [`BoxCommand`] line, drains the run's stdout, stderr and protocol pipes
+//! (capped) while it runs, and reads how it ended ([`RunEnd`]) on the
+//! event pipe, which no student process holds. The box's init measures the
+//! CPU and wall time itself and kills everything a run left before it
+//! answers, so when the grader reads the answer the pipes hold all that
+//! the run wrote.
+//!
+//! The box folder: `lab/` (the lab crate and header, read-only), `code/`
+//! (what the tests load, read-only), `work/` (the box user's: copies of the
+//! submission, build products, temporaries). It is removed with the box.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::cgroup::CgroupSlot;
+use super::process::{Capped, Kill, SandboxEnv, Status, TestRun, decode_messages, join_output};
+use super::uids::UidClaim;
+use super::unix;
+use crate::protocol::{
+    BoxCommand, BoxEvent, BoxSetup, BuildJob, RunEnd, RunKill, WorkerInput, WorkerRequest,
+};
+
+/// The most protocol bytes kept per test (the largest real answer is well
+/// under a megabyte; student code may write to fd 3 too).
+const MAX_PROTOCOL_BYTES: usize = 16 << 20;
+
+/// How long the grader waits beyond a run's own wall limit for the box to
+/// answer before it gives the box up (a grader fault).
+const BOX_GRACE: Duration = Duration::from_secs(10);
+
+/// How long a box may take to set itself up.
+const SETUP_LIMIT: Duration = Duration::from_secs(10);
+
+/// Memory a build may use (the C compiler on a huge include, rustc).
+pub const BUILD_MEMORY_MB: u64 = 2048;
+
+/// Processes and threads a build may have (cargo, rustc's threads, cc1).
+pub const BUILD_PIDS: u32 = 256;
+
+/// The box of one submission; see the module documentation.
+pub struct SubmissionBox<'env> {
+    env: &'env SandboxEnv,
+    process: std::process::Child,
+    commands: Option<File>,
+    events: File,
+    events_buf: Vec<u8>,
+    stdout: File,
+    stderr: File,
+    protocol: File,
+    dir: PathBuf,
+    slot: Option<CgroupSlot>,
+    uid: Option<UidClaim>,
+    notes: Vec<String>,
+    /// A run failed on the grader's side: the box is not used again.
+    broken: bool,
+}
+
+/// What a build run printed and how it ended.
+#[derive(Debug)]
+pub struct BuildRun {
+    /// Exit status 0 within the limit.
+    pub success: bool,
+    /// Killed at its wall-clock limit.
+    pub timed_out: bool,
+    /// The exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// stderr then stdout, lossily decoded, capped.
+    pub output: String,
+}
+
+impl<'env> SubmissionBox<'env> {
+    /// Makes a box: its folder, its uid, its cgroup slot, its process.
+    ///
+    /// # Errors
+    /// When any of them cannot be made: a grader fault.
+    pub fn open(env: &'env SandboxEnv) -> io::Result<SubmissionBox<'env>> {
+        let slot = env.take_slot()?;
+        let uid = env.claim_uid()?;
+        let dir = env.new_box_dir(uid.as_ref().map(UidClaim::uid))?;
+        let opened = Self::start(env, &dir, slot.as_ref(), uid.as_ref());
+        let (process, commands, events, stdout, stderr, protocol) = match opened {
+            Ok(parts) => parts,
+            Err(err) => {
+                if let Some(slot) = slot {
+                    env.give_back(slot);
+                }
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(err);
+            }
+        };
+        let mut sandbox = SubmissionBox {
+            env,
+            process,
+            commands: Some(commands),
+            events,
+            events_buf: Vec::new(),
+            stdout,
+            stderr,
+            protocol,
+            dir,
+            slot,
+            uid,
+            notes: Vec::new(),
+            broken: false,
+        };
+        sandbox.set_up()?;
+        Ok(sandbox)
+    }
+
+    /// Spawns the box process with its pipes and puts it in the slot.
+    #[allow(clippy::type_complexity)]
+    fn start(
+        env: &SandboxEnv,
+        dir: &Path,
+        slot: Option<&CgroupSlot>,
+        uid: Option<&UidClaim>,
+    ) -> io::Result<(std::process::Child, File, File, File, File, File)> {
+        let (commands_read, commands_write) = unix::pipe()?;
+        let (events_read, events_write) = unix::pipe()?;
+        let (stdout_read, stdout_write) = unix::pipe()?;
+        let (stderr_read, stderr_write) = unix::pipe()?;
+        let (protocol_read, protocol_write) = unix::pipe()?;
+        let events_write = unix::above_box_fds(events_write)?;
+        let protocol_write = unix::above_box_fds(protocol_write)?;
+        let (events_fd, protocol_fd) = (events_write.as_raw_fd(), protocol_write.as_raw_fd());
+        let namespaces = env.namespaces();
+        let mut command = Command::new(&env.worker);
+        command
+            .arg("worker")
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("LANG", "C")
+            .current_dir(dir)
+            .stdin(Stdio::from(commands_read))
+            .stdout(Stdio::from(stdout_write))
+            .stderr(Stdio::from(stderr_write));
+        // SAFETY: `box_setup` makes only async-signal-safe calls (dup2,
+        // close_range, setpgid, prctl, setrlimit, unshare) and allocates
+        // nothing; both fds stay open in the parent until spawn returns.
+        unsafe {
+            command.pre_exec(move || unix::box_setup(protocol_fd, events_fd, namespaces));
+        }
+        let process = command.spawn()?;
+        super::cleanup::track_pid(process.id());
+        drop((events_write, protocol_write));
+        let _ = uid;
+        if let Some(slot) = slot {
+            let pid = process.id().to_string();
+            for procs in slot.procs_files() {
+                if let Err(err) = std::fs::write(&procs, &pid) {
+                    unix::kill_group(process.id() as libc::pid_t);
+                    return Err(io::Error::other(format!(
+                        "cannot put the box in the cgroup {}: {err}",
+                        procs.display()
+                    )));
+                }
+            }
+        }
+        let nonblocking = |fd: OwnedFd| -> io::Result<File> {
+            unix::set_nonblocking(fd.as_raw_fd())?;
+            Ok(File::from(fd))
+        };
+        Ok((
+            process,
+            File::from(commands_write),
+            nonblocking(events_read)?,
+            nonblocking(stdout_read)?,
+            nonblocking(stderr_read)?,
+            nonblocking(protocol_read)?,
+        ))
+    }
+
+    /// Sends the setup line and waits for the box to be ready.
+    fn set_up(&mut self) -> io::Result<()> {
+        let setup = BoxSetup {
+            namespaces: self.env.namespaces(),
+            uid: self.uid.as_ref().map(UidClaim::uid),
+            gid: self.uid.as_ref().map(UidClaim::uid),
+            dir: self.dir.clone(),
+            reach: self.env.reach.clone(),
+            hide: self.env.hide.clone(),
+        };
+        self.send_line(&setup)?;
+        let deadline = Instant::now() + SETUP_LIMIT;
+        let mut sink = Sink::discard();
+        match self.next_event(deadline, &mut sink)? {
+            BoxEvent::Ready { notes } => {
+                self.notes = notes;
+                Ok(())
+            }
+            BoxEvent::Failed { message } => Err(io::Error::other(message)),
+            BoxEvent::Finished(_) => Err(io::Error::other("the box answered out of turn")),
+        }
+    }
+
+    /// The box's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The box user's writable folder.
+    pub fn work_dir(&self) -> PathBuf {
+        self.dir.join("work")
+    }
+
+    /// The read-only folder holding the lab crate and header.
+    pub fn lab_dir(&self) -> PathBuf {
+        self.dir.join("lab")
+    }
+
+    /// The read-only folder the tests load the code from.
+    pub fn code_dir(&self) -> PathBuf {
+        self.dir.join("code")
+    }
+
+    /// The box user's uid, when the grader is root.
+    pub fn uid(&self) -> Option<u32> {
+        self.uid.as_ref().map(UidClaim::uid)
+    }
+
+    /// What the box could not do (said once by the caller).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Whether a Landlock ruleset may be asked for.
+    pub fn landlock(&self) -> bool {
+        self.env.landlock()
+    }
+
+    /// The address-space limit for builds when no memory cgroup limits
+    /// them.
+    pub fn build_address_space_mb(&self) -> Option<u64> {
+        (!self.slot.as_ref().is_some_and(CgroupSlot::has_memory)).then_some(BUILD_MEMORY_MB * 2)
+    }
+
+    /// Runs a build tool in the box.
+    ///
+    /// # Errors
+    /// When the box fails (a grader fault).
+    pub fn run_build(&mut self, job: BuildJob) -> io::Result<BuildRun> {
+        if let Some(slot) = self.slot.as_mut() {
+            slot.set_memory_limit(BUILD_MEMORY_MB)?;
+            slot.set_pids_max(BUILD_PIDS)?;
+        }
+        let wall = Duration::from_millis(job.wall_limit_ms);
+        let mut sink = Sink::new(1 << 20, 1 << 20);
+        let end = self.run(&BoxCommand::Build(job), wall, &mut sink)?;
+        let mut output = sink.stderr.render();
+        let out = sink.stdout.render();
+        if !out.trim().is_empty() {
+            output.push('\n');
+            output.push_str(&out);
+        }
+        let exit_code = unix::exit_code(end.wait_status);
+        let timed_out = end.killed.is_some();
+        Ok(BuildRun {
+            success: exit_code == Some(0) && !timed_out,
+            timed_out,
+            exit_code,
+            output,
+        })
+    }
+
+    /// Runs one test in the box and records how it went.
+    ///
+    /// # Errors
+    /// When the box fails (a grader fault).
+    pub fn run_test(&mut self, request: &WorkerRequest) -> io::Result<TestRun> {
+        let limits = request.limits;
+        if let Some(slot) = self.slot.as_mut() {
+            slot.set_memory_limit(limits.memory_limit_mb)?;
+            slot.set_pids_max(super::cgroup::PIDS_MAX)?;
+        }
+        let oom_before = self.slot.as_ref().map_or(0, CgroupSlot::oom_kills);
+        let wall =
+            super::process::wall_limit(Duration::from_millis(limits.time_limit_ms), self.env);
+        let input = WorkerInput {
+            request: request.clone(),
+            sandbox: self.env.plan(
+                limits.memory_limit_mb,
+                self.slot.as_ref(),
+                self.uid.as_ref().map(UidClaim::uid),
+            ),
+        };
+        let command = BoxCommand::Test {
+            input,
+            wall_limit_ms: wall.as_millis() as u64,
+        };
+        let cap = self.env.output_cap / 2;
+        let mut sink = Sink::new(cap, cap);
+        let end = self.run(&command, wall, &mut sink)?;
+        let oom_killed = self
+            .slot
+            .as_ref()
+            .is_some_and(|s| s.oom_kills() > oom_before);
+        let (messages, garbage) = decode_messages(&sink.protocol);
+        let garbage = garbage.or(sink
+            .protocol_overflow
+            .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output")));
+        let status = match (
+            unix::exit_code(end.wait_status),
+            unix::term_signal(end.wait_status),
+        ) {
+            (Some(code), _) => Status::Exited(code),
+            (None, Some(signal)) => Status::Signaled(signal),
+            (None, None) => Status::Exited(-1),
+        };
+        let killed = end.killed.map(|k| match k {
+            RunKill::Cpu => Kill::Cpu,
+            RunKill::Wall => Kill::Wall,
+        });
+        Ok(TestRun {
+            messages,
+            garbage,
+            status,
+            timed_out: killed.is_some(),
+            killed,
+            oom_killed,
+            cpu_ms: end.cpu_ms,
+            wall_ms: end.wall_ms,
+            max_rss_kb: end.max_rss_kb,
+            output: join_output(&sink.stdout, &sink.stderr),
+            output_dropped: sink.stdout.dropped() + sink.stderr.dropped(),
+            pid: self.process.id(),
+        })
+    }
+
+    /// Sends a command and collects the run's output until its end.
+    fn run(&mut self, command: &BoxCommand, wall: Duration, sink: &mut Sink) -> io::Result<RunEnd> {
+        if self.broken {
+            return Err(io::Error::other("the box failed earlier"));
+        }
+        let result = self.send_line(command).and_then(|()| {
+            let deadline = Instant::now() + wall + BOX_GRACE;
+            match self.next_event(deadline, sink)? {
+                BoxEvent::Finished(end) => Ok(end),
+                BoxEvent::Failed { message } => Err(io::Error::other(message)),
+                BoxEvent::Ready { .. } => Err(io::Error::other("the box answered out of turn")),
+            }
+        });
+        self.drain(sink);
+        if result.is_err() {
+            self.broken = true;
+        }
+        result
+    }
+
+    /// Writes one JSON line to the box's command pipe.
+    fn send_line(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
+        let mut line = serde_json::to_vec(value).map_err(io::Error::other)?;
+        line.push(b'\n');
+        let commands = self
+            .commands
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the box is closed"))?;
+        commands
+            .write_all(&line)
+            .map_err(|err| io::Error::other(format!("the box is gone ({err})")))
+    }
+
+    /// Reads the pipes until the box's next event, at most until
+    /// `deadline`.
+    fn next_event(&mut self, deadline: Instant, sink: &mut Sink) -> io::Result<BoxEvent> {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            if let Some(end) = self.events_buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.events_buf.drain(..=end).collect();
+                return serde_json::from_slice(&line[..end]).map_err(|err| {
+                    io::Error::other(format!("the box sent a malformed event: {err}"))
+                });
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(io::Error::other(
+                    "the box did not answer in time (the grader's box is stuck)",
+                ));
+            }
+            let timeout = deadline
+                .saturating_duration_since(now)
+                .as_millis()
+                .min(1000) as i32
+                + 1;
+            let pollfd = |file: &File| libc::pollfd {
+                fd: file.as_fd().as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let mut fds = [
+                pollfd(&self.events),
+                pollfd(&self.stdout),
+                pollfd(&self.stderr),
+                pollfd(&self.protocol),
+            ];
+            unix::poll(&mut fds, timeout)?;
+            if fds[1].revents != 0 {
+                read_into(&mut self.stdout, &mut buf, |b| sink.stdout.push(b));
+            }
+            if fds[2].revents != 0 {
+                read_into(&mut self.stderr, &mut buf, |b| sink.stderr.push(b));
+            }
+            if fds[3].revents != 0 {
+                read_into(&mut self.protocol, &mut buf, |b| sink.protocol(b));
+            }
+            if fds[0].revents != 0 {
+                let mut got = 0;
+                let open = read_into(&mut self.events, &mut buf, |b| {
+                    got += b.len();
+                    self.events_buf.extend_from_slice(b);
+                });
+                if !open && got == 0 && !self.events_buf.contains(&b'\n') {
+                    return Err(io::Error::other(format!(
+                        "the box ended unexpectedly{}",
+                        self.exit_note()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Reads what the output pipes still hold (everything the run wrote:
+    /// its processes are dead).
+    fn drain(&mut self, sink: &mut Sink) {
+        let mut buf = vec![0u8; 64 * 1024];
+        read_into(&mut self.stdout, &mut buf, |b| sink.stdout.push(b));
+        read_into(&mut self.stderr, &mut buf, |b| sink.stderr.push(b));
+        read_into(&mut self.protocol, &mut buf, |b| sink.protocol(b));
+    }
+
+    /// ", exit status N" when the box process has ended.
+    fn exit_note(&mut self) -> String {
+        match self.process.try_wait() {
+            Ok(Some(status)) => format!(" ({status})"),
+            _ => String::new(),
+        }
+    }
+}
+
+impl Drop for SubmissionBox<'_> {
+    fn drop(&mut self) {
+        // Closing the command pipe ends the box: its init kills every
+        // process in it and exits, and the PID namespace goes with it.
+        self.commands = None;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match self.process.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    unix::kill_group(self.process.id() as libc::pid_t);
+                    let _ = self.process.kill();
+                    let _ = self.process.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        super::cleanup::untrack_pid(self.process.id());
+        if let Some(slot) = self.slot.take() {
+            slot.kill_leftovers();
+            self.env.give_back(slot);
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Reads what `file` has now into `push`, until it would block; false at
+/// end of file.
+fn read_into(file: &mut File, buf: &mut [u8], mut push: impl FnMut(&[u8])) -> bool {
+    loop {
+        match file.read(buf) {
+            Ok(0) => return false,
+            Ok(n) => push(&buf[..n]),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return true,
+        }
+    }
+}
+
+/// What a run wrote, capped.
+struct Sink {
+    stdout: Capped,
+    stderr: Capped,
+    protocol: Vec<u8>,
+    protocol_overflow: bool,
+}
+
+impl Sink {
+    fn new(stdout_cap: usize, stderr_cap: usize) -> Sink {
+        Sink {
+            stdout: Capped::new(stdout_cap),
+            stderr: Capped::new(stderr_cap),
+            protocol: Vec::new(),
+            protocol_overflow: false,
+        }
+    }
+
+    fn discard() -> Sink {
+        Sink::new(4096, 4096)
+    }
+
+    fn protocol(&mut self, bytes: &[u8]) {
+        if self.protocol.len() + bytes.len() <= MAX_PROTOCOL_BYTES {
+            self.protocol.extend_from_slice(bytes);
+        } else {
+            self.protocol_overflow = true;
+        }
+    }
+}
+
+/// Makes a box folder under `run_root`: the folder itself `0750`, group
+/// the box's (so only the box user and root enter), `lab/` and `code/`
+/// root's and read-only to the box, `work/` the box user's.
+pub(crate) fn make_box_dir(run_root: &Path, uid: Option<u32>) -> io::Result<PathBuf> {
+    let dir = tempfile::Builder::new()
+        .prefix("box-")
+        .tempdir_in(run_root)?
+        .keep();
+    let set =
+        |path: &Path, mode: u32| std::fs::set_permissions(path, PermissionsExt::from_mode(mode));
+    for sub in ["lab", "code", "work"] {
+        std::fs::create_dir(dir.join(sub))?;
+        set(&dir.join(sub), 0o755)?;
+    }
+    match uid {
+        Some(uid) => {
+            set(&dir, 0o750)?;
+            std::os::unix::fs::chown(&dir, Some(0), Some(uid))?;
+            std::os::unix::fs::chown(dir.join("work"), Some(uid), Some(uid))?;
+            set(&dir.join("work"), 0o700)?;
+        }
+        None => set(&dir, 0o700)?,
+    }
+    Ok(dir)
+}

@@ -1,0 +1,558 @@
+//! The box's init: one process per submission, inside the box, that runs
+//! every build and every test of that submission and kills whatever each
+//! run leaves behind.
+//!
+//! The grader starts `<worker> worker` with stdin = the command pipe, fds
+//! 1-3 = the student's stdout, stderr and protocol pipes, fd 4 = the event
+//! pipe ([`crate::protocol::BOX_EVENTS_FD`]). With namespaces, the grader's
+//! `pre_exec` hook has already unshared new PID, mount, network, IPC and
+//! UTS namespaces, so this process forks the box's init, pid 1 of the new
+//! PID namespace: when it ends, the kernel kills everything in the box (no
+//! daemon survives the submission), and after each run it kills every
+//! other process with `kill(-1)`. In its private mount namespace it mounts
+//! a fresh `/proc` (only the box's processes), makes the toolchain folders
+//! reachable for the box user ([`crate::protocol::BoxSetup::reach`]) and
+//! covers the cases and the submissions folder with an empty file system.
+//!
+//! Per run, init forks one child. A test child confines itself exactly as
+//! a per-test worker did (rlimits, Landlock, the uid drop, seccomp) and only
+//! then loads the student's library, so load-time constructors are
+//! confined; a build child confines itself (rlimits, uid drop, Landlock on
+//! a build's view of the file system) and `execve`s the compiler. Init
+//! measures the child's CPU and wall time itself, kills it at the limit,
+//! kills everything else it left, reaps it all, and reports a
+//! [`RunEnd`] on the event pipe, which student code cannot reach.
+//!
+//! Init never runs student code and stays single-threaded, so forking from
+//! it is safe; it keeps root (inside its namespaces) only to make the box
+//! and to drop each child's privileges.
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::sys;
+use crate::protocol::{
+    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, MAX_INPUT_BYTES, PROTOCOL_FD, RunEnd,
+    RunKill, WorkerInput,
+};
+
+/// How often init checks a running child's CPU time.
+const CPU_CHECK: Duration = Duration::from_millis(5);
+
+/// Exit status of a run's child that could not set itself up.
+const EXEC_FAILED: i32 = crate::protocol::BOX_SETUP_FAILED_EXIT;
+
+/// The `<worker> worker` entry point: set up the box, then serve commands
+/// until the grader closes the command pipe.
+///
+/// # Errors
+/// When started by hand (no event pipe).
+pub fn main() -> anyhow::Result<u8> {
+    // SAFETY: F_GETFD only reads fd flags.
+    if unsafe { libc::fcntl(BOX_EVENTS_FD, libc::F_GETFD) } == -1 || !sys::protocol_fd_open() {
+        anyhow::bail!(
+            "the worker (`grader-worker`, `grader worker`) is the box `grader grade` and `grader check` start for each submission, with pipes on fds 3 and 4; do not run it by hand"
+        );
+    }
+    // SAFETY: fd 0 is the command pipe the grader passed; this File is its
+    // only owner.
+    let stdin = unsafe { std::fs::File::from_raw_fd(0) };
+    let mut commands = BufReader::with_capacity(1 << 16, stdin);
+    let setup: BoxSetup = match read_line(&mut commands) {
+        Ok(Some(line)) => match serde_json::from_slice(&line) {
+            Ok(setup) => setup,
+            Err(err) => return Ok(failed(format!("a malformed box setup: {err}"))),
+        },
+        Ok(None) => return Ok(0),
+        Err(err) => return Ok(failed(format!("cannot read the box setup: {err}"))),
+    };
+    if setup.namespaces {
+        // This process entered the new namespaces with the grader's
+        // unshare, but only its children enter the new PID namespace:
+        // fork the box's init, and wait for it.
+        match sys::fork() {
+            Ok(0) => {}
+            Ok(init) => {
+                drop(commands);
+                for fd in 1..=BOX_EVENTS_FD {
+                    sys::close(fd);
+                }
+                let code = match sys::wait_for(init, false) {
+                    Some((_, waited)) if libc::WIFEXITED(waited.status) => {
+                        libc::WEXITSTATUS(waited.status)
+                    }
+                    _ => 1,
+                };
+                sys::exit_now(code);
+            }
+            Err(err) => return Ok(failed(format!("cannot fork the box's init: {err}"))),
+        }
+    }
+    Ok(Init::new(setup).serve(commands))
+}
+
+/// Reports a box failure on the event pipe; returns the exit status.
+fn failed(message: String) -> u8 {
+    send(&BoxEvent::Failed { message });
+    super::FAILED_EXIT
+}
+
+/// Writes one event line to the event pipe; a broken pipe means the grader
+/// is gone, and so is the box.
+fn send(event: &BoxEvent) {
+    let Ok(mut line) = serde_json::to_vec(event) else {
+        sys::exit_now(i32::from(super::FAILED_EXIT));
+    };
+    line.push(b'\n');
+    if sys::write_all(BOX_EVENTS_FD, &line).is_err() {
+        sys::exit_now(i32::from(super::FAILED_EXIT));
+    }
+}
+
+/// One line from the command pipe, without its newline; `None` at the end.
+fn read_line(reader: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    let n = reader
+        .by_ref()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_until(b'\n', &mut line)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if line.last() != Some(&b'\n') {
+        return Err(std::io::Error::other("a command line without its end"));
+    }
+    line.pop();
+    Ok(Some(line))
+}
+
+/// What a run's child does.
+enum Child<'a> {
+    /// A test.
+    Test(WorkerInput),
+    /// A build tool.
+    Build(&'a BuildJob),
+}
+
+/// The box's init process.
+struct Init {
+    setup: BoxSetup,
+    /// Pid 1 of the box's PID namespace: `kill(-1)` reaches exactly the
+    /// box.
+    pid_one: bool,
+}
+
+impl Init {
+    fn new(setup: BoxSetup) -> Init {
+        let pid_one = setup.namespaces && sys::pid() == 1;
+        Init { setup, pid_one }
+    }
+
+    /// Prepares the box, reports ready, then runs each command.
+    fn serve(self, mut commands: BufReader<std::fs::File>) -> u8 {
+        #[cfg(target_os = "linux")]
+        {
+            // Init dies with the grader (and with it the whole box).
+            let _ = sys::die_with_parent(sys::parent_pid());
+            let _ = sys::become_subreaper();
+        }
+        let notes = if self.setup.namespaces {
+            match mounts::prepare(&self.setup) {
+                Ok(notes) => notes,
+                Err(message) => return failed(message),
+            }
+        } else {
+            Vec::new()
+        };
+        send(&BoxEvent::Ready { notes });
+        loop {
+            let line = match read_line(&mut commands) {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(err) => return failed(format!("cannot read a command: {err}")),
+            };
+            let command: BoxCommand = match serde_json::from_slice(&line) {
+                Ok(command) => command,
+                Err(err) => return failed(format!("a malformed command: {err}")),
+            };
+            let end = match command {
+                BoxCommand::Test {
+                    input,
+                    wall_limit_ms,
+                } => {
+                    let cpu = input.request.limits.time_limit_ms;
+                    let fd = commands.get_ref().as_raw_fd();
+                    self.run(Some(cpu), wall_limit_ms, fd, Child::Test(input))
+                }
+                BoxCommand::Build(job) => {
+                    let wall = job.wall_limit_ms;
+                    let fd = commands.get_ref().as_raw_fd();
+                    self.run(None, wall, fd, Child::Build(&job))
+                }
+            };
+            match end {
+                Ok(end) => send(&BoxEvent::Finished(end)),
+                Err(err) => return failed(format!("cannot start a run: {err}")),
+            }
+        }
+        self.kill_the_rest(None);
+        0
+    }
+
+    /// Forks a child that runs `child`, watches its
+    /// CPU time (`cpu_limit_ms`) and wall time, kills it at a limit, kills
+    /// whatever else it started, and reaps everything.
+    fn run(
+        &self,
+        cpu_limit_ms: Option<u64>,
+        wall_limit_ms: u64,
+        command_fd: i32,
+        child: Child<'_>,
+    ) -> std::io::Result<RunEnd> {
+        let start = Instant::now();
+        let pid = sys::fork()?;
+        if pid == 0 {
+            // The child: no command or event pipe, stdin from /dev/null,
+            // a process group of its own.
+            sys::close(command_fd);
+            sys::close(BOX_EVENTS_FD);
+            if sys::null_fd(0).is_err() || sys::new_process_group().is_err() {
+                sys::exit_now(EXEC_FAILED);
+            }
+            match child {
+                Child::Test(input) => self.test_child(input),
+                Child::Build(job) => self.build_child(job),
+            }
+        }
+        let deadline = start + Duration::from_millis(wall_limit_ms);
+        let pidfd = sys::pidfd_open(pid);
+        let mut killed = None;
+        let mut waited = None;
+        loop {
+            if let Some((_, w)) = sys::wait_for(pid, true) {
+                waited = Some(w);
+                break;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                killed = Some(RunKill::Wall);
+                break;
+            }
+            if let Some(limit) = cpu_limit_ms {
+                if sys::process_cpu_ms(pid).is_some_and(|cpu| cpu >= limit) {
+                    killed = Some(RunKill::Cpu);
+                    break;
+                }
+            }
+            let wait = deadline.saturating_duration_since(now).min(CPU_CHECK);
+            let ms = (wait.as_millis() as i32).max(1);
+            match &pidfd {
+                Some(fd) => {
+                    sys::poll_in(fd.as_raw_fd(), ms);
+                }
+                None => std::thread::sleep(wait.max(Duration::from_millis(1))),
+            }
+        }
+        if killed.is_some() {
+            sys::kill(pid, libc::SIGKILL);
+        }
+        let waited = match waited {
+            Some(w) => w,
+            None => sys::wait_for(pid, false).map_or(
+                sys::Waited {
+                    status: libc::SIGKILL,
+                    cpu_ms: 0,
+                    max_rss_kb: 0,
+                },
+                |(_, w)| w,
+            ),
+        };
+        let wall_ms = start.elapsed().as_millis() as u64;
+        let leftovers = self.kill_the_rest(Some(pid));
+        Ok(RunEnd {
+            wait_status: waited.status,
+            cpu_ms: waited.cpu_ms,
+            wall_ms,
+            max_rss_kb: waited.max_rss_kb,
+            killed,
+            leftovers,
+        })
+    }
+
+    /// Kills every process of the box but init and reaps them all; returns
+    /// how many there were. As pid 1 of the box's PID namespace,
+    /// `kill(-1)` reaches exactly the box. Without that namespace: the
+    /// run's process group, and every process of the box's user (a helper
+    /// that drops to that user sends `kill(-1)`: one uid per box).
+    fn kill_the_rest(&self, group: Option<libc::pid_t>) -> u32 {
+        if self.pid_one {
+            sys::kill(-1, libc::SIGKILL);
+        } else {
+            if let Some(group) = group.filter(|&g| g > 1) {
+                sys::kill(-group, libc::SIGKILL);
+            }
+            if let Some(uid) = self.setup.uid {
+                self.kill_user(uid);
+            }
+        }
+        // Reap: our children and, as the subreaper, orphans of the run.
+        let mut count = 0;
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            match sys::wait_for(-1, true) {
+                Some(_) => count += 1,
+                None => {
+                    // No child left at all (ECHILD), or some still dying.
+                    // SAFETY: waitid with WNOHANG|WNOWAIT only peeks.
+                    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+                    // SAFETY: `info` is valid for writes.
+                    let r = unsafe {
+                        libc::waitid(
+                            libc::P_ALL,
+                            0,
+                            &mut info,
+                            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                        )
+                    };
+                    if r != 0 {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+        }
+        count
+    }
+
+    /// Kills every process of `uid` from a helper that drops to it.
+    fn kill_user(&self, uid: u32) {
+        let gid = self.setup.gid.unwrap_or(uid);
+        if let Ok(0) = sys::fork() {
+            if sys::drop_privileges(uid, gid).is_ok() {
+                sys::kill(-1, libc::SIGKILL);
+            }
+            sys::exit_now(0);
+        }
+    }
+
+    /// A test child: the per-test confinement and the test.
+    fn test_child(&self, mut input: WorkerInput) -> ! {
+        input.sandbox.cgroup_procs.clear();
+        input.sandbox.new_ipc_uts = false;
+        input.sandbox.new_network = false;
+        if self.setup.uid.is_some() {
+            input.sandbox.uid = self.setup.uid;
+            input.sandbox.gid = self.setup.gid;
+        }
+        super::run_test_in_child(&input)
+    }
+
+    /// A build child: confine, then `execve` the tool.
+    fn build_child(&self, job: &BuildJob) -> ! {
+        let fail = |what: &str, err: &dyn std::fmt::Display| -> ! {
+            let message = format!(
+                "{}the box could not {what}: {err}\n",
+                crate::protocol::BOX_SETUP_FAILED_PREFIX
+            );
+            let _ = sys::write_all(2, message.as_bytes());
+            sys::exit_now(EXEC_FAILED)
+        };
+        sys::close(PROTOCOL_FD);
+        if let Err(err) = std::env::set_current_dir(&job.cwd) {
+            fail(&format!("enter {}", job.cwd.display()), &err);
+        }
+        let file_bytes = job.file_size_mb.saturating_mul(1 << 20);
+        let mut limits = vec![
+            (libc::RLIMIT_CORE, 0, 0),
+            (libc::RLIMIT_FSIZE, file_bytes, file_bytes),
+            (libc::RLIMIT_NOFILE, 1024, 1024),
+        ];
+        if let Some(mb) = job.address_space_mb {
+            let bytes = mb.saturating_mul(1 << 20);
+            limits.push((libc::RLIMIT_AS, bytes, bytes));
+        }
+        for (resource, soft, hard) in limits {
+            if let Err(err) = sys::set_rlimit(resource, soft, hard) {
+                fail("set a limit", &err);
+            }
+        }
+        if let Err(err) = sys::default_signals() {
+            fail("reset the signals", &err);
+        }
+        if let Some(uid) = self.setup.uid {
+            if let Err(err) = sys::drop_privileges(uid, self.setup.gid.unwrap_or(uid)) {
+                fail(&format!("switch to user {uid}"), &err);
+            }
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let _ = sys::die_with_parent(sys::parent_pid());
+            if let Err(err) = sys::no_new_privs() {
+                fail("set no_new_privs", &err);
+            }
+            if job.landlock {
+                if let Err(err) = super::landlock::restrict_build(&job.read, &job.write) {
+                    fail("restrict file access", &err);
+                }
+            }
+        }
+        let err = sys::execve(&job.program, &job.args, &job.env);
+        fail(&format!("run {}", job.program.display()), &err)
+    }
+}
+
+/// The box's mount namespace: a private tree, a fresh `/proc`, the
+/// toolchains made reachable, the cases and submissions covered.
+#[cfg(target_os = "linux")]
+mod mounts {
+    use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    /// Sets up the mounts; returns notes for what could not be done.
+    ///
+    /// # Errors
+    /// When the mount tree cannot be made private (nothing else is safe
+    /// then: a mount could leak to the host).
+    pub(super) fn prepare(setup: &BoxSetup) -> Result<Vec<String>, String> {
+        let mut notes = Vec::new();
+        sys::mount(
+            None,
+            Path::new("/"),
+            None,
+            libc::MS_REC | libc::MS_PRIVATE,
+            None,
+        )
+        .map_err(|e| format!("cannot make the box's mounts private: {e}"))?;
+        if sys::pid() == 1 {
+            if let Err(err) = sys::mount(
+                Some(Path::new("proc")),
+                Path::new("/proc"),
+                Some("proc"),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                None,
+            ) {
+                notes.push(format!(
+                    "the box could not mount its own /proc ({err}): the box's processes can see the host's in /proc"
+                ));
+            }
+        }
+        if let Some(uid) = setup.uid {
+            if let Err(err) = reach(setup, uid) {
+                notes.push(err);
+            }
+        }
+        for dir in &setup.hide {
+            if setup.dir.starts_with(dir) || !dir.is_dir() {
+                continue;
+            }
+            if let Err(err) = sys::mount(
+                Some(Path::new("none")),
+                dir,
+                Some("tmpfs"),
+                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                Some("size=4k,mode=0555"),
+            ) {
+                notes.push(format!(
+                    "the box could not hide {} ({err}); Landlock and file permissions still apply",
+                    dir.display()
+                ));
+            }
+        }
+        Ok(notes)
+    }
+
+    /// For each folder of `setup.reach` below a folder `uid` cannot enter,
+    /// covers the topmost such folder with a small tmpfs and mounts the
+    /// needed folders back in place (read-only): the same paths work in
+    /// the box, and nothing else of that folder is visible.
+    fn reach(setup: &BoxSetup, uid: u32) -> Result<(), String> {
+        let staging = setup.dir.join(".reach");
+        let mut blocked: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+        for path in &setup.reach {
+            let Some(top) = closed_ancestor(path, uid) else {
+                continue;
+            };
+            match blocked.iter_mut().find(|(t, _)| *t == top) {
+                Some((_, paths)) => paths.push(path.clone()),
+                None => blocked.push((top, vec![path.clone()])),
+            }
+        }
+        if blocked.is_empty() {
+            return Ok(());
+        }
+        let err = |what: &str, e: std::io::Error| format!("the box could not {what}: {e}");
+        std::fs::create_dir_all(&staging).map_err(|e| err("make its staging folder", e))?;
+        let mut index = 0;
+        for (top, paths) in &blocked {
+            let mut staged = Vec::new();
+            for path in paths {
+                let stage = staging.join(index.to_string());
+                index += 1;
+                std::fs::create_dir_all(&stage).map_err(|e| err("make its staging folder", e))?;
+                sys::mount(Some(path), &stage, None, libc::MS_BIND | libc::MS_REC, None)
+                    .map_err(|e| err(&format!("bind {}", path.display()), e))?;
+                staged.push((path, stage));
+            }
+            sys::mount(
+                Some(Path::new("none")),
+                top,
+                Some("tmpfs"),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                Some("size=64k,mode=0755"),
+            )
+            .map_err(|e| err(&format!("cover {}", top.display()), e))?;
+            for (path, stage) in staged {
+                std::fs::create_dir_all(path).map_err(|e| err("make a mount point", e))?;
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
+                sys::mount(Some(&stage), path, None, libc::MS_MOVE, None)
+                    .map_err(|e| err(&format!("mount {} back", path.display()), e))?;
+                let _ = sys::mount(
+                    None,
+                    path,
+                    None,
+                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
+                    None,
+                );
+            }
+            sys::mount(
+                None,
+                top,
+                None,
+                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                Some("size=64k,mode=0755"),
+            )
+            .map_err(|e| err(&format!("make {} read-only", top.display()), e))?;
+        }
+        Ok(())
+    }
+
+    /// The topmost folder above `path` (or `path` itself) that `uid`
+    /// cannot enter (no execute bit for it), if any.
+    fn closed_ancestor(path: &Path, uid: u32) -> Option<PathBuf> {
+        let mut current = PathBuf::from("/");
+        for part in path.components().skip(1) {
+            current.push(part);
+            let meta = std::fs::metadata(&current).ok()?;
+            let mode = meta.mode();
+            let can_enter = if meta.uid() == uid {
+                mode & 0o100 != 0
+            } else {
+                mode & 0o001 != 0
+            };
+            if !can_enter {
+                return Some(current);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod mounts {
+    use super::*;
+    pub(super) fn prepare(_setup: &BoxSetup) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
+}

@@ -1,0 +1,365 @@
+//! The box around each submission, end to end through the real `grader`
+//! binary: compile-time reads of the answers are contained, two graders run
+//! side by side (one in its own PID namespace) without harming each other,
+//! a missing compiler is the grader's fault, and SIGTERM leaves nothing
+//! behind. Every submission here is a real C program; the innocent
+//! neighbours (`c-listing.c`, a prebuilt `.so`) must keep full marks.
+#![cfg(target_os = "linux")]
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One unique 4x4 case, public, with its answer.
+const CASES: &str = r#"
+[[case]]
+name = "campus-4x4"
+puzzle = """
+1 . | . 4
+. 4 | 1 .
+----+----
+2 . | . 3
+. 3 | 2 .
+"""
+solutions = 1
+solution = """
+1 2 | 3 4
+3 4 | 1 2
+----+----
+2 1 | 4 3
+4 3 | 2 1
+"""
+"#;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn grader() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_grader"))
+}
+
+fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// A temp folder with `cases/cases.toml` and an empty `subs/`.
+fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = dir.path().join("cases");
+    let subs = dir.path().join("subs");
+    fs::create_dir_all(&cases).expect("mkdir");
+    fs::create_dir_all(&subs).expect("mkdir");
+    fs::write(cases.join("cases.toml"), CASES).expect("write cases");
+    (dir, cases, subs)
+}
+
+/// Copies the correct C fixture in as `name`.
+fn add_listing(subs: &Path, name: &str) {
+    fs::copy(root().join("submissions/c-listing.c"), subs.join(name)).expect("copy");
+}
+
+/// Grades `subs`, returns (exit code, id -> (score, max, message), stderr).
+fn grade(
+    subs: &Path,
+    cases: &Path,
+    path_env: Option<&str>,
+) -> (i32, BTreeMap<String, (u64, u64, String)>, String) {
+    let report = subs.parent().expect("parent").join("report.json");
+    let mut cmd = grader();
+    cmd.arg("grade")
+        .arg(subs)
+        .arg("--cases")
+        .arg(cases)
+        .arg("--json")
+        .arg(&report)
+        .stdout(Stdio::null());
+    if let Some(path) = path_env {
+        cmd.env("PATH", path);
+    }
+    let out = cmd.output().expect("grader runs");
+    let code = out.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json: Value = serde_json::from_slice(&fs::read(&report).expect("a report"))
+        .unwrap_or_else(|e| panic!("report: {e}\n{stderr}"));
+    let mut by_id = BTreeMap::new();
+    for sub in json["submissions"].as_array().expect("submissions") {
+        let message = sub["message"].as_str().unwrap_or("").to_string()
+            + &sub["tests"]
+                .as_array()
+                .map(|t| {
+                    t.iter()
+                        .map(|t| {
+                            t["message"].as_str().unwrap_or("").to_string()
+                                + "\n"
+                                + t["output"].as_str().unwrap_or("")
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default();
+        by_id.insert(
+            sub["id"].as_str().expect("id").to_string(),
+            (
+                sub["score"].as_u64().expect("score"),
+                sub["max_score"].as_u64().expect("max"),
+                message,
+            ),
+        );
+    }
+    (code, by_id, stderr)
+}
+
+#[test]
+fn compile_time_reads_of_the_answers_are_contained() {
+    let (dir, cases, subs) = workspace();
+    add_listing(&subs, "innocent.c");
+    let case_file = cases.join("cases.toml");
+    // The answers are in the case file; a secret of the host beside it.
+    let secret = dir.path().join("secret.txt");
+    fs::write(&secret, "TOP-SECRET-ANSWER-42\n").expect("write");
+    let listing = fs::read_to_string(root().join("submissions/c-listing.c")).expect("read");
+    let attacks = [
+        (
+            "include-cases.c",
+            format!("#include \"{}\"\n", case_file.display()),
+        ),
+        (
+            "include-secret.c",
+            format!("#include \"{}\"\n", secret.display()),
+        ),
+        (
+            "incbin-cases.c",
+            format!(
+                "__asm__(\".section .rodata\\n.global leaked\\nleaked:\\n.incbin \\\"{}\\\"\\n.byte 0\\n.text\");\n",
+                case_file.display()
+            ),
+        ),
+    ];
+    for (name, head) in &attacks {
+        fs::write(subs.join(name), format!("{head}{listing}")).expect("write attack");
+    }
+    let (code, by_id, stderr) = grade(&subs, &cases, None);
+    assert_eq!(code, 1, "some failed, the grader did not: {stderr}");
+    assert_eq!(by_id["innocent"].0, by_id["innocent"].1, "{by_id:?}");
+    for (name, _) in &attacks {
+        let id = name.trim_end_matches(".c");
+        let (score, _, message) = &by_id[id];
+        assert_eq!(*score, 0, "{id} built: {message}");
+        assert!(
+            !message.contains("TOP-SECRET") && !message.contains("solution ="),
+            "{id} leaked: {message}"
+        );
+        assert!(
+            message.contains("No such file")
+                || message.contains("not found")
+                || message.contains("Permission denied"),
+            "{id}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_compiler_is_the_graders_fault_and_neighbours_are_graded() {
+    let (dir, cases, subs) = workspace();
+    add_listing(&subs, "alice.c");
+    // A prebuilt neighbour: built here, with the compiler the test has.
+    let so = subs.join("bob.so");
+    let status = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-pthread", "-I"])
+        .arg(root().join("lab/include"))
+        .arg("-o")
+        .arg(&so)
+        .arg(root().join("submissions/c-listing.c"))
+        .status()
+        .expect("cc");
+    assert!(status.success());
+    let empty = dir.path().join("empty-path");
+    fs::create_dir_all(&empty).expect("mkdir");
+    let (code, by_id, stderr) = grade(&subs, &cases, Some(empty.to_str().expect("utf-8")));
+    assert_eq!(code, 2, "a grader fault exits 2: {stderr}");
+    let (score, _, message) = &by_id["alice"];
+    assert_eq!(*score, 0);
+    assert!(message.contains("not your fault"), "{message}");
+    assert!(message.contains("no C compiler"), "{message}");
+    assert_eq!(
+        by_id["bob"].0, by_id["bob"].1,
+        "the .so is still graded: {by_id:?}"
+    );
+}
+
+/// Two graders at once on the same host, one of them in its own PID
+/// namespace (as a container or CI job would be): both finish with the
+/// same, correct scores — neither removes the other's cgroups or kills the
+/// other's boxes.
+#[test]
+fn two_graders_side_by_side_one_in_its_own_pid_namespace() {
+    if !is_root() || Command::new("unshare").arg("--version").output().is_err() {
+        eprintln!("needs root and unshare(1): skipped");
+        return;
+    }
+    let (_dir, cases, subs) = workspace();
+    for name in ["a.c", "b.c", "c.c", "d.c"] {
+        add_listing(&subs, name);
+    }
+    fs::copy(
+        root().join("submissions/bug-legal-no-column.c"),
+        subs.join("e.c"),
+    )
+    .expect("copy");
+    let start = |namespaced: bool, report: &Path| {
+        let mut cmd = if namespaced {
+            let mut c = Command::new("unshare");
+            c.args(["--pid", "--fork", "--mount-proc"])
+                .arg(env!("CARGO_BIN_EXE_grader"));
+            c
+        } else {
+            grader()
+        };
+        cmd.arg("grade")
+            .arg(&subs)
+            .arg("--cases")
+            .arg(&cases)
+            .arg("--jobs")
+            .arg("2")
+            .arg("--json")
+            .arg(report)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let dir = subs.parent().expect("parent");
+    let (r1, r2) = (dir.join("one.json"), dir.join("two.json"));
+    let one = start(false, &r1);
+    let two = start(true, &r2);
+    for (child, report) in [(one, &r1), (two, &r2)] {
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let json: Value = serde_json::from_slice(&fs::read(report).expect("report")).expect("json");
+        for sub in json["submissions"].as_array().expect("subs") {
+            let id = sub["id"].as_str().expect("id");
+            let full = sub["score"] == sub["max_score"];
+            assert_eq!(full, id != "e", "{id} in {}: {sub}", report.display());
+        }
+    }
+}
+
+/// SIGTERM in the middle of a run: the grader exits 130 and leaves no box
+/// folder, no box process and no cgroup behind.
+#[test]
+fn sigterm_leaves_nothing_behind() {
+    let (_dir, cases, subs) = workspace();
+    let sleeper = root().join("submissions/hostile-sleep.c");
+    for i in 0..4 {
+        fs::copy(&sleeper, subs.join(format!("sleepy{i}.c"))).expect("copy");
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A private TMPDIR that every user may pass (the grader would pick
+    // /tmp otherwise, shared with other tests).
+    fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o711),
+    )
+    .expect("chmod");
+    let mut child = grader()
+        .arg("grade")
+        .arg(&subs)
+        .arg("--cases")
+        .arg(&cases)
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id();
+    // Wait until a box exists.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let boxes = fs::read_dir(tmp.path())
+            .expect("list")
+            .flatten()
+            .filter_map(|e| fs::read_dir(e.path()).ok())
+            .flatten()
+            .count();
+        if boxes > 0 || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY-free: kill(1) with the pid.
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    let left: Vec<_> = fs::read_dir(tmp.path())
+        .expect("list")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // No box process (`grader-worker worker` / `grader worker`) whose
+    // parent was this grader survives: all had it as parent, and all die.
+    std::thread::sleep(Duration::from_millis(200));
+    for entry in fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        assert_ne!(
+            fields.get(1).copied(),
+            Some(pid.to_string().as_str()),
+            "a child of the grader survived: {stat}"
+        );
+    }
+    for hierarchy in [
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/pids",
+        "/sys/fs/cgroup",
+    ] {
+        let prefix = format!("grader-{pid}-");
+        let found = walk_named(Path::new(hierarchy), &prefix, 4);
+        assert!(found.is_empty(), "cgroups left: {found:?}");
+    }
+}
+
+/// Folders below `dir` (at most `depth` deep) whose name starts with
+/// `prefix`.
+fn walk_named(dir: &Path, prefix: &str, depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_dir() || path.is_symlink() {
+            continue;
+        }
+        if entry.file_name().to_string_lossy().starts_with(prefix) {
+            found.push(path.clone());
+        }
+        if depth > 0 {
+            found.extend(walk_named(&path, prefix, depth - 1));
+        }
+    }
+    found
+}
