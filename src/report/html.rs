@@ -632,4 +632,13 @@ mod tests {
             assert_eq!(open, close, "<{tag}> opened {open} times, closed {close}");
         }
     }
+
+    #[test]
+    fn page_snapshot() {
+        // The whole page of the shared fixture, CSS left out: what an
+        // instructor reads, reviewed when it changes.
+        let html = page(&fixture::sample());
+        let body = &html[html.find("</head>").unwrap()..];
+        insta::assert_snapshot!(body);
+    }
 }
