@@ -47,7 +47,8 @@ pub struct CheckArgs {
 pub struct GradeArgs {
     /// A folder with one entry per student, named by the student id.
     pub submissions: PathBuf,
-    /// The folder of case files (default: the built-in public and hidden cases).
+    /// The folder of case files, hidden cases included (default: the built-in
+    /// public cases only; hidden cases are never built into the binary).
     #[arg(long)]
     pub cases: Option<PathBuf>,
     /// Submissions graded at once (default: the number of cores).

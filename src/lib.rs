@@ -8,9 +8,11 @@
 //! - [`protocol`]: the messages between the grader and a worker process;
 //! - [`worker`]: the child side: confine, load the student's code, answer;
 //! - [`submission`]: discover the submissions in a folder and build them;
-//! - [`runner`]: the parent side: spawn, time, kill, judge, the grading loop;
+//! - [`runner`]: the parent side: spawn, time, kill, classify how a test
+//!   ended, the grading loop (which calls [`check`] to plan and judge);
 //! - [`report`]: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
+//! - [`generate`]: fresh puzzles for `grader generate`; [`cli`]: the arguments;
 //! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
 #![deny(missing_docs)]
 

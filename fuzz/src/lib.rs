@@ -6,7 +6,7 @@
 //! point at a real place, and values that print and read back unchanged.
 //! A failed assertion is a crash for libFuzzer.
 //!
-//! The same file is compiled into the grader's `tests/fuzz_seeds.rs`
+//! The same file is compiled into the grader's `tests/integration/fuzz_seeds.rs`
 //! (through `#[path]`), which runs every seed under `fuzz/seeds/` through
 //! these functions as a plain `cargo test`.
 

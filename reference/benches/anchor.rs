@@ -1,6 +1,6 @@
 //! The reference solver against the crates.io `sudoku` crate, side by side.
 //!
-//! For every puzzle set in the shared data folder, both solvers count the
+//! For every puzzle set in the repository's `data/` folder, both solvers count the
 //! solutions of every puzzle up to 2 (the uniqueness question the grader
 //! asks); the bench prints puzzles per second for each, the ratio
 //! reference / anchor, and takes the median of 3 runs (alternating the two
@@ -10,8 +10,8 @@
 //! Before timing, both solvers' counts are compared puzzle by puzzle.
 //!
 //! Run: `cargo bench -p sudoku-reference --bench anchor`.
-//! `GRADER_DATA` points at another data folder (default: `../shared/data`
-//! beside the workspace); `GRADER_BENCH_LIMIT` caps the puzzles per set;
+//! `GRADER_DATA` points at another data folder (default: the repository's
+//! `data/`); `GRADER_BENCH_LIMIT` caps the puzzles per set;
 //! a name given after `--` runs only the sets whose file name contains it.
 
 use std::hint::black_box;
@@ -121,11 +121,11 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// `GRADER_DATA`, or `shared/data` beside the workspace.
+/// `GRADER_DATA`, or the repository's `data/` folder.
 fn data_dir() -> PathBuf {
     match std::env::var_os("GRADER_DATA") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../data"),
     }
 }
 

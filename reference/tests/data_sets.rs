@@ -1,5 +1,5 @@
-//! The reference solver on every puzzle set of the shared data folder
-//! (`../shared/data`, or `GRADER_DATA`): each solvable puzzle solved with a
+//! The reference solver on every puzzle set of the data folder
+//! (the repository's `data/`, or `GRADER_DATA`): each solvable puzzle solved with a
 //! valid solution that keeps its givens, the counts of
 //! `tdoku_test_puzzles_with_counts.txt` matched exactly, two or more
 //! solutions on `serg_benchmark_multi.txt`, none on the unsolvable and

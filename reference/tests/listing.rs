@@ -1,6 +1,6 @@
 //! `walk_listing` against a plain, direct implementation of the seed's
 //! listing: the same writes, undos, outcome and budget stop on 4x4, 9x9 and
-//! 16x16 puzzles from the shared data folder, and no undo on the campus
+//! 16x16 puzzles from the repository's `data/` folder, and no undo on the campus
 //! board.
 
 mod common;

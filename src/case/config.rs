@@ -5,7 +5,7 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::error::CaseError;
-use super::load::{line_col, toml_error};
+use super::span::{line_col, toml_error};
 use super::{CaseConfig, FindEmptyPolicy};
 
 /// The file name of a folder's defaults.

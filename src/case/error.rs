@@ -1,4 +1,4 @@
-//! [`CaseError`]: why a case file or `grader.toml` could not be loaded.
+//! [`CaseError`]: why a case file or `grader.toml` could not be loaded, or written.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -35,6 +35,25 @@ pub enum CaseError {
         case: Option<String>,
         /// What is wrong and what to do.
         message: String,
+    },
+    /// A case file loads but cannot be edited in place.
+    #[error("{}: {reason}", file.display())]
+    Edit {
+        /// The file.
+        file: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A case file could not be written.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Write {
+        /// What was being done, e.g. "create a temporary file in".
+        action: &'static str,
+        /// The file or its folder.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
     },
 }
 

@@ -1,11 +1,16 @@
-//! Test cases (SPEC 3): the in-memory model, and loading it from TOML case
-//! files and a folder's `grader.toml`.
+//! Test cases (SPEC 3): the in-memory model; reading it from TOML case
+//! files and a folder's `grader.toml` (load.rs, config.rs, with span.rs
+//! placing errors), and writing case files (write.rs: the answers
+//! `grader reference` fills in, the cases `grader generate` appends, each
+//! file replaced atomically).
 
 mod builtin;
 mod config;
 mod error;
 pub mod listing;
 mod load;
+mod span;
+mod write;
 
 pub use builtin::{builtin, builtin_source};
 pub use config::{CONFIG_FILE, parse_config};
@@ -14,6 +19,9 @@ pub use listing::{LISTING_WALK_CAP, ListingCost};
 pub use load::load;
 pub(crate) use load::{
     Answers, StoredAnswers, StoredListing, case_files, check_unique, completes, parse_file,
+};
+pub(crate) use write::{
+    Fill, NewCase, ReferenceAnswer, append_cases, fill_answers, write_atomically,
 };
 
 use std::path::PathBuf;

@@ -3,9 +3,10 @@
 //! and the listing keys ([`crate::case::listing`]) filled in, so the file
 //! passes `grader reference --check` as written.
 //!
-//! The file is edited with `toml_edit`, so what it already holds (cases,
-//! comments, layout) stays byte for byte; the new cases go at the end and the
-//! whole file is checked to load before it replaces the old one. Names are
+//! The file is written by the case writer (`case::append_cases`),
+//! so what it already holds (cases, comments, layout) stays byte for byte;
+//! the new cases go at the end and the whole file is checked to load before
+//! it atomically replaces the old one. Names are
 //! `gen-<N>x<N>-s<seed>-<i>` (`gen-<N>x<N>-dead-s<seed>-<i>` for
 //! `--unsolvable-deep`), and puzzle `i` of a seed is always the same puzzle
 //! for the same options: a second run with the same seed into the same file
@@ -20,11 +21,11 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
-use sudoku_lab::Board;
-use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use crate::board_text::format_grid;
-use crate::case::{Answers, ListingCost, parse_file};
+use crate::case::{
+    Answers, ListingCost, NewCase, ReferenceAnswer, Solutions, append_cases, parse_file,
+    write_atomically,
+};
 use crate::cli::GenerateArgs;
 use crate::exit;
 use crate::generate::{Generated, Request, Stats, UndoBand, generate};
@@ -73,7 +74,7 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
         .collect();
     let walking = walking.elapsed();
 
-    let text = append(&existing.text, &made, &costs, args, &request)?;
+    let text = append(&existing.text, &made, &costs, args, &request);
     check_written(&args.out, &text, &made)?;
     write_atomically(&args.out, &text)?;
 
@@ -172,8 +173,8 @@ fn read_existing(path: &Path) -> anyhow::Result<Existing> {
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     // A missing, empty or comment-only file has no cases yet; anything else
-    // must load as a case file. (Checked by hand rather than by toml_edit,
-    // which panics on some malformed text.)
+    // must load as a case file. (Checked by hand, before any parser: toml_edit
+    // 0.23 panicked on some malformed text.)
     let blank = text.lines().all(|line| {
         let line = line.trim();
         line.is_empty() || line.starts_with('#')
@@ -197,61 +198,36 @@ fn read_existing(path: &Path) -> anyhow::Result<Existing> {
 }
 
 /// The file's text with one `[[case]]` table per generated puzzle added at
-/// the end. The existing text is kept byte for byte as the prefix (only a
-/// final newline is added if it lacks one): the new tables are printed by
-/// `toml_edit` on their own and appended, since a document edited in place
-/// may move a trailing comment below the new tables.
+/// the end, each under a comment naming the command that made it.
 fn append(
     text: &str,
     made: &[(String, Generated)],
     costs: &[ListingCost],
     args: &GenerateArgs,
     request: &Request,
-) -> anyhow::Result<String> {
-    let mut tables = ArrayOfTables::new();
+) -> String {
     let origin = origin_comment(args);
-    let fresh = text.trim().is_empty();
-    for (i, ((name, generated), cost)) in made.iter().zip(costs).enumerate() {
-        let mut table = Table::new();
-        let blank = if i == 0 && fresh { "" } else { "\n" };
-        table.decor_mut().set_prefix(format!(
-            "{blank}# {origin}: {}\n",
-            describe(request, generated)
-        ));
-        table.insert("name", Item::Value(Value::from(name.as_str())));
-        table.insert("puzzle", Item::Value(multi_line(&generated.puzzle)?));
-        if args.hidden {
-            table.insert("hidden", Item::Value(Value::from(true)));
-        }
-        let solutions = if generated.solution.is_some() { 1 } else { 0 };
-        table.insert("solutions", Item::Value(Value::from(solutions)));
-        if let Some(solution) = &generated.solution {
-            table.insert("solution", Item::Value(multi_line(solution)?));
-        }
-        let count = |v: u64| Item::Value(Value::from(i64::try_from(v).unwrap_or(i64::MAX)));
-        table.insert("listing_writes", count(cost.writes));
-        table.insert("listing_undos", count(cost.undos));
-        if cost.capped {
-            table.insert("listing_capped", Item::Value(Value::from(true)));
-        }
-        table.insert(
-            "suggested_time_limit_ms",
-            count(cost.suggested_time_limit_ms),
-        );
-        tables.push(table);
-    }
-    let mut doc = DocumentMut::new();
-    doc.insert("case", Item::ArrayOfTables(tables));
-    let mut out = if fresh {
-        String::new()
-    } else {
-        text.to_string()
-    };
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(&doc.to_string());
-    Ok(out)
+    let answers: Vec<ReferenceAnswer> = made
+        .iter()
+        .zip(costs)
+        .map(|((_, generated), cost)| ReferenceAnswer {
+            solutions: Solutions::from_count(u32::from(generated.solution.is_some())),
+            solution: generated.solution.clone(),
+            listing: *cost,
+        })
+        .collect();
+    let cases: Vec<NewCase> = made
+        .iter()
+        .zip(&answers)
+        .map(|((name, generated), answer)| NewCase {
+            comment: format!("{origin}: {}", describe(request, generated)),
+            name,
+            puzzle: &generated.puzzle,
+            hidden: args.hidden,
+            answer,
+        })
+        .collect();
+    append_cases(text, &cases)
 }
 
 /// The command line that made the cases, as a comment.
@@ -287,13 +263,6 @@ fn describe(request: &Request, generated: &Generated) -> String {
     format!("{kind}, {} givens", generated.puzzle.filled())
 }
 
-/// A board as a TOML multi-line string in the grid form.
-fn multi_line(board: &Board) -> anyhow::Result<Value> {
-    format!("\"\"\"\n{}\"\"\"", format_grid(board))
-        .parse::<Value>()
-        .context("internal error: a board did not print as a TOML string")
-}
-
 /// Loads the new text and checks the new cases read back as made.
 fn check_written(path: &Path, text: &str, made: &[(String, Generated)]) -> anyhow::Result<()> {
     let internal = || format!("internal error: appending to {} went wrong", path.display());
@@ -320,47 +289,4 @@ fn check_written(path: &Path, text: &str, made: &[(String, Generated)]) -> anyho
         }
     }
     Ok(())
-}
-
-/// Replaces `path` with `text` through a temporary file beside it, so that
-/// an interrupted run never leaves half a file.
-fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    // Keep the mode of the file replaced; a new one gets the usual 0644
-    // rather than the temporary file's 0600.
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => Some(meta.permissions()),
-        Err(_) => new_file_permissions(),
-    };
-    if let Some(permissions) = permissions {
-        std::fs::set_permissions(tmp.path(), permissions).with_context(|| {
-            format!(
-                "cannot set the mode of a temporary file in {}",
-                dir.display()
-            )
-        })?;
-    }
-    tmp.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// The mode of a newly created case file.
-#[cfg(unix)]
-fn new_file_permissions() -> Option<std::fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    Some(std::fs::Permissions::from_mode(0o644))
-}
-
-/// The mode of a newly created case file: the platform's default.
-#[cfg(not(unix))]
-fn new_file_permissions() -> Option<std::fs::Permissions> {
-    None
 }

@@ -2,33 +2,25 @@
 //! `solutions` / `solution` answers of case files from the reference solver,
 //! and each case's cost for the seed's listing (`listing_writes`,
 //! `listing_undos`, `listing_capped`, `suggested_time_limit_ms`; see
-//! [`crate::case::listing`]), editing the files with `toml_edit` so the
-//! author's comments and layout stay as they were.
+//! [`crate::case::listing`]), through the case writer
+//! (`case::fill_answers`) so the author's comments and layout stay
+//! as they were, each file replaced atomically.
 //!
 //! `--check` treats the listing keys as information: absent ones are not a
 //! difference (hand-written files may leave them out), but a stored value
 //! that differs from a fresh walk is.
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use sudoku_lab::Board;
-use toml_edit::{DocumentMut, Item, Table, Value};
+use std::path::PathBuf;
 
-use crate::board_text::format_grid;
 use crate::case::{
-    Answers, Case, CaseError, ListingCost, Solutions, StoredAnswers, StoredListing, case_files,
-    check_unique, completes, parse_file,
+    Answers, Case, CaseError, Fill, ListingCost, ReferenceAnswer as Answer, Solutions,
+    StoredAnswers, StoredListing, case_files, check_unique, completes, fill_answers, parse_file,
+    write_atomically,
 };
 use crate::cli::ReferenceArgs;
 use crate::exit;
-
-/// The reference's answer for one case.
-struct Answer {
-    solutions: Solutions,
-    solution: Option<Board>,
-    listing: ListingCost,
-}
 
 /// One case file, parsed with its answers left raw.
 struct CaseFile {
@@ -101,8 +93,7 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
                         file.path.display()
                     )
                 })?;
-                std::fs::write(&file.path, &new_text)
-                    .with_context(|| format!("cannot write {}", file.path.display()))?;
+                write_atomically(&file.path, &new_text)?;
                 written += 1;
                 writeln!(out, "wrote {}", file.path.display())?;
             }
@@ -227,99 +218,27 @@ fn difference(case: &Case, stored: &StoredAnswers, answer: &Answer) -> Option<St
     }
 }
 
-/// The file's text with each case's answers set, comments and layout kept.
-fn rewrite(file: &CaseFile, answers: &[Answer]) -> anyhow::Result<String> {
-    let mut doc: DocumentMut = file
-        .text
-        .parse()
-        .with_context(|| format!("{}: cannot parse for editing", file.path.display()))?;
-    let Some(tables) = doc.get_mut("case").and_then(Item::as_array_of_tables_mut) else {
-        bail!(
-            "{}: write the cases as [[case]] tables so that `grader reference` can fill them in",
-            file.path.display()
-        );
-    };
-    if tables.len() != answers.len() {
-        bail!(
-            "{}: write the cases as [[case]] tables so that `grader reference` can fill them in",
-            file.path.display()
-        );
-    }
-    for (((table, answer), case), stored) in tables
-        .iter_mut()
-        .zip(answers)
+/// The file's text with each case's answers set, comments and layout kept:
+/// `solutions` / `solution` rewritten only where they differ from the
+/// reference, the listing keys only where they differ from the walk.
+fn rewrite(file: &CaseFile, answers: &[Answer]) -> Result<String, CaseError> {
+    let fills: Vec<Fill> = answers
+        .iter()
         .zip(&file.cases)
         .zip(&file.stored)
-    {
-        if difference(case, stored, answer).is_some() {
-            set(
-                table,
-                "solutions",
-                Value::from(i64::from(answer.solutions.as_number())),
-            );
-            match &answer.solution {
-                Some(board) => set(table, "solution", multi_line(board, &file.path)?),
-                None => {
-                    table.remove("solution");
-                }
-            }
-        }
-        set_listing(table, &stored.listing, &answer.listing);
-    }
-    Ok(doc.to_string())
-}
-
-/// Stores the listing keys of `cost`, touching only those that differ.
-fn set_listing(table: &mut Table, stored: &StoredListing, cost: &ListingCost) {
-    let count = |v: u64| Value::from(i64::try_from(v).unwrap_or(i64::MAX));
-    if stored.writes != Some(cost.writes) {
-        set(table, "listing_writes", count(cost.writes));
-    }
-    if stored.undos != Some(cost.undos) {
-        set(table, "listing_undos", count(cost.undos));
-    }
-    match (cost.capped, stored.capped) {
-        (true, Some(true)) | (false, None) => {}
-        (true, _) => set(table, "listing_capped", Value::from(true)),
-        (false, Some(_)) => {
-            table.remove("listing_capped");
-        }
-    }
-    if stored.suggested_time_limit_ms != Some(cost.suggested_time_limit_ms) {
-        set(
-            table,
-            "suggested_time_limit_ms",
-            count(cost.suggested_time_limit_ms),
-        );
-    }
-}
-
-/// Sets `key` to `value`, keeping the key's place and any comment beside
-/// the old value.
-fn set(table: &mut Table, key: &str, mut value: Value) {
-    match table.get_mut(key) {
-        Some(item) => {
-            if let Some(old) = item.as_value() {
-                *value.decor_mut() = old.decor().clone();
-            }
-            *item = Item::Value(value);
-        }
-        None => {
-            table.insert(key, Item::Value(value));
-        }
-    }
-}
-
-/// A board as a TOML multi-line string in the grid form.
-fn multi_line(board: &Board, path: &Path) -> anyhow::Result<Value> {
-    format!("\"\"\"\n{}\"\"\"", format_grid(board))
-        .parse::<Value>()
-        .with_context(|| format!("{}: internal error writing a solution", path.display()))
+        .map(|((answer, case), stored)| Fill {
+            answer,
+            rewrite_answers: difference(case, stored, answer).is_some(),
+            stored_listing: &stored.listing,
+        })
+        .collect();
+    fill_answers(&file.path, &file.text, &fills)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     const FILE: &str = r#"# My cases.
 [[case]]

@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: finding and reading the puzzle
-//! sets of the shared data folder, and checking a solution.
+//! sets of the repository's `data/` folder, and checking a solution.
 #![allow(dead_code)] // each test binary uses its own part of this module
 
 use std::path::PathBuf;
@@ -14,18 +14,18 @@ pub struct Puzzle {
     pub count: Option<u32>,
 }
 
-/// `GRADER_DATA`, or `shared/data` beside the workspace. Panics with what
+/// `GRADER_DATA`, or the repository's `data/` folder. Panics with what
 /// to do when the folder is missing: a data test must fail, not pass
 /// silently, when it cannot see its data.
 pub fn data_dir() -> PathBuf {
     let dir = match std::env::var_os("GRADER_DATA") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data"),
     };
     assert!(
         dir.is_dir(),
-        "the puzzle data folder {} is missing: put the shared data beside the workspace \
-         (../shared/data) or set GRADER_DATA to the folder holding 17_clue.txt etc.",
+        "the puzzle data folder {} is missing: restore the repository's data/ folder \
+         (`git checkout -- data`) or set GRADER_DATA to the folder holding 17_clue.txt etc.",
         dir.display()
     );
     dir

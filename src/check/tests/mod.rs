@@ -17,11 +17,11 @@ use students::{Bug, Student};
 const CAMPUS: &str = "1..4.41.2..3.32.";
 const NINE: &str =
     "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..";
-/// From /work/shared/data/unsolvable_tdoku_test.txt.
+/// From `data/unsolvable_tdoku_test.txt`.
 const UNSOLVABLE: &str =
     "1...5.2.9..7.......6.......2...........5.1..2....2.39.3.4.9...15...1...3...8...4.";
 
-/// The first puzzle of /work/shared/data/gen_25x25.txt.
+/// The first puzzle of `data/gen_25x25.txt`.
 const TWENTY_FIVE: &str = concat!(
     ".3FAP.BD.NE7..K..6I.G.5.2K.4.7.1.M..O...PFH3A8.BND...5OHA..FDJ..8.4KE.6M1.I",
     "6IC1M.52OL.PAFH.N.D.K.94.8DNBJ.9..4IM1C6OL.2.HPAF3562MLA.GF3H..DB4E9.J1C7IK",

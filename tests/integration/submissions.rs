@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::util::{grader, root};
+
 const CASES: &str = r#"
 [[case]]
 name = "campus-4x4"
@@ -78,15 +80,6 @@ puzzle = """
 """
 solutions = 0
 "#;
-
-/// The repository root.
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn grader() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-}
 
 /// What one fixture must get, from `expected.toml`.
 #[derive(Debug)]
@@ -630,8 +623,8 @@ fn check_main_run(run: &Run, expected: &BTreeMap<String, Expected>, problems: &m
 }
 
 /// The same check over the bundled `cases/` (about a minute and a half on
-/// two cores, hence ignored by default: `cargo test --test submissions --
-/// --ignored`).
+/// two cores, hence ignored by default: `cargo test --test integration
+/// submissions:: -- --ignored`).
 #[test]
 #[ignore = "slow: grades every fixture against the bundled cases"]
 fn fixtures_get_their_verdicts_on_the_bundled_cases() {

@@ -34,13 +34,7 @@ solution = """
 """
 "#;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn grader() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-}
+use crate::util::{grader, root};
 
 fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
@@ -362,4 +356,112 @@ fn walk_named(dir: &Path, prefix: &str, depth: usize) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Names and sources that once reached the compiler as options or ate its
+/// memory: each is contained, and ordinary POSIX C compiles.
+#[test]
+fn compiler_options_memory_and_dialect() {
+    let (dir, cases, subs) = workspace();
+    add_listing(&subs, "innocent.c");
+    let listing = fs::read_to_string(root().join("submissions/c-listing.c")).expect("read");
+    // `cc @x.c` would read options from the file `x.c`.
+    let marker = dir.path().join("wrapper-ran");
+    fs::write(subs.join("@x.c"), &listing).expect("write");
+    fs::write(
+        subs.join("x.c"),
+        format!("-wrapper /usr/bin/touch,{}\n", marker.display()),
+    )
+    .expect("write");
+    // POSIX C, which `-std=c11` used to refuse.
+    fs::write(
+        subs.join("posix.c"),
+        format!(
+            "#include <unistd.h>\n#include <sys/types.h>\nstatic pid_t unused_pid;\nstatic void nap(void) {{ (void)unused_pid; usleep(1); }}\n{listing}\nvoid (*keep_nap)(void) = nap;\n"
+        ),
+    )
+    .expect("write");
+    // A source that includes an endless file: the build's memory and time
+    // limits stop it.
+    fs::write(
+        subs.join("zero.c"),
+        format!("#include \"/dev/zero\"\n{listing}"),
+    )
+    .expect("write");
+    let (code, by_id, stderr) = grade(&subs, &cases, None);
+    assert_eq!(code, 1, "{stderr}");
+    let full = |id: &str| by_id[id].0 == by_id[id].1;
+    assert!(full("innocent"), "{by_id:?}");
+    assert!(full("@x"), "{by_id:?}");
+    assert!(full("posix"), "{by_id:?}");
+    assert_eq!(by_id["x"].0, 0, "{by_id:?}");
+    assert_eq!(by_id["zero"].0, 0, "{by_id:?}");
+    assert!(!marker.exists(), "the option file was read");
+}
+
+/// `grader check sol.c` with a bare file name, from the file's folder.
+#[test]
+fn check_with_a_bare_file_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        dir.path().join("sol.c"),
+    )
+    .expect("copy");
+    let out = grader()
+        .args(["check", "sol.c"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A Rust crate that reads the answers at compile time (`include_str!` of
+/// the case file, `#[path]` to a file outside the crate) does not build,
+/// and nothing of the file reaches the report; the neighbour is unharmed.
+#[test]
+fn rust_compile_time_reads_are_contained() {
+    let (dir, cases, subs) = workspace();
+    add_listing(&subs, "innocent.c");
+    let secret = dir.path().join("secret.rs");
+    fs::write(&secret, "pub const S: &str = \"TOP-SECRET-ANSWER-42\";\n").expect("write");
+    let trait_src =
+        fs::read_to_string(root().join("submissions/rust-trait/src/lib.rs")).expect("read");
+    let manifest = "[package]\nname = \"thief\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[lib]\ncrate-type = [\"cdylib\"]\n\n[dependencies]\nsudoku-lab = { path = \"../lab\" }\n";
+    for (name, head) in [
+        (
+            "include-str",
+            format!(
+                "pub const LEAK: &str = include_str!(\"{}\");\n",
+                cases.join("cases.toml").display()
+            ),
+        ),
+        (
+            "path-attr",
+            format!("#[path = \"{}\"]\nmod leak;\n", secret.display()),
+        ),
+    ] {
+        let krate = subs.join(name);
+        fs::create_dir_all(krate.join("src")).expect("mkdir");
+        fs::write(krate.join("Cargo.toml"), manifest).expect("write");
+        fs::write(krate.join("src/lib.rs"), format!("{head}{trait_src}")).expect("write");
+    }
+    let (code, by_id, stderr) = grade(&subs, &cases, None);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(by_id["innocent"].0, by_id["innocent"].1, "{by_id:?}");
+    for id in ["include-str", "path-attr"] {
+        let (score, _, message) = &by_id[id];
+        assert_eq!(*score, 0, "{id}: {message}");
+        assert!(
+            !message.contains("TOP-SECRET") && !message.contains("solution ="),
+            "{id} leaked: {message}"
+        );
+        assert!(message.contains("cargo build failed"), "{id}: {message}");
+    }
 }

@@ -599,7 +599,7 @@ fn a_library_that_cannot_be_loaded_is_an_error() {
 
 /// Per-test overhead, endless-loop cost and the grader's memory under a
 /// print flood. A measurement, not a check: run it alone, in release mode:
-/// `cargo test --release --test sandbox -- --ignored --nocapture measure`.
+/// `cargo test --release --test integration sandbox:: -- --ignored --nocapture measure`.
 #[test]
 #[ignore = "a benchmark: run alone with --ignored --nocapture"]
 fn measure_sandbox_costs() {

@@ -3,17 +3,17 @@
 //! being checked without cargo-fuzz: every file a fuzzer ever crashed on
 //! goes there as a regression.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod checks;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::util::root;
 
 /// The seed files of one target, sorted.
 fn seeds(target: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/seeds")
-        .join(target);
+    let dir = root().join("fuzz/seeds").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.expect("a readable folder entry").path())

@@ -2,35 +2,9 @@
 //! `grader solve` (boards, lists, errors) and `grader reference` (writing
 //! answers, `--check`, broken case files), each in a temp dir.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-/// Runs `grader ARGS` in `dir` with `stdin` piped in.
-fn grader(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start grader");
-    let mut input = child.stdin.take().expect("stdin");
-    input.write_all(stdin.as_bytes()).expect("write stdin");
-    drop(input);
-    child.wait_with_output().expect("run grader")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(name)
-}
+use crate::util::{self, data, root, run_with_stdin as grader, text};
 
 const CAMPUS_FILE: &str = r#"# Cases written by hand.
 [[case]]
@@ -115,7 +89,7 @@ fn solve_reports_bad_boards_with_line_and_column() {
 fn solve_count_matches_the_tdoku_counts() {
     let dir = tempfile::tempdir().unwrap();
     let source = std::fs::read_to_string(data("tdoku_test_puzzles_with_counts.txt"))
-        .expect("../shared/data/tdoku_test_puzzles_with_counts.txt");
+        .expect("data/tdoku_test_puzzles_with_counts.txt");
     let mut puzzles = String::new();
     let mut expected = String::new();
     for line in source.lines().filter(|l| !l.trim().is_empty()) {
@@ -267,7 +241,7 @@ fn solve_stops_quietly_when_stdout_closes() {
     use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
     let list = data("17_clue.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_grader"))
+    let mut child = util::grader()
         .args(["solve".as_ref(), list.as_os_str()])
         .current_dir(dir.path())
         .stdout(Stdio::piped())
@@ -290,14 +264,14 @@ fn solve_stops_quietly_when_stdout_closes() {
 /// Students run the binary: no hidden case may be readable out of it.
 #[test]
 fn hidden_cases_are_not_in_the_binary() {
-    let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+    let cases_dir = root().join("cases");
     let cases = grader::case::load(&[cases_dir]).expect("the bundled cases load");
     let hidden: Vec<_> = cases.cases.iter().filter(|c| c.hidden).collect();
     assert!(
         !hidden.is_empty(),
         "the bundled cases have hidden ones to check"
     );
-    let binary = std::fs::read(env!("CARGO_BIN_EXE_grader")).expect("read the grader binary");
+    let binary = std::fs::read(util::grader_exe()).expect("read the grader binary");
     let contains = |needle: &str| binary.windows(needle.len()).any(|w| w == needle.as_bytes());
     for case in hidden {
         assert!(

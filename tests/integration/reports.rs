@@ -18,9 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::util::{grader, root, text};
 
 /// A folder under `dir` holding copies of the named fixtures.
 fn submissions(dir: &Path, fixtures: &[&str]) -> PathBuf {
@@ -34,7 +32,7 @@ fn submissions(dir: &Path, fixtures: &[&str]) -> PathBuf {
 
 /// `grader grade SUBS --cases cases ARGS...`, run from the project root.
 fn grade(subs: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
+    grader()
         .current_dir(root())
         .arg("grade")
         .arg(subs)
@@ -42,10 +40,6 @@ fn grade(subs: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run grader")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn read(path: &Path) -> String {

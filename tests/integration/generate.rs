@@ -5,20 +5,9 @@
 //! arguments exit 2 with a message. Small boards only, to stay fast.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// Runs `grader ARGS` in `dir`.
-fn grader(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run grader")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{run_in as grader, text};
 
 /// Runs `grader ARGS` and insists on exit code `code`.
 fn expect(dir: &Path, args: &[&str], code: i32) -> Output {
