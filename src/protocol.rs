@@ -49,13 +49,86 @@ use crate::check::{Probe, Response};
 
 /// The grader's decoder of what a worker wrote to the protocol fd: the
 /// [`WorkerMessage`]s, and the first line that is not one (cut to 200 bytes).
-pub use crate::runner::process::decode_messages;
+pub use crate::runner::outcome::decode_messages;
 
 /// The file descriptor the worker writes [`WorkerMessage`]s to.
 pub const PROTOCOL_FD: i32 = 3;
 
 /// The largest [`WorkerInput`] a worker reads from stdin, in bytes.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The longest protocol line the grader keeps, in bytes (the worker's
+/// largest `done`, 20,000 `legal` answers, is about 120 kB). Longer lines
+/// are cut while reading, before any decoding: student code wrote them.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The most protocol bytes the grader keeps per test.
+pub const MAX_PROTOCOL_BYTES: usize = 16 << 20;
+
+/// What the grader keeps of a worker's fd 3 while reading it: whole lines
+/// of at most [`MAX_LINE_BYTES`], at most [`MAX_PROTOCOL_BYTES`] in all.
+/// Of a longer line nothing is kept (beyond what tells it apart), so no
+/// decoder ever sees it and memory stays bounded however much is written.
+#[derive(Debug, Default)]
+pub struct ProtocolLines {
+    kept: Vec<u8>,
+    /// Bytes of the line being read (kept or not).
+    line_len: u64,
+    /// Where the line being read starts in `kept`.
+    line_start: usize,
+    /// The longest line that was cut, if any.
+    overlong: Option<u64>,
+    /// The total cap was reached.
+    overflow: bool,
+}
+
+impl ProtocolLines {
+    /// An empty buffer.
+    pub fn new() -> ProtocolLines {
+        ProtocolLines::default()
+    }
+
+    /// Adds a chunk as read from the pipe.
+    pub fn push(&mut self, chunk: &[u8]) {
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            let ends_line = piece.last() == Some(&b'\n');
+            self.line_len += piece.len() as u64;
+            let over = self.line_len > MAX_LINE_BYTES as u64 + 1;
+            if over {
+                // Drop what was kept of this line; remember it was cut.
+                self.kept.truncate(self.line_start);
+                self.overlong = Some(self.overlong.unwrap_or(0).max(self.line_len));
+            } else if self.kept.len() + piece.len() <= MAX_PROTOCOL_BYTES {
+                self.kept.extend_from_slice(piece);
+            } else {
+                self.overflow = true;
+            }
+            if ends_line {
+                self.line_len = 0;
+                self.line_start = self.kept.len();
+            }
+        }
+    }
+
+    /// The kept bytes: whole lines, none longer than [`MAX_LINE_BYTES`].
+    pub fn bytes(&self) -> &[u8] {
+        &self.kept
+    }
+
+    /// The messages, and a note on the first line that was not one (a
+    /// line that was cut, garbage, or the total cap reached).
+    pub fn decode(&self) -> (Vec<WorkerMessage>, Option<String>) {
+        let (messages, garbage) = decode_messages(&self.kept);
+        let cut = self
+            .overlong
+            .map(crate::runner::outcome::overlong_line)
+            .or_else(|| {
+                self.overflow
+                    .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output"))
+            });
+        (messages, cut.or(garbage))
+    }
+}
 
 /// What the grader writes to a worker's stdin: the test, and the safeguards
 /// the grader found available on this machine.

@@ -79,6 +79,19 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// Whose failure a result is: decided where the failure is seen (the
+/// outcome classifier, the build step), never read back from a message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Blame {
+    /// The student's code or submission: the verdict counts for the score.
+    #[default]
+    Student,
+    /// The grader's own failure (no compiler, the worker could not start,
+    /// a safeguard could not be applied): never a score; the run exits 2.
+    Grader,
+}
+
 /// What one test came to: the verdict, why, and what the student's code
 /// printed.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +105,9 @@ pub struct Outcome {
     pub time_ms: Option<f64>,
     /// What the student's code printed (stdout then stderr), capped.
     pub output: String,
+    /// Whose failure it is ([`Blame::Student`] for every verdict the
+    /// student's code earned, including a pass).
+    pub blame: Blame,
 }
 
 impl Outcome {
@@ -102,6 +118,20 @@ impl Outcome {
             message: message.into(),
             time_ms: None,
             output: String::new(),
+            blame: Blame::Student,
         }
+    }
+
+    /// An `error` that is the grader's fault, not the student's.
+    pub fn grader_fault(message: impl Into<String>) -> Outcome {
+        Outcome {
+            blame: Blame::Grader,
+            ..Outcome::new(Verdict::Error, message)
+        }
+    }
+
+    /// Whether the grader, not the student, failed.
+    pub fn is_grader_fault(&self) -> bool {
+        self.blame == Blame::Grader
     }
 }

@@ -1,29 +1,40 @@
 //! Step 1 of a test, on the grader side: the [`Probe`] for one case and one
 //! function — the boards and the questions, never the expected answers.
 //!
-//! Besides the puzzle, `legal` and `find_empty` are asked about partly
-//! solved boards: the puzzle with a quarter, a half and three quarters of
-//! its empty cells filled from the reference solution, in a pseudo-random
-//! order seeded by the puzzle (so a case always gets the same probe). A case
-//! without a solution gets partial boards filled greedily with digits the
-//! rule allows. These boards put digits in every relation to an empty cell —
-//! in its row only, its column only, its box only — so a `legal` that skips
-//! a unit or looks at the wrong box gives a wrong answer somewhere; if they
-//! do not, more boards are drawn until they do (or a bound is reached).
-//! `find_empty` is also asked about a full board, which must get "none".
+//! **A probe never carries the answer.** A student's code sees every board
+//! it is asked about and can print it; a board cut from the case's
+//! solution would hand the hidden solution over. So the probe is a function
+//! of the puzzle alone — [`plan`] never reads the case's solution: besides
+//! the puzzle itself, `legal` and `find_empty` are asked about partly
+//! filled boards cut from *other* valid grids (the pattern grid moved by
+//! random Sudoku symmetries, seeded by the puzzle, and never one that fits
+//! the puzzle's givens, since that one could be the solution): a quarter,
+//! a half and three quarters of a grid's cells, in a pseudo-random order
+//! (so a case always gets the same probe). A digit such a board shares
+//! with the solution is chance, and the student can compute the same board
+//! from the puzzle.
+//!
+//! These boards put digits in every relation to an empty cell — in its row
+//! only, its column only, its box only — so a `legal` that skips a unit or
+//! looks at the wrong box gives a wrong answer somewhere; if they do not,
+//! boards from further grids are drawn until they do (or a bound is
+//! reached, and a hand-made board with all three is added). `find_empty`
+//! is also asked about the first such grid whole, which must get "none".
 
 use sudoku_lab::Board;
 
 use super::Probe;
 use super::rule::{Unit, clashes};
 use crate::case::Case;
+use crate::generate::grid::{pattern_grid, shuffle_grid};
+use crate::generate::rng::Rng;
 use crate::verdict::Function;
 
 /// The most `legal` questions one probe asks (a 25x25 case stays fast).
 pub const MAX_LEGAL_QUERIES: usize = 20_000;
 
-/// How many extra rounds of partial boards are drawn at most when the first
-/// ones miss a row-only, column-only or box-only clash.
+/// How many extra grids are cut into partial boards at most when the first
+/// one's boards miss a row-only, column-only or box-only clash.
 const EXTRA_ROUNDS: u64 = 2;
 
 /// The questions to ask for `function` on `case`.
@@ -41,7 +52,7 @@ pub fn plan(case: &Case, function: Function) -> Probe {
         }
         Function::FindEmpty => {
             let mut boards = question_boards(case);
-            push_new(&mut boards, full_board(case));
+            push_new(&mut boards, other_grid(&case.puzzle, 0));
             Probe::FindEmpty {
                 n,
                 boards: boards.into_iter().map(Board::into_cells).collect(),
@@ -54,19 +65,18 @@ pub fn plan(case: &Case, function: Function) -> Probe {
     }
 }
 
-/// The puzzle, then partly solved boards, distinct, until row-only,
-/// column-only and box-only clashes all occur among their empty cells.
+/// The puzzle, then partly filled boards cut from other grids, distinct,
+/// until row-only, column-only and box-only clashes all occur among their
+/// empty cells.
 fn question_boards(case: &Case) -> Vec<Board> {
-    let mut boards = vec![case.puzzle.clone()];
+    let puzzle = &case.puzzle;
+    let mut boards = vec![puzzle.clone()];
     let mut kinds = [false; 3];
-    add_clash_kinds(&mut kinds, &case.puzzle);
-    let seed = fnv1a(case.puzzle.cells());
+    add_clash_kinds(&mut kinds, puzzle);
     for round in 0..=EXTRA_ROUNDS {
-        let mut rng = SplitMix(seed ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        // The first round follows the solution; later ones fill greedily,
-        // which reaches boards no solution passes through.
-        let solution = if round == 0 { solution(case) } else { None };
-        for board in partial_boards(&case.puzzle, solution, &mut rng) {
+        let grid = other_grid(puzzle, round);
+        let mut rng = SplitMix(fnv1a(puzzle.cells()) ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        for board in partial_boards(&grid, &mut rng) {
             if !boards.contains(&board) {
                 add_clash_kinds(&mut kinds, &board);
                 boards.push(board);
@@ -76,15 +86,39 @@ fn question_boards(case: &Case) -> Vec<Board> {
             return boards;
         }
     }
-    push_new(&mut boards, clash_board(case.puzzle.n()));
+    push_new(&mut boards, clash_board(puzzle.n()));
     boards
 }
 
-/// The case's solution, if it has a usable one.
-fn solution(case: &Case) -> Option<&Board> {
-    case.solution
-        .as_ref()
-        .filter(|s| s.n() == case.puzzle.n() && s.is_full())
+/// Grid number `round` for `puzzle`: a complete, valid grid made from the
+/// puzzle's cells alone (the pattern grid moved by symmetries seeded by
+/// them), never one that keeps every given (for a puzzle with one
+/// solution, that grid would be the solution).
+fn other_grid(puzzle: &Board, round: u64) -> Board {
+    let n = puzzle.n();
+    // Apart from the partial boards' own order (another stream).
+    let seed = fnv1a(puzzle.cells()) ^ 0x6f74_6865_7267_7264;
+    let mut rng = Rng::for_item(seed, round);
+    let mut fallback = None;
+    for _ in 0..64 {
+        let grid = shuffle_grid(&pattern_grid(n), &mut rng);
+        if !keeps_givens(puzzle, &grid) {
+            return grid;
+        }
+        fallback.get_or_insert(grid);
+    }
+    // Every draw kept the givens (a puzzle with almost no givens): such a
+    // grid is one of very many solutions, no secret of this case.
+    fallback.unwrap_or_else(|| pattern_grid(n))
+}
+
+/// Whether `grid` holds every given of `puzzle`.
+fn keeps_givens(puzzle: &Board, grid: &Board) -> bool {
+    puzzle
+        .cells()
+        .iter()
+        .zip(grid.cells())
+        .all(|(&given, &cell)| given == 0 || given == cell)
 }
 
 /// A nearly empty board where the cell at the top-left of the second
@@ -99,56 +133,33 @@ fn clash_board(n: usize) -> Board {
     board
 }
 
-/// Three boards: the puzzle with 1/4, 1/2 and 3/4 of its empty cells filled,
-/// in a random order, from `solution` (or greedily without one).
-fn partial_boards(puzzle: &Board, solution: Option<&Board>, rng: &mut SplitMix) -> Vec<Board> {
-    let mut empties: Vec<(usize, usize)> = puzzle.empty_cells().collect();
-    rng.shuffle(&mut empties);
-    let total = empties.len();
-    let mut board = puzzle.clone();
-    let mut out = Vec::new();
+/// Three boards: `grid` with 1/4, 1/2 and 3/4 of its cells kept, the rest
+/// empty, the cells taken in a random order (the top-left one first).
+fn partial_boards(grid: &Board, rng: &mut SplitMix) -> Vec<Board> {
+    let side = grid.side();
+    let mut cells: Vec<(usize, usize)> = (0..side)
+        .flat_map(|r| (0..side).map(move |c| (r, c)))
+        .collect();
+    rng.shuffle(&mut cells);
+    // The top-left cell is always kept, so that the first empty cell in
+    // reading order is (almost always) not the first in column order: a
+    // column-major `find_empty` shows under the "first" policy.
+    if let Some(top_left) = cells.iter().position(|&cell| cell == (0, 0)) {
+        cells.swap(0, top_left);
+    }
+    let total = cells.len();
+    let mut board = Board::empty(grid.n()).expect("the box size of a valid case");
     let mut done = 0;
+    let mut out = Vec::new();
     for quarter in 1..=3 {
         let upto = total * quarter / 4;
-        for &(r, c) in &empties[done..upto] {
-            let v = match solution {
-                Some(s) => s.get(r, c),
-                None => greedy_digit(&board, r, c, rng),
-            };
-            board.set(r, c, v);
+        for &(r, c) in &cells[done..upto] {
+            board.set(r, c, grid.get(r, c));
         }
         done = upto;
         out.push(board.clone());
     }
     out
-}
-
-/// A digit the rule allows at `(r, c)`, tried in random order; 0 (leave it
-/// empty) if there is none.
-fn greedy_digit(board: &Board, r: usize, c: usize, rng: &mut SplitMix) -> u8 {
-    let mut digits: Vec<u8> = (1..=board.side() as u8).collect();
-    rng.shuffle(&mut digits);
-    digits
-        .into_iter()
-        .find(|&v| !board.conflicts(r, c, v))
-        .unwrap_or(0)
-}
-
-/// The solution if the case has one, else a full grid by the pattern
-/// `(r mod n)*n + r div n + c`, which is a valid Sudoku.
-fn full_board(case: &Case) -> Board {
-    let n = case.puzzle.n();
-    if let Some(s) = solution(case) {
-        return s.clone();
-    }
-    let side = n * n;
-    let mut board = case.puzzle.clone();
-    for r in 0..side {
-        for c in 0..side {
-            board.set(r, c, (((r % n) * n + r / n + c) % side + 1) as u8);
-        }
-    }
-    board
 }
 
 fn push_new(boards: &mut Vec<Board>, board: Board) {

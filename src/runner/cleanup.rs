@@ -40,7 +40,13 @@ pub fn install() {
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
-            clean_up();
+            // Grading threads may still be making a box or a group as the
+            // first sweep runs (nothing new is made once `stopping` is
+            // seen): sweep until nothing is left.
+            for _ in 0..10 {
+                clean_up();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
             std::process::exit(130);
         });
     });

@@ -15,10 +15,7 @@ use crate::runner::process::{self, SandboxEnv};
 use crate::runner::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuildContext};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Function, Outcome, Verdict};
-
-/// How a test's message starts when the grader, not the student, failed.
-const GRADER_FAULT: &str = "the grader could not run this test";
+use crate::verdict::{Blame, Function, Outcome, Verdict};
 
 /// Everything a grading run needs besides the submissions, checked before
 /// any student code runs.
@@ -90,7 +87,10 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     let mut sandbox = match SubmissionBox::open(&plan.sandbox) {
         Ok(sandbox) => sandbox,
         Err(err) => {
-            let message = format!("{GRADER_FAULT} (not your fault): the box cannot be made: {err}");
+            let message = format!(
+                "{} (not your fault): the box cannot be made: {err}",
+                process::GRADER_FAULT
+            );
             let mut report = not_run(submission, Some(kind), Status::BuildError, &message, plan);
             report.grader_fault = true;
             return report;
@@ -109,7 +109,7 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
                 &failure.to_string(),
                 plan,
             );
-            report.grader_fault = !failure.is_student_fault();
+            report.grader_fault = failure.blame() == Blame::Grader;
             return report;
         }
     };
@@ -118,12 +118,14 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
         _ => CodeKind::Library,
     };
     let mut tests = Vec::new();
+    let mut grader_fault = false;
     for case in &plan.cases.cases {
         for &function in &case.tests {
-            let (test, loaded) =
+            let (test, loaded, blame) =
                 run_test(&mut sandbox, code.path(), code_kind, case, function, plan);
-            let grader_fault = test.message.starts_with(GRADER_FAULT);
-            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !grader_fault {
+            let graders = blame == Blame::Grader;
+            grader_fault |= graders;
+            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !graders {
                 // The first test could not even load the code (a missing
                 // symbol, a constructor that crashes or never returns):
                 // nothing else can, so the rest are not run.
@@ -144,13 +146,14 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
         message: String::new(),
         score,
         max_score: max_score(&plan.cases),
-        grader_fault: tests.iter().any(|t| t.message.starts_with(GRADER_FAULT)),
+        grader_fault,
         tests,
     }
 }
 
 /// Runs and judges one test of one case in the submission's box; also says
-/// whether the worker got as far as loading the code.
+/// whether the worker got as far as loading the code, and whose failure the
+/// result is.
 pub fn run_test(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
@@ -158,7 +161,7 @@ pub fn run_test(
     case: &Case,
     function: Function,
     plan: &GradePlan,
-) -> (TestReport, bool) {
+) -> (TestReport, bool, Blame) {
     let probe = check::plan(case, function);
     let limits = Limits {
         time_limit_ms: plan.cases.time_limit_ms(case),
@@ -173,10 +176,9 @@ pub fn run_test(
     let mut board = None;
     let mut loaded = false;
     let outcome = match sandbox.run_test(&request) {
-        Err(err) => Outcome::new(
-            Verdict::Error,
-            format!("{GRADER_FAULT} (not your fault): {err}"),
-        ),
+        Err(err) => {
+            Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
+        }
         Ok(run) => {
             loaded = run.loaded();
             let output = run.output.clone();
@@ -203,6 +205,7 @@ pub fn run_test(
         }
     };
     let max_points = case.points;
+    let blame = outcome.blame;
     let test = TestReport {
         case: case.name.clone(),
         function,
@@ -221,7 +224,7 @@ pub fn run_test(
         hidden: case.hidden,
         description: case.description.clone(),
     };
-    (test, loaded)
+    (test, loaded, blame)
 }
 
 /// The report for a submission whose grading panicked (a grader bug).
@@ -330,7 +333,7 @@ mod tests {
         assert!(report.grader_fault, "{report:?}");
         assert_eq!(report.score, 0);
         assert!(
-            report.message.starts_with(GRADER_FAULT),
+            report.message.starts_with(process::GRADER_FAULT),
             "{}",
             report.message
         );

@@ -5,6 +5,7 @@ pub mod cgroup;
 #[cfg(unix)]
 pub mod cleanup;
 pub mod grade;
+pub mod outcome;
 pub mod process;
 #[cfg(target_os = "linux")]
 pub mod sandbox;

@@ -29,16 +29,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::cgroup::CgroupSlot;
-use super::process::{Capped, Kill, SandboxEnv, Status, TestRun, decode_messages, join_output};
+use super::process::{Capped, Kill, SandboxEnv, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
 use crate::protocol::{
-    BoxCommand, BoxEvent, BoxSetup, BuildJob, RunEnd, RunKill, WorkerInput, WorkerRequest,
+    BoxCommand, BoxEvent, BoxSetup, BuildJob, ProtocolLines, RunEnd, RunKill, WorkerInput,
+    WorkerRequest,
 };
-
-/// The most protocol bytes kept per test (the largest real answer is well
-/// under a megabyte; student code may write to fd 3 too).
-const MAX_PROTOCOL_BYTES: usize = 16 << 20;
 
 /// How long the grader waits beyond a run's own wall limit for the box to
 /// answer before it gives the box up (a grader fault).
@@ -310,10 +307,8 @@ impl<'env> SubmissionBox<'env> {
             .slot
             .as_ref()
             .is_some_and(|s| s.oom_kills() > oom_before);
-        let (messages, garbage) = decode_messages(&sink.protocol);
-        let garbage = garbage.or(sink
-            .protocol_overflow
-            .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output")));
+        // Lines over the cap were cut while reading: nothing decodes them.
+        let (messages, garbage) = sink.protocol.decode();
         let status = match (
             unix::exit_code(end.wait_status),
             unix::term_signal(end.wait_status),
@@ -496,8 +491,7 @@ fn read_into(file: &mut File, buf: &mut [u8], mut push: impl FnMut(&[u8])) -> bo
 struct Sink {
     stdout: Capped,
     stderr: Capped,
-    protocol: Vec<u8>,
-    protocol_overflow: bool,
+    protocol: ProtocolLines,
 }
 
 impl Sink {
@@ -505,8 +499,7 @@ impl Sink {
         Sink {
             stdout: Capped::new(stdout_cap),
             stderr: Capped::new(stderr_cap),
-            protocol: Vec::new(),
-            protocol_overflow: false,
+            protocol: ProtocolLines::new(),
         }
     }
 
@@ -515,11 +508,7 @@ impl Sink {
     }
 
     fn protocol(&mut self, bytes: &[u8]) {
-        if self.protocol.len() + bytes.len() <= MAX_PROTOCOL_BYTES {
-            self.protocol.extend_from_slice(bytes);
-        } else {
-            self.protocol_overflow = true;
-        }
+        self.protocol.push(bytes);
     }
 }
 

@@ -285,6 +285,10 @@ impl SandboxEnv {
 
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.
     pub(crate) fn take_slot(&self) -> std::io::Result<Option<CgroupSlot>> {
+        #[cfg(unix)]
+        if super::cleanup::stopping() {
+            return Err(std::io::Error::other("the grader is stopping"));
+        }
         let Some(parents) = &self.cgroups else {
             return Ok(None);
         };

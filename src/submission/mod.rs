@@ -3,3 +3,5 @@
 //! ([`build`]).
 pub mod build;
 pub mod discover;
+pub mod manifest;
+pub mod scan;

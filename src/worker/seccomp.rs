@@ -11,7 +11,13 @@
 //!    are allowed, processes are not); `tgkill` only aimed at another
 //!    process; `prctl` only for the parent-death signal, the tracer and
 //!    dumpability; `setpgid`/`setsid` always (leaving the process group
-//!    would dodge the grader's group kill).
+//!    would dodge the grader's group kill). Metadata writes (`chmod`,
+//!    `chown`, `utimensat`, xattrs and their relatives) always: they would
+//!    leave state for the next test. Calls aimed at other processes:
+//!    `prlimit64` and `sched_set*` unless their pid is 0 (this process),
+//!    `setpriority` unless it is `PRIO_PROCESS` with who 0, `fcntl` with
+//!    `F_SETOWN`/`F_SETOWN_EX` (SIGIO at another process), and
+//!    `process_vm_*`, `kcmp`, `pidfd_*` always.
 //! 2. **E**: `clone3` fails with ENOSYS (its flags live in memory that a
 //!    filter cannot read), so glibc falls back to `clone`, which K checks.
 //! 3. **A, the allow list** (installed after loading, before the first
@@ -91,18 +97,68 @@ const KILL_COMMON: &[(i64, &str)] = syscalls![
     SYS_msgget,
     SYS_semget,
     SYS_mq_open,
+    // Metadata writes: state that would outlive a test (a library made
+    // world-writable, times or attributes as a message to the next test).
+    SYS_fchmod,
+    SYS_fchmodat,
+    SYS_fchmodat2,
+    SYS_fchown,
+    SYS_fchownat,
+    SYS_utimensat,
+    SYS_setxattr,
+    SYS_lsetxattr,
+    SYS_fsetxattr,
+    SYS_removexattr,
+    SYS_lremovexattr,
+    SYS_fremovexattr,
 ];
 
 /// The kill list entries that exist only on x86_64.
 #[cfg(target_arch = "x86_64")]
-const KILL_ARCH: &[(i64, &str)] = syscalls![SYS_fork, SYS_vfork];
+const KILL_ARCH: &[(i64, &str)] = syscalls![
+    SYS_fork,
+    SYS_vfork,
+    SYS_chmod,
+    SYS_chown,
+    SYS_lchown,
+    SYS_utime,
+    SYS_utimes,
+    SYS_futimesat,
+];
 /// The kill list entries that exist only on this architecture.
 #[cfg(not(target_arch = "x86_64"))]
 const KILL_ARCH: &[(i64, &str)] = &[];
 
-/// `clone` and `tgkill`: trapped only for some arguments (see the module
-/// doc), named here for messages.
-const KILL_CONDITIONAL: &[(i64, &str)] = syscalls![SYS_clone, SYS_tgkill, SYS_clone3, SYS_prctl];
+/// Trapped only for some arguments (see the module doc), named here for
+/// messages.
+const KILL_CONDITIONAL: &[(i64, &str)] = syscalls![
+    SYS_clone,
+    SYS_tgkill,
+    SYS_clone3,
+    SYS_prctl,
+    SYS_prlimit64,
+    SYS_setpriority,
+    SYS_sched_setaffinity,
+    SYS_sched_setscheduler,
+    SYS_sched_setparam,
+    SYS_sched_setattr,
+    SYS_fcntl,
+];
+
+/// `fcntl`'s `F_SETOWN_EX` (15 on every Linux architecture; the `libc`
+/// crate does not name it).
+const F_SETOWN_EX: i32 = 15;
+
+/// Calls aimed at a process by their first argument, trapped unless it is
+/// 0 (this process): `prlimit64` on a neighbour turned its tests into load
+/// errors, and the scheduler calls could starve it.
+const KILL_UNLESS_SELF: &[i64] = &[
+    libc::SYS_prlimit64,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setattr,
+];
 
 /// The allow list on every architecture (besides `prlimit64` and `fcntl`,
 /// which carry conditions).
@@ -162,7 +218,7 @@ const ALLOW_ARCH: &[(i64, &str)] = syscalls![SYS_time, SYS_arch_prctl];
 const ALLOW_ARCH: &[(i64, &str)] = &[];
 
 /// Other calls the grader can name when a student's code is refused one.
-const OTHER_NAMES: &[(i64, &str)] = syscalls![SYS_openat, SYS_prlimit64, SYS_fcntl, SYS_ioctl];
+const OTHER_NAMES: &[(i64, &str)] = syscalls![SYS_openat, SYS_ioctl];
 
 /// The name of system call `number` on this architecture, if it is one the
 /// filters mention.
@@ -209,8 +265,11 @@ fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition
 }
 
 /// Filter K: trap the kill list, `clone` without `CLONE_THREAD`, `tgkill`
-/// aimed at a process other than `own_pid`, and `prctl` changing the
-/// parent-death signal, the tracer or dumpability.
+/// aimed at a process other than `own_pid`, `prctl` changing the
+/// parent-death signal, the tracer or dumpability, `prlimit64` and the
+/// `sched_set*` calls on a pid other than 0, `setpriority` on anything but
+/// this process, and `fcntl` aiming `SIGIO` at a process (`F_SETOWN`,
+/// `F_SETOWN_EX`).
 pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KILL_COMMON
         .iter()
@@ -252,6 +311,38 @@ pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
             )?])?)
         })
         .collect::<Result<_, FilterError>>()?,
+    );
+    for &call in KILL_UNLESS_SELF {
+        rules.insert(
+            call,
+            vec![SeccompRule::new(vec![condition(0, SeccompCmpOp::Ne, 0)?])?],
+        );
+    }
+    // setpriority(which, who, prio): PRIO_USER with who = 0 is every
+    // process of this uid, the neighbours' workers included.
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![
+            SeccompRule::new(vec![condition(
+                0,
+                SeccompCmpOp::Ne,
+                libc::PRIO_PROCESS as u64,
+            )?])?,
+            SeccompRule::new(vec![condition(1, SeccompCmpOp::Ne, 0)?])?,
+        ],
+    );
+    rules.insert(
+        libc::SYS_fcntl,
+        [libc::F_SETOWN, F_SETOWN_EX]
+            .into_iter()
+            .map(|cmd| {
+                Ok(SeccompRule::new(vec![condition(
+                    1,
+                    SeccompCmpOp::Eq,
+                    cmd as u64,
+                )?])?)
+            })
+            .collect::<Result<_, FilterError>>()?,
     );
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
     Ok(filter.try_into()?)
@@ -348,6 +439,22 @@ mod tests {
         assert_eq!(syscall_name(libc::SYS_openat), Some("openat"));
         assert_eq!(syscall_name(-5), None);
         assert_eq!(syscall_name(100_000), None);
+    }
+
+    #[test]
+    fn metadata_and_neighbour_calls_are_named() {
+        for (call, name) in [
+            (libc::SYS_fchmodat, "fchmodat"),
+            (libc::SYS_utimensat, "utimensat"),
+            (libc::SYS_fsetxattr, "fsetxattr"),
+            (libc::SYS_prlimit64, "prlimit64"),
+            (libc::SYS_setpriority, "setpriority"),
+            (libc::SYS_sched_setaffinity, "sched_setaffinity"),
+            (libc::SYS_kcmp, "kcmp"),
+            (libc::SYS_pidfd_open, "pidfd_open"),
+        ] {
+            assert_eq!(syscall_name(call), Some(name));
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! one place for the shared helpers in `util.rs`). Each module was once its
 //! own binary and keeps its name:
 //!
+//! - `attacks`: one fixture per attack class (`attacks/`) beside innocent
+//!   neighbours;
 //! - `boxes`: the box around each submission: compile-time attacks, two
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
@@ -15,6 +17,7 @@
 
 mod util;
 
+mod attacks;
 mod boxes;
 mod cases_cli;
 mod fuzz_seeds;

@@ -693,3 +693,89 @@ fn a_25x25_case_is_bounded_and_judged() {
     ));
     assert_eq!(f.check, "solve.in_place");
 }
+
+/// Every bundled case, hidden ones included (they are never built in, so
+/// they are read from the source tree's `cases/`).
+fn bundled_cases() -> Vec<Case> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases");
+    crate::case::load(&[dir])
+        .expect("the bundled cases load")
+        .cases
+}
+
+/// The boards of the `legal` and `find_empty` probes of `case`.
+fn probe_boards(case: &Case) -> Vec<Vec<u8>> {
+    let mut all = Vec::new();
+    for function in [Function::Legal, Function::FindEmpty] {
+        match plan(case, function) {
+            Probe::Legal { boards, .. } | Probe::FindEmpty { boards, .. } => all.extend(boards),
+            Probe::Solve { .. } => unreachable!(),
+        }
+    }
+    all
+}
+
+#[test]
+fn probes_are_made_from_the_puzzle_alone() {
+    // Whatever the case's solution is, or whether it has one at all, the
+    // questions are the same: a student printing every probe learns
+    // nothing the puzzle does not already say.
+    for case in bundled_cases()
+        .into_iter()
+        .chain([campus(), nine(), unsolvable()])
+    {
+        let mut blind = case.clone();
+        blind.solution = None;
+        blind.solutions = None;
+        let mut lied_to = case.clone();
+        lied_to.solution = Some(crate::generate::grid::pattern_grid(case.puzzle.n()));
+        for function in Function::ALL {
+            let probe = plan(&case, function);
+            assert_eq!(probe, plan(&blind, function), "{} {function}", case.name);
+            assert_eq!(probe, plan(&lied_to, function), "{} {function}", case.name);
+        }
+    }
+}
+
+#[test]
+fn no_probe_board_agrees_with_the_solution_beyond_chance() {
+    let mut checked = 0;
+    for case in bundled_cases().into_iter().chain([campus(), nine()]) {
+        let Some(solution) = case.solution.as_ref().filter(|s| s.is_full()) else {
+            continue;
+        };
+        let side = solution.side();
+        let givens = case.puzzle.cells().iter().filter(|&&v| v != 0).count();
+        for board in probe_boards(&case) {
+            if board == case.puzzle.cells() {
+                continue;
+            }
+            // Cells where the board shows the solution's digit but the
+            // puzzle does not: what a printed probe would leak. A board cut
+            // from another grid shares about one cell in `side` with it by
+            // chance; one cut from the solution shares every filled cell.
+            let filled = board.iter().filter(|&&v| v != 0).count();
+            let leaked = board
+                .iter()
+                .zip(solution.cells())
+                .zip(case.puzzle.cells())
+                .filter(|&((&shown, &answer), &given)| shown != 0 && shown == answer && given == 0)
+                .count();
+            let chance = filled / side;
+            assert!(
+                leaked <= 2 * chance + side.min(8) && leaked <= givens.max(side) + side,
+                "{}: a probe board shows {leaked} of the solution's hidden cells ({filled} filled, {givens} givens)",
+                case.name
+            );
+            checked += 1;
+        }
+        // The full find_empty board is not the solution.
+        let Probe::FindEmpty { boards, .. } = plan(&case, Function::FindEmpty) else {
+            unreachable!()
+        };
+        let full = boards.last().expect("a full board");
+        assert!(!full.contains(&0), "{}", case.name);
+        assert_ne!(full.as_slice(), solution.cells(), "{}", case.name);
+    }
+    assert!(checked > 30, "only {checked} boards checked");
+}

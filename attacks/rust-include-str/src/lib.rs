@@ -1,0 +1,48 @@
+//! rust-include-str: `include_str!` of an absolute path: rustc reads the file at compile
+//! time and the library can print it.
+//! Expected: refused before building (build_error naming the line).
+
+use sudoku_lab::{Board, Sudoku};
+
+/// The listing: first empty cell in reading order, digits in order, clear
+/// on failure.
+pub struct Listing;
+
+impl Sudoku for Listing {
+    fn legal(&self, board: &Board, r: usize, c: usize, v: u8) -> bool {
+        let side = board.side();
+        if (0..side).any(|i| board.get(r, i) == v || board.get(i, c) == v) {
+            return false;
+        }
+        let (br, bc) = board.box_origin(r, c);
+        (br..br + board.n()).all(|i| (bc..bc + board.n()).all(|j| board.get(i, j) != v))
+    }
+
+    fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
+        let side = board.side();
+        (0..side)
+            .flat_map(|i| (0..side).map(move |j| (i, j)))
+            .find(|&(i, j)| board.get(i, j) == 0)
+    }
+
+    fn solve(&self, board: &mut Board) -> bool {
+        let Some((r, c)) = self.find_empty(board) else {
+            return true;
+        };
+        for v in 1..=board.side() as u8 {
+            if self.legal(board, r, c, v) {
+                board.set(r, c, v);
+                if self.solve(board) {
+                    return true;
+                }
+                board.set(r, c, 0);
+            }
+        }
+        false
+    }
+}
+
+sudoku_lab::export_c_abi!(Listing);
+
+/// The stolen text.
+pub static STOLEN: &str = include_str!("/etc/shadow");

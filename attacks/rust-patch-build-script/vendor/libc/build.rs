@@ -1,0 +1,3 @@
+fn main() {
+    let _ = std::fs::write("/tmp/grader-fixture-escaped-patch-build-script", "ran");
+}

@@ -1,0 +1,1 @@
+-wrapper /bin/sh,-c,touch${IFS}/tmp/grader-fixture-escaped-wrapper

@@ -1,0 +1,930 @@
+//! How a test ended, decided from what the grader observed: the pure
+//! classifier [`outcome`] from a [`TestRun`] (exit status or signal, the
+//! grader's own kill reason, the OOM counter, the CPU and wall time the
+//! grader measured, the decoded protocol messages) to a verdict, with the
+//! messages it words, and [`decode_messages`], the defensive decoder of
+//! what a worker wrote on fd 3.
+//!
+//! Nothing a worker writes after `loading` is trusted further than student
+//! code could forge it: see [`outcome`]. Every rule has a row in the table
+//! test at the bottom.
+
+use crate::check::Response;
+use crate::protocol::{Limits, MAX_LINE_BYTES, WorkerMessage};
+use crate::verdict::{Outcome, Verdict};
+
+/// How the message of a test starts when the grader, not the student,
+/// failed (for people; the type that says so is [`crate::verdict::Blame`]).
+pub const GRADER_FAULT: &str = "the grader could not run this test";
+
+/// How a worker process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signaled(i32),
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Status::Exited(code) => write!(f, "exit status {code}"),
+            Status::Signaled(signal) => write!(f, "signal {}", signal_name(signal)),
+        }
+    }
+}
+
+/// Why the grader killed a worker before it ended by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kill {
+    /// Its CPU time reached the limit.
+    Cpu,
+    /// The wall-clock deadline passed (sleeping, blocked, or a busy
+    /// machine).
+    Wall,
+}
+
+/// Everything the grader saw of one worker process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRun {
+    /// The protocol messages, in order (possibly forged by student code
+    /// that wrote to fd 3: [`outcome`] trusts them only together with the
+    /// wait status).
+    pub messages: Vec<WorkerMessage>,
+    /// The first protocol line that was not a message, truncated.
+    pub garbage: Option<String>,
+    /// How the process ended.
+    pub status: Status,
+    /// The grader killed it for time: [`TestRun::killed`] says why.
+    pub timed_out: bool,
+    /// Why the grader killed it, if it did.
+    pub killed: Option<Kill>,
+    /// The memory cgroup's OOM killer struck during this test.
+    pub oom_killed: bool,
+    /// CPU time used (user + system, all threads), in milliseconds.
+    pub cpu_ms: u64,
+    /// Wall-clock time from spawn to reaping, in milliseconds.
+    pub wall_ms: u64,
+    /// Peak resident set, in KiB.
+    pub max_rss_kb: u64,
+    /// What the student's code printed: stdout then stderr, each capped,
+    /// with a `[... N bytes dropped ...]` note where output was cut.
+    pub output: String,
+    /// Bytes of output dropped by the cap.
+    pub output_dropped: u64,
+    /// The worker's pid (also its process group id); gone by now.
+    pub pid: u32,
+}
+
+impl TestRun {
+    /// The messages written before the first `loading`: only the worker
+    /// runs then, so only these can be trusted to come from it.
+    pub fn worker_messages(&self) -> impl Iterator<Item = &WorkerMessage> {
+        self.messages
+            .iter()
+            .take_while(|m| !matches!(m, WorkerMessage::Loading))
+    }
+
+    /// Whether the worker reported that the code was loaded.
+    pub fn loaded(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, WorkerMessage::Loaded))
+    }
+
+    /// Whether student code ran at all: the worker reported that its
+    /// sandbox was in place and loading began.
+    pub fn student_code_ran(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
+    }
+
+    /// The sandbox notes the worker sent (a safeguard only partly applied),
+    /// before student code ran (later ones could be forged).
+    pub fn sandbox_notes(&self) -> Vec<&str> {
+        self.worker_messages()
+            .filter_map(|m| match m {
+                WorkerMessage::SandboxNote { message } => Some(message.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Decides what a finished worker means: `Ok` with the answers and the
+/// test's time when it returned normally (then the caller judges the
+/// answers), or the `Err` [`Outcome`] that ends the test (timeout, memory,
+/// crash, forbidden, error — an error with [`Blame::Grader`](crate::verdict::Blame::Grader) when the grader
+/// failed). `output` is left empty for the caller.
+///
+/// A pure function of what the grader observed. What the worker wrote is
+/// trusted only as far as student code could not have written it: the
+/// messages before the first `loading` come from the worker alone (so a
+/// `worker_failed` counts only there); after it, fd 3 is student text too,
+/// so a `done` counts only with a clean exit and the time is never taken
+/// from it: the time is the CPU time the grader measured for the process.
+pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcome> {
+    let fail = |verdict, message: String| Err(Outcome::new(verdict, message));
+    let loaded = run.loaded();
+    for message in run.worker_messages() {
+        if let WorkerMessage::WorkerFailed { message } = message {
+            return Err(Outcome::grader_fault(format!(
+                "{GRADER_FAULT} (not your fault): {}",
+                truncate(message, 2000)
+            )));
+        }
+    }
+    if let Some(message) = run.messages.iter().find_map(|m| match m {
+        WorkerMessage::LoadError { message } if !loaded => Some(message),
+        _ => None,
+    }) {
+        return fail(Verdict::Error, truncate(message, 2000).to_string());
+    }
+    if !run.student_code_ran() {
+        let mut message = format!(
+            "{GRADER_FAULT} (not your fault): its worker process ended with {} before loading your code",
+            if run.timed_out {
+                "a timeout".to_string()
+            } else {
+                run.status.to_string()
+            }
+        );
+        if let Some(line) = run.output.lines().find(|l| !l.trim().is_empty()) {
+            message.push_str(&format!(": {}", truncate(line.trim(), 300)));
+        }
+        return Err(Outcome::grader_fault(message));
+    }
+    if run.status == Status::Exited(0) && !run.timed_out {
+        let mut dones = run.messages.iter().filter_map(|m| match m {
+            WorkerMessage::Done { response, .. } => Some(response),
+            _ => None,
+        });
+        match (dones.next(), dones.next()) {
+            (Some(response), None) => return Ok((response.clone(), run.cpu_ms as f64)),
+            (Some(_), Some(_)) => {
+                return fail(
+                    Verdict::Wrong,
+                    "wrote to the grader's protocol fd 3 (more than one `done` line): a solver must not write to fd 3".to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+    if let Some(syscall) = run.messages.iter().find_map(|m| match m {
+        WorkerMessage::Forbidden { syscall } => Some(*syscall),
+        _ => None,
+    }) {
+        return fail(Verdict::Forbidden, forbidden_message(Some(syscall), loaded));
+    }
+    // SIGSYS: a filter killed outright, or the worker's handler could not
+    // report (student code closed fd 3) and exited with its own status.
+    #[cfg(unix)]
+    let handler_exit = run.status == Status::Exited(crate::worker::FORBIDDEN_EXIT);
+    #[cfg(not(unix))]
+    let handler_exit = false;
+    if run.status == Status::Signaled(libc_signal::SIGSYS) || handler_exit {
+        return fail(Verdict::Forbidden, forbidden_message(None, loaded));
+    }
+    let limit_ms = limits.time_limit_ms;
+    if run.timed_out || run.status == Status::Signaled(libc_signal::SIGXCPU) {
+        if !loaded {
+            return fail(
+                Verdict::Timeout,
+                format!(
+                    "the library did not finish loading within the time limit of {limit_ms} ms (a load-time constructor that never returns?)"
+                ),
+            );
+        }
+        return fail(Verdict::Timeout, timeout_message(run, limit_ms));
+    }
+    if run.oom_killed {
+        return fail(
+            Verdict::Memory,
+            format!(
+                "used more than the memory limit of {} MiB",
+                limits.memory_limit_mb
+            ),
+        );
+    }
+    if run.status == Status::Signaled(libc_signal::SIGKILL) && run.cpu_ms >= limit_ms {
+        return fail(Verdict::Timeout, timeout_message(run, limit_ms));
+    }
+    let during = if loaded {
+        ""
+    } else {
+        " while loading (in a load-time constructor)"
+    };
+    match run.status {
+        Status::Signaled(libc_signal::SIGABRT) => {
+            let output = &run.output;
+            if output.contains("memory allocation of") {
+                return fail(
+                    Verdict::Memory,
+                    format!(
+                        "ran out of memory{during} (limit {} MiB): {}",
+                        limits.memory_limit_mb,
+                        first_line_with(output, "memory allocation of")
+                    ),
+                );
+            }
+            if output.contains("has overflowed its stack") {
+                return fail(
+                    Verdict::Crash,
+                    format!("stack overflow{during} (recursion too deep?), ended by SIGABRT"),
+                );
+            }
+            if output.contains("panicked at") {
+                return fail(
+                    Verdict::Crash,
+                    format!("panic{during}: {}", panic_summary(output)),
+                );
+            }
+            fail(Verdict::Crash, format!("aborted{during} (SIGABRT)"))
+        }
+        Status::Signaled(signal) => fail(
+            Verdict::Crash,
+            format!("crashed{during} with {}", signal_description(signal)),
+        ),
+        Status::Exited(code) if !loaded => fail(
+            Verdict::Crash,
+            format!(
+                "the library ended the process with exit status {code} while loading (a load-time constructor that calls exit?)"
+            ),
+        ),
+        Status::Exited(code) => {
+            let mut message = format!(
+                "exited with status {code} before returning (exit() called in student code?)"
+            );
+            if let Some(garbage) = &run.garbage {
+                message.push_str(&format!(
+                    "; it also wrote to the grader's fd 3: {garbage:?}"
+                ));
+            }
+            fail(Verdict::Crash, message)
+        }
+    }
+}
+
+/// The message of a timeout verdict.
+fn timeout_message(run: &TestRun, limit_ms: u64) -> String {
+    if run.killed == Some(Kill::Wall) && run.cpu_ms < limit_ms {
+        format!(
+            "did not finish within {} ms of wall-clock time, having used {} ms of CPU (sleeping, waiting, or a very busy machine?)",
+            run.wall_ms, run.cpu_ms
+        )
+    } else {
+        format!(
+            "used more than the time limit of {limit_ms} ms of CPU time (an endless loop, or too slow?)"
+        )
+    }
+}
+
+/// The message of a forbidden verdict.
+fn forbidden_message(syscall: Option<i64>, loaded: bool) -> String {
+    let call = match syscall {
+        Some(number) => format!("`{}`", syscall_name(number)),
+        None => "a system call".to_string(),
+    };
+    let when = if loaded {
+        ""
+    } else {
+        " while loading (in a load-time constructor)"
+    };
+    let what = syscall
+        .and_then(syscall_purpose)
+        .map(|p| format!(" ({p})"))
+        .unwrap_or_default();
+    format!(
+        "the sandbox refused {call}{what}{when}: a solver needs no processes, network, signals or files"
+    )
+}
+
+/// The name of a system call number (`syscall N` for one the grader does
+/// not know).
+pub fn syscall_name(number: i64) -> String {
+    #[cfg(target_os = "linux")]
+    if let Some(name) = crate::worker::seccomp::syscall_name(number) {
+        return name.to_string();
+    }
+    format!("syscall {number}")
+}
+
+/// What a forbidden call was for, in words.
+fn syscall_purpose(number: i64) -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    {
+        let name = crate::worker::seccomp::syscall_name(number)?;
+        Some(match name {
+            "fork" | "vfork" | "clone" | "clone3" => "creating a process",
+            "execve" | "execveat" => "running a program",
+            "socket" | "socketpair" | "connect" | "bind" | "listen" | "accept" | "accept4" => {
+                "networking"
+            }
+            "kill" | "tkill" | "tgkill" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo"
+            | "pidfd_send_signal" => "signalling another process",
+            "ptrace" | "process_vm_readv" | "process_vm_writev" | "kcmp" | "pidfd_open"
+            | "pidfd_getfd" => "inspecting another process",
+            "prlimit64" | "setpriority" | "sched_setaffinity" | "sched_setscheduler"
+            | "sched_setparam" | "sched_setattr" | "fcntl" => "changing another process",
+            "chmod" | "fchmod" | "fchmodat" | "fchmodat2" | "chown" | "fchown" | "lchown"
+            | "fchownat" | "utime" | "utimes" | "utimensat" | "futimesat" | "setxattr"
+            | "lsetxattr" | "fsetxattr" | "removexattr" | "lremovexattr" | "fremovexattr" => {
+                "changing a file's metadata"
+            }
+            _ => return None,
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = number;
+        None
+    }
+}
+
+/// Signal numbers used in verdicts (the same on every Linux architecture
+/// the grader supports, and on the BSDs for these).
+mod libc_signal {
+    pub const SIGABRT: i32 = 6;
+    pub const SIGKILL: i32 = 9;
+    pub const SIGXCPU: i32 = 24;
+    #[cfg(target_os = "linux")]
+    pub const SIGSYS: i32 = 31;
+    #[cfg(not(target_os = "linux"))]
+    pub const SIGSYS: i32 = 12;
+}
+
+/// The conventional name of a signal (`SIGSEGV`), or `signal N`.
+pub fn signal_name(signal: i32) -> String {
+    #[cfg(unix)]
+    {
+        let name = match signal {
+            libc::SIGHUP => "SIGHUP",
+            libc::SIGINT => "SIGINT",
+            libc::SIGQUIT => "SIGQUIT",
+            libc::SIGILL => "SIGILL",
+            libc::SIGTRAP => "SIGTRAP",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGKILL => "SIGKILL",
+            libc::SIGUSR1 => "SIGUSR1",
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGUSR2 => "SIGUSR2",
+            libc::SIGPIPE => "SIGPIPE",
+            libc::SIGALRM => "SIGALRM",
+            libc::SIGTERM => "SIGTERM",
+            libc::SIGCHLD => "SIGCHLD",
+            libc::SIGXCPU => "SIGXCPU",
+            libc::SIGXFSZ => "SIGXFSZ",
+            libc::SIGVTALRM => "SIGVTALRM",
+            libc::SIGPROF => "SIGPROF",
+            libc::SIGSYS => "SIGSYS",
+            _ => return format!("signal {signal}"),
+        };
+        name.to_string()
+    }
+    #[cfg(not(unix))]
+    {
+        format!("signal {signal}")
+    }
+}
+
+/// A signal's name with what it usually means.
+fn signal_description(signal: i32) -> String {
+    let name = signal_name(signal);
+    let meaning = match name.as_str() {
+        "SIGSEGV" => {
+            "an invalid memory access: a null or dangling pointer, an index off the board, or a stack overflow from recursion too deep or frames too large"
+        }
+        "SIGBUS" => "an invalid memory access",
+        "SIGFPE" => "an arithmetic error, such as a division by zero",
+        "SIGILL" => "an illegal instruction (undefined behaviour, or `__builtin_trap`)",
+        "SIGTRAP" => "a trap instruction",
+        "SIGKILL" => "killed from outside",
+        "SIGXFSZ" => "wrote to a file",
+        _ => "",
+    };
+    if meaning.is_empty() {
+        name
+    } else {
+        format!("{name} ({meaning})")
+    }
+}
+
+/// The first line of `text` containing `needle`, trimmed and capped.
+fn first_line_with<'a>(text: &'a str, needle: &str) -> &'a str {
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or("")
+        .trim();
+    truncate(line, 200)
+}
+
+/// "panicked at src/lib.rs:7:37: index out of bounds…" from a Rust panic
+/// report: the location and the first line of the message.
+fn panic_summary(output: &str) -> String {
+    let mut lines = output.lines();
+    let Some(at) = lines.find(|l| l.contains("panicked at")) else {
+        return String::new();
+    };
+    let location = at
+        .split("panicked at")
+        .nth(1)
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(':');
+    let message = lines.next().unwrap_or("").trim();
+    truncate(&format!("{message} (at {location})"), 300).to_string()
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary.
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Splits protocol bytes into messages and the first garbage line (cut to
+/// 200 bytes). A line longer than [`MAX_LINE_BYTES`] is never handed to the
+/// JSON decoder: it is garbage (student code wrote it; the worker's own
+/// lines are far shorter), and so is a line that is not a message.
+pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
+    let mut messages = Vec::new();
+    let mut garbage = None;
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            garbage.get_or_insert_with(|| overlong_line(line.len() as u64));
+            continue;
+        }
+        match serde_json::from_slice::<WorkerMessage>(line) {
+            Ok(message) => messages.push(message),
+            Err(_) if garbage.is_none() => {
+                let text = String::from_utf8_lossy(line);
+                garbage = Some(truncate(&text, 200).to_string());
+            }
+            Err(_) => {}
+        }
+    }
+    (messages, garbage)
+}
+
+/// The garbage note for a protocol line of `len` bytes, over the cap.
+pub fn overlong_line(len: u64) -> String {
+    format!(
+        "a line of {len} bytes or more, over the protocol's cap of {} MiB per line",
+        MAX_LINE_BYTES >> 20
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Blame::{self, Grader, Student};
+
+    const LIMITS: Limits = Limits {
+        time_limit_ms: 1000,
+        memory_limit_mb: 256,
+    };
+
+    fn done(time_ms: f64) -> WorkerMessage {
+        WorkerMessage::Done {
+            response: Response::Solve {
+                solved: true,
+                board: vec![1, 2, 3, 4],
+            },
+            time_ms,
+        }
+    }
+
+    fn failed(message: &str) -> WorkerMessage {
+        WorkerMessage::WorkerFailed {
+            message: message.into(),
+        }
+    }
+
+    fn load_error(message: &str) -> WorkerMessage {
+        WorkerMessage::LoadError {
+            message: message.into(),
+        }
+    }
+
+    use WorkerMessage::{Loaded, Loading};
+
+    /// What the grader observed, built up one fact at a time.
+    #[derive(Clone)]
+    struct Seen(TestRun);
+
+    fn seen(status: Status, messages: Vec<WorkerMessage>) -> Seen {
+        Seen(TestRun {
+            messages,
+            garbage: None,
+            status,
+            timed_out: false,
+            killed: None,
+            oom_killed: false,
+            cpu_ms: 5,
+            wall_ms: 7,
+            max_rss_kb: 2000,
+            output: String::new(),
+            output_dropped: 0,
+            pid: 1234,
+        })
+    }
+
+    /// Loaded, then ended with `status`.
+    fn ran(status: Status) -> Seen {
+        seen(status, vec![Loading, Loaded])
+    }
+
+    impl Seen {
+        fn killed(mut self, kill: Kill, cpu_ms: u64, wall_ms: u64) -> Seen {
+            self.0.timed_out = true;
+            self.0.killed = Some(kill);
+            self.0.cpu_ms = cpu_ms;
+            self.0.wall_ms = wall_ms;
+            self
+        }
+        fn cpu(mut self, cpu_ms: u64) -> Seen {
+            self.0.cpu_ms = cpu_ms;
+            self
+        }
+        fn oom(mut self) -> Seen {
+            self.0.oom_killed = true;
+            self
+        }
+        fn printed(mut self, output: &str) -> Seen {
+            self.0.output = output.into();
+            self
+        }
+        fn garbage(mut self, garbage: &str) -> Seen {
+            self.0.garbage = Some(garbage.into());
+            self
+        }
+    }
+
+    /// What the classifier must say.
+    enum Want {
+        /// Judged, with this time (the grader's CPU measurement).
+        Judged(f64),
+        /// Ended with this verdict, blame and a phrase of the message.
+        Ended(Verdict, Blame, &'static str),
+    }
+    use Want::{Ended, Judged};
+
+    const SIGABRT: Status = Status::Signaled(6);
+    const SIGKILL: Status = Status::Signaled(9);
+    const SIGSEGV: Status = Status::Signaled(11);
+
+    fn table() -> Vec<(&'static str, Seen, Want)> {
+        let overflow = "\nthread 'main' (77) has overflowed its stack\nfatal runtime error: stack overflow, aborting\n";
+        let panic = "thread '<unnamed>' (9) panicked at src/lib.rs:7:37:\nindex out of bounds: the len is 81 but the index is 99\nnote: run with `RUST_BACKTRACE=1`\n";
+        vec![
+            (
+                "done and exit 0: judged, with the grader's CPU time",
+                seen(Status::Exited(0), vec![Loading, Loaded, done(0.5)]).cpu(3),
+                Judged(3.0),
+            ),
+            (
+                "a forged done with an absurd time: the time is still the grader's",
+                seen(Status::Exited(0), vec![Loading, Loaded, done(1e300)]).cpu(4),
+                Judged(4.0),
+            ),
+            (
+                "a forged done with a negative time",
+                seen(Status::Exited(0), vec![Loading, Loaded, done(-1e300)]).cpu(0),
+                Judged(0.0),
+            ),
+            (
+                "two done lines: student code wrote to fd 3",
+                seen(
+                    Status::Exited(0),
+                    vec![Loading, Loaded, done(1.0), done(2.0)],
+                ),
+                Ended(Verdict::Wrong, Student, "more than one `done`"),
+            ),
+            (
+                "a done, then a crash: the done is not trusted",
+                seen(SIGSEGV, vec![Loading, Loaded, done(0.5)]),
+                Ended(Verdict::Crash, Student, "SIGSEGV"),
+            ),
+            (
+                "a done, then killed for CPU time",
+                seen(Status::Exited(0), vec![Loading, Loaded, done(0.5)]).killed(
+                    Kill::Cpu,
+                    1000,
+                    1000,
+                ),
+                Ended(Verdict::Timeout, Student, "1000 ms"),
+            ),
+            (
+                "exit 0 without done",
+                ran(Status::Exited(0)),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "exited with status 0 before returning",
+                ),
+            ),
+            (
+                "exit 3 without done, with garbage on fd 3",
+                ran(Status::Exited(3)).garbage("hello"),
+                Ended(Verdict::Crash, Student, "fd 3: \"hello\""),
+            ),
+            (
+                "an overlong protocol line, then exit: the student's crash",
+                ran(Status::Exited(0)).garbage(&overlong_line(2 << 20)),
+                Ended(Verdict::Crash, Student, "over the protocol's cap"),
+            ),
+            (
+                "exit while loading",
+                seen(Status::Exited(0), vec![Loading]),
+                Ended(Verdict::Crash, Student, "while loading"),
+            ),
+            (
+                "the worker died before loading: the grader's fault",
+                seen(Status::Exited(2), vec![])
+                    .printed("\nerror: unrecognized subcommand 'worker'\n"),
+                Ended(
+                    Verdict::Error,
+                    Grader,
+                    "exit status 2 before loading your code: error: unrecognized subcommand",
+                ),
+            ),
+            (
+                "worker_failed before loading: the grader's fault",
+                seen(Status::Exited(2), vec![failed("cannot join the cgroup")]),
+                Ended(Verdict::Error, Grader, "cannot join the cgroup"),
+            ),
+            (
+                "a forged worker_failed after loading, then a clean done: judged",
+                seen(
+                    Status::Exited(0),
+                    vec![Loading, Loaded, failed("not me"), done(0.1)],
+                ),
+                Judged(5.0),
+            ),
+            (
+                "a forged worker_failed after loading, then exit: the student's crash",
+                seen(Status::Exited(2), vec![Loading, Loaded, failed("not me")]),
+                Ended(Verdict::Crash, Student, "exited with status 2"),
+            ),
+            (
+                "a forged worker_failed in a constructor, then a crash",
+                seen(SIGSEGV, vec![Loading, failed("not me")]),
+                Ended(Verdict::Crash, Student, "while loading"),
+            ),
+            (
+                "load error",
+                seen(
+                    Status::Exited(2),
+                    vec![Loading, load_error("the library has no symbol `solve`")],
+                ),
+                Ended(Verdict::Error, Student, "no symbol `solve`"),
+            ),
+            (
+                "killed for CPU time",
+                ran(SIGKILL).killed(Kill::Cpu, 1003, 1010),
+                Ended(Verdict::Timeout, Student, "time limit of 1000 ms"),
+            ),
+            (
+                "killed at the wall clock while sleeping",
+                ran(SIGKILL).killed(Kill::Wall, 3, 2500),
+                Ended(Verdict::Timeout, Student, "2500 ms of wall-clock time"),
+            ),
+            (
+                "SIGXCPU (the rlimit backstop)",
+                ran(Status::Signaled(24)),
+                Ended(Verdict::Timeout, Student, "time limit"),
+            ),
+            (
+                "SIGKILL with the CPU limit used up",
+                ran(SIGKILL).cpu(2000),
+                Ended(Verdict::Timeout, Student, "time limit"),
+            ),
+            (
+                "a constructor that never returns",
+                seen(SIGKILL, vec![Loading]).killed(Kill::Cpu, 1000, 1000),
+                Ended(Verdict::Timeout, Student, "did not finish loading"),
+            ),
+            (
+                "the cgroup's OOM killer",
+                ran(SIGKILL).oom(),
+                Ended(Verdict::Memory, Student, "256 MiB"),
+            ),
+            (
+                "Rust's allocation failure",
+                ran(SIGABRT).printed("memory allocation of 2147483648 bytes failed\n"),
+                Ended(
+                    Verdict::Memory,
+                    Student,
+                    "memory allocation of 2147483648 bytes failed",
+                ),
+            ),
+            (
+                "Rust's stack overflow",
+                ran(SIGABRT).printed(overflow),
+                Ended(Verdict::Crash, Student, "stack overflow"),
+            ),
+            (
+                "a Rust panic",
+                ran(SIGABRT).printed(panic),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "panic: index out of bounds: the len is 81 but the index is 99 (at src/lib.rs:7:37)",
+                ),
+            ),
+            (
+                "abort",
+                ran(SIGABRT).printed("boom"),
+                Ended(Verdict::Crash, Student, "aborted (SIGABRT)"),
+            ),
+            (
+                "SIGSEGV",
+                ran(SIGSEGV),
+                Ended(Verdict::Crash, Student, "SIGSEGV (an invalid memory access"),
+            ),
+            (
+                "SIGFPE",
+                ran(Status::Signaled(8)),
+                Ended(Verdict::Crash, Student, "SIGFPE"),
+            ),
+            (
+                "an unknown signal",
+                ran(Status::Signaled(64)),
+                Ended(Verdict::Crash, Student, "signal 64"),
+            ),
+            (
+                "SIGSYS from the filter",
+                ran(Status::Signaled(31)),
+                Ended(Verdict::Forbidden, Student, "a system call"),
+            ),
+            (
+                "forbidden socket, reported by the handler",
+                seen(
+                    Status::Exited(crate::worker::FORBIDDEN_EXIT),
+                    vec![
+                        Loading,
+                        Loaded,
+                        WorkerMessage::Forbidden {
+                            syscall: libc::SYS_socket,
+                        },
+                    ],
+                ),
+                Ended(Verdict::Forbidden, Student, "`socket` (networking)"),
+            ),
+            (
+                "forbidden prlimit64 on another process",
+                seen(
+                    Status::Exited(crate::worker::FORBIDDEN_EXIT),
+                    vec![
+                        Loading,
+                        Loaded,
+                        WorkerMessage::Forbidden {
+                            syscall: libc::SYS_prlimit64,
+                        },
+                    ],
+                ),
+                Ended(
+                    Verdict::Forbidden,
+                    Student,
+                    "`prlimit64` (changing another process)",
+                ),
+            ),
+            (
+                "forbidden chmod",
+                seen(
+                    Status::Exited(crate::worker::FORBIDDEN_EXIT),
+                    vec![
+                        Loading,
+                        Loaded,
+                        WorkerMessage::Forbidden {
+                            syscall: libc::SYS_fchmodat,
+                        },
+                    ],
+                ),
+                Ended(
+                    Verdict::Forbidden,
+                    Student,
+                    "`fchmodat` (changing a file's metadata)",
+                ),
+            ),
+            (
+                "an unknown forbidden call while loading",
+                seen(
+                    Status::Exited(crate::worker::FORBIDDEN_EXIT),
+                    vec![Loading, WorkerMessage::Forbidden { syscall: 99_999 }],
+                ),
+                Ended(Verdict::Forbidden, Student, "`syscall 99999` while loading"),
+            ),
+            (
+                "the handler's exit status without a message",
+                ran(Status::Exited(crate::worker::FORBIDDEN_EXIT)),
+                Ended(Verdict::Forbidden, Student, "a system call"),
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_situation_gets_its_verdict() {
+        let mut problems = Vec::new();
+        for (situation, Seen(run), want) in table() {
+            match (outcome(&run, &LIMITS), want) {
+                (Ok((_, time)), Judged(expected)) if time == expected => {}
+                (Err(got), Ended(verdict, blame, phrase))
+                    if got.verdict == verdict
+                        && got.blame == blame
+                        && got.message.contains(phrase) => {}
+                (got, Judged(time)) => problems.push(format!(
+                    "{situation}: want judged in {time} ms, got {got:?}"
+                )),
+                (got, Ended(verdict, blame, phrase)) => problems.push(format!(
+                    "{situation}: want {verdict} ({blame:?}) with {phrase:?}, got {got:?}"
+                )),
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn signal_names() {
+        assert_eq!(signal_name(libc::SIGSEGV), "SIGSEGV");
+        assert_eq!(signal_name(libc::SIGXCPU), "SIGXCPU");
+        assert_eq!(signal_name(200), "signal 200");
+        assert_eq!(
+            Status::Signaled(libc::SIGKILL).to_string(),
+            "signal SIGKILL"
+        );
+        assert_eq!(Status::Exited(1).to_string(), "exit status 1");
+    }
+
+    #[test]
+    fn protocol_lines_decode_and_garbage_is_kept_once() {
+        let bytes = b"{\"type\":\"loaded\"}\nhello from the student\n\n{\"type\":\"forbidden\",\"syscall\":41}\nmore junk\n";
+        let (messages, garbage) = decode_messages(bytes);
+        assert_eq!(
+            messages,
+            vec![
+                WorkerMessage::Loaded,
+                WorkerMessage::Forbidden { syscall: 41 }
+            ]
+        );
+        assert_eq!(garbage.as_deref(), Some("hello from the student"));
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_never_decoded() {
+        // A valid message padded past the cap with JSON whitespace.
+        let mut line = b"{\"type\":\"loaded\"".to_vec();
+        line.resize(MAX_LINE_BYTES + 10, b' ');
+        line.extend_from_slice(b"}\n{\"type\":\"loading\"}\n");
+        let (messages, garbage) = decode_messages(&line);
+        assert_eq!(messages, vec![WorkerMessage::Loading]);
+        assert!(garbage.is_some_and(|g| g.contains("over the protocol's cap")));
+    }
+
+    #[test]
+    fn lines_are_cut_while_reading() {
+        use crate::protocol::ProtocolLines;
+        let mut lines = ProtocolLines::new();
+        lines.push(b"{\"type\":\"loading\"}\n{\"type\":");
+        // 5 MiB of one line, in chunks, as a pipe delivers it.
+        let chunk = vec![b' '; 64 * 1024];
+        for _ in 0..80 {
+            lines.push(&chunk);
+        }
+        lines.push(b"\"loaded\"}\n{\"type\":\"loaded\"}\n");
+        assert!(lines.bytes().len() < 100, "{}", lines.bytes().len());
+        let (messages, garbage) = lines.decode();
+        assert_eq!(
+            messages,
+            vec![WorkerMessage::Loading, WorkerMessage::Loaded]
+        );
+        assert!(
+            garbage
+                .as_deref()
+                .is_some_and(|g| g.contains("over the protocol's cap")),
+            "{garbage:?}"
+        );
+        // A long but legal line is kept whole.
+        let mut ok = ProtocolLines::new();
+        let mut line = b"{\"type\":\"loaded\"".to_vec();
+        line.resize(MAX_LINE_BYTES - 1, b' ');
+        line.extend_from_slice(b"}\n");
+        for piece in line.chunks(4096) {
+            ok.push(piece);
+        }
+        assert_eq!(ok.decode(), (vec![WorkerMessage::Loaded], None));
+    }
+}
