@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Check your own submission against the public cases (for students).
     Check(CheckArgs),
+    /// Start a project for the lab: stubs, the lab's header or crate, a README (for students).
+    Init(InitArgs),
     /// Grade a folder of submissions, one per student (for instructors).
     Grade(GradeArgs),
     /// Fill in (or with --check, verify) the reference answers of case files.
@@ -33,6 +35,7 @@ pub enum Command {
 
 /// `grader check [PATH]`.
 #[derive(Debug, Args)]
+#[command(after_help = CHECK_EXAMPLES)]
 pub struct CheckArgs {
     /// Your project: a folder with Cargo.toml, a .c, a .py or a .so file.
     #[arg(default_value = ".")]
@@ -40,7 +43,98 @@ pub struct CheckArgs {
     /// Use the cases in this folder instead of the built-in public ones.
     #[arg(long)]
     pub cases: Option<PathBuf>,
+    /// Show every test and every failing case in full (default: the first
+    /// failure of each function in full, the rest one line each).
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Run only the case with this name (see `grader check -v` for the names).
+    #[arg(long, value_name = "NAME")]
+    pub case: Option<String>,
+    /// Run only the tests of this function.
+    #[arg(long, value_enum, value_name = "FUNCTION")]
+    pub function: Option<FunctionArg>,
+    /// Stop at the first failing test.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Print the results as JSON (for editors and scripts) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Rebuild and re-run whenever a source file changes (Ctrl-C to stop).
+    #[arg(long, conflicts_with = "json")]
+    pub watch: bool,
+    /// Do not shrink a failing solve to the smallest board that still fails.
+    #[arg(long)]
+    pub no_shrink: bool,
 }
+
+/// The three functions, as `--function` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FunctionArg {
+    /// `legal(board, r, c, v)`.
+    Legal,
+    /// `find_empty(board)`.
+    #[value(name = "find_empty")]
+    FindEmpty,
+    /// `solve(board)`.
+    Solve,
+}
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  grader check                      build the project in this folder and run the public cases
+  grader check sudoku.c             check one C file
+  grader check -v                   show every test, and every failing case in full
+  grader check --function legal     only the tests of legal
+  grader check --case campus-4x4 --fail-fast
+  grader check --watch              re-run whenever you save a file
+  grader check --json               machine-readable results, for an editor
+
+Exit codes: 0 every test passed; 1 some test failed (your code gave a wrong
+answer, crashed or ran out of time); 2 bad usage, or the grader itself failed
+(not your fault); 3 your code did not build or load (the compiler's or
+loader's message says why).
+The public cases are a sample: your grade also counts hidden cases.";
+
+/// `grader init [--lang c|rust|python] DIR`.
+#[derive(Debug, Args)]
+#[command(after_help = INIT_EXAMPLES)]
+pub struct InitArgs {
+    /// The folder to create (it must not exist, or be empty).
+    pub dir: PathBuf,
+    /// The language you write the lab in.
+    #[arg(long, value_enum, default_value = "c")]
+    pub lang: Lang,
+}
+
+/// The languages `grader init` writes a project for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// C: `sudoku.c`, the lab's header `sudoku_lab.h`, a Makefile.
+    C,
+    /// Rust: a `cdylib` crate with the lab crate vendored beside it.
+    Rust,
+    /// Python: `sudoku.py` with the listing's signatures.
+    Python,
+}
+
+impl Lang {
+    /// `C`, `Rust` or `Python`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::C => "C",
+            Lang::Rust => "Rust",
+            Lang::Python => "Python",
+        }
+    }
+}
+
+const INIT_EXAMPLES: &str = "\
+Examples:
+  grader init sudoku                 a C project in ./sudoku: sudoku.c, sudoku_lab.h, Makefile
+  grader init --lang rust sudoku     a Rust crate, with the lab crate in sudoku/sudoku-lab
+  grader init --lang python sudoku   sudoku.py with the listing's signatures
+then:
+  cd sudoku && grader check          the stubs fail every test; fill them in until all pass";
 
 /// `grader grade SUBMISSIONS`.
 #[derive(Debug, Args)]

@@ -16,6 +16,13 @@
 //! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
 #![deny(missing_docs)]
 
+// The box around student code is Linux: namespaces, cgroups, Landlock,
+// seccomp. Said once, here, instead of stubs that cannot run.
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "grader runs student code in Linux namespaces, cgroups, Landlock and seccomp: it builds on Linux only"
+);
+
 pub mod board_text;
 pub mod case;
 pub mod check;

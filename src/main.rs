@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
         Command::Check(a) => grader::commands::check::run(a),
+        Command::Init(a) => grader::commands::init::run(a),
         Command::Grade(a) => grader::commands::grade::run(a),
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
@@ -22,6 +23,7 @@ fn main() -> ExitCode {
     }
     match result {
         Ok(code) => ExitCode::from(code),
+        Err(err) if exit::is_broken_pipe(&err) => ExitCode::from(exit::SUCCESS),
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::from(exit::USAGE_OR_INPUT)

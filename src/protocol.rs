@@ -47,10 +47,6 @@ use std::path::PathBuf;
 
 use crate::check::{Probe, Response};
 
-/// The grader's decoder of what a worker wrote to the protocol fd: the
-/// [`WorkerMessage`]s, and the first line that is not one (cut to 200 bytes).
-pub use crate::runner::outcome::decode_messages;
-
 /// The file descriptor the worker writes [`WorkerMessage`]s to.
 pub const PROTOCOL_FD: i32 = 3;
 
@@ -119,13 +115,10 @@ impl ProtocolLines {
     /// line that was cut, garbage, or the total cap reached).
     pub fn decode(&self) -> (Vec<WorkerMessage>, Option<String>) {
         let (messages, garbage) = decode_messages(&self.kept);
-        let cut = self
-            .overlong
-            .map(crate::runner::outcome::overlong_line)
-            .or_else(|| {
-                self.overflow
-                    .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output"))
-            });
+        let cut = self.overlong.map(overlong_line).or_else(|| {
+            self.overflow
+                .then(|| format!("more than {MAX_PROTOCOL_BYTES} bytes of protocol output"))
+        });
         (messages, cut.or(garbage))
     }
 }
@@ -396,4 +389,51 @@ pub enum RunKill {
     Cpu,
     /// Its wall-clock time did.
     Wall,
+}
+
+/// Splits protocol bytes into messages and the first garbage line (cut to
+/// 200 bytes). A line longer than [`MAX_LINE_BYTES`] is never handed to the
+/// JSON decoder: it is garbage (student code wrote it; the worker's own
+/// lines are far shorter), and so is a line that is not a message.
+pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
+    let mut messages = Vec::new();
+    let mut garbage = None;
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            garbage.get_or_insert_with(|| overlong_line(line.len() as u64));
+            continue;
+        }
+        match serde_json::from_slice::<WorkerMessage>(line) {
+            Ok(message) => messages.push(message),
+            Err(_) if garbage.is_none() => {
+                let text = String::from_utf8_lossy(line);
+                garbage = Some(truncate_at_char(&text, 200).to_string());
+            }
+            Err(_) => {}
+        }
+    }
+    (messages, garbage)
+}
+
+/// The garbage note for a protocol line of `len` bytes, over the cap.
+pub fn overlong_line(len: u64) -> String {
+    format!(
+        "a line of {len} bytes or more, over the protocol's cap of {} MiB per line",
+        MAX_LINE_BYTES >> 20
+    )
+}
+
+/// At most `max` bytes of `s`, cut at a character boundary.
+fn truncate_at_char(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }

@@ -1,7 +1,10 @@
 /* sudoku_lab.h: the C ABI of the Sudoku backtracking lab (version 1).
  *
- * Build your submission as a shared library:
- *     cc -O2 -shared -fPIC -o libsudoku.so sudoku.c
+ * Build your submission as a shared library, in a folder of its own (the
+ * grader refuses a folder holding both sudoku.c and a libsudoku.so):
+ *     mkdir -p build && cc -O2 -shared -fPIC -o build/libsudoku.so sudoku.c
+ * `grader init --lang c DIR` writes a Makefile that does this; `grader check`
+ * builds sudoku.c itself.
  *
  * A board is N*N bytes, row-major, N = n*n (n = 2..5): 0 is an empty cell,
  * 1..N a digit. Rows and columns count from 0.

@@ -101,9 +101,7 @@ impl fmt::Display for BoardError {
                 max,
             } => write!(
                 f,
-                "r{}c{} holds {value}, but digits run from 1 to {max} (0 = empty)",
-                row + 1,
-                col + 1
+                "(row {row}, col {col}) holds {value}, but digits run from 1 to {max} (0 = empty)"
             ),
         }
     }
@@ -114,8 +112,8 @@ impl std::error::Error for BoardError {}
 /// A square Sudoku board of side `N = n*n` with `n x n` boxes, row-major,
 /// `0` meaning empty and `1..=N` a digit.
 ///
-/// Rows and columns are 0-based in the API; messages for people say `r1c1`
-/// for the top-left cell.
+/// Rows and columns count from 0, in the API and in messages: the top-left
+/// cell is `(row 0, col 0)`, as in the lab's listing and the C header.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
     n: usize,
@@ -181,7 +179,8 @@ impl Board {
         let side = self.side();
         assert!(
             r < side && c < side,
-            "r{r} c{c} is off a board of side {side}"
+            "(row {r}, col {c}) is off a board of side {side}: rows and columns count from 0 to {}",
+            side - 1
         );
         self.cells[r * side + c]
     }
@@ -198,7 +197,8 @@ impl Board {
         let side = self.side();
         assert!(
             r < side && c < side,
-            "r{r} c{c} is off a board of side {side}"
+            "(row {r}, col {c}) is off a board of side {side}: rows and columns count from 0 to {}",
+            side - 1
         );
         self.cells[r * side + c] = v;
     }
@@ -439,7 +439,7 @@ mod tests {
         cells[5] = 5;
         assert_eq!(
             Board::from_cells(2, cells.clone()).unwrap_err().to_string(),
-            "r2c2 holds 5, but digits run from 1 to 4 (0 = empty)"
+            "(row 1, col 1) holds 5, but digits run from 1 to 4 (0 = empty)"
         );
         assert!(Board::from_cells_unchecked_values(2, cells).is_ok());
         assert_eq!(Board::empty(6), Err(BoardError::BoxSize(6)));

@@ -162,12 +162,6 @@ fn new_file_permissions() -> Option<std::fs::Permissions> {
     Some(std::fs::Permissions::from_mode(0o644))
 }
 
-/// The mode of a newly created case file: the platform's default.
-#[cfg(not(unix))]
-fn new_file_permissions() -> Option<std::fs::Permissions> {
-    None
-}
-
 /// Stores `solutions`, and `solution` or its absence.
 fn set_answers(table: &mut Table, answer: &ReferenceAnswer) {
     set(

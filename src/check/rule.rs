@@ -1,23 +1,22 @@
-//! The lab's rule, spelled out for people: cell and unit names (`r2c3`,
-//! "box 1 (r1c1..r2c2)"), where a digit clashes, and how many digits a cell
-//! accepts. Rows and columns are 0-based in code, 1-based in messages.
+//! The lab's rule, spelled out for people: cell and unit names ("(row 1,
+//! col 2)", "the box of rows 0-1, cols 0-1"), where a digit clashes, and how
+//! many digits a cell accepts. Rows and columns count from 0 everywhere, in
+//! code and in messages, as in the lab's listing and its C header.
 
 use sudoku_lab::Board;
 
-/// A cell as people write it: `r2c3` for row 1, column 2 (0-based).
+/// A cell in the lab's terms: `(row 1, col 2)`, counted from 0.
 pub(crate) fn cell(r: usize, c: usize) -> String {
-    format!("r{}c{}", r + 1, c + 1)
+    format!("(row {r}, col {c})")
 }
 
-/// The box of `(r, c)` as people write it: `box 1 (r1c1..r2c2)`, boxes
-/// numbered 1..=N in reading order.
+/// The box of `(r, c)` in the lab's terms: `the box of rows 0-1, cols 2-3`.
 pub(crate) fn box_name(n: usize, r: usize, c: usize) -> String {
     let (br, bc) = (r / n * n, c / n * n);
     format!(
-        "box {} ({}..{})",
-        (r / n) * n + c / n + 1,
-        cell(br, bc),
-        cell(br + n - 1, bc + n - 1)
+        "the box of rows {br}-{}, cols {bc}-{}",
+        br + n - 1,
+        bc + n - 1
     )
 }
 
@@ -30,11 +29,12 @@ pub(crate) enum Unit {
 }
 
 impl Unit {
-    /// "row 2", "column 3" or "box 1 (r1c1..r2c2)" for the unit of `(r, c)`.
+    /// "row 1", "column 2" or "the box of rows 0-1, cols 0-1" for the unit
+    /// of `(r, c)`.
     pub(crate) fn name(self, n: usize, r: usize, c: usize) -> String {
         match self {
-            Unit::Row => format!("row {}", r + 1),
-            Unit::Column => format!("column {}", c + 1),
+            Unit::Row => format!("row {r}"),
+            Unit::Column => format!("column {c}"),
             Unit::Box => box_name(n, r, c),
         }
     }
@@ -81,11 +81,11 @@ mod tests {
     #[test]
     fn names_cells_boxes_and_clashes() {
         let b = Board::from_cells(2, vec![1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0]).unwrap();
-        assert_eq!(cell(1, 2), "r2c3");
-        assert_eq!(box_name(2, 1, 1), "box 1 (r1c1..r2c2)");
-        assert_eq!(box_name(3, 4, 8), "box 6 (r4c7..r6c9)");
-        assert_eq!(Unit::Column.name(2, 1, 2), "column 3");
-        // r1c2 and 4: in row 1 (r1c4), column 2 (r2c2) and box 1 (r2c2).
+        assert_eq!(cell(1, 2), "(row 1, col 2)");
+        assert_eq!(box_name(2, 1, 1), "the box of rows 0-1, cols 0-1");
+        assert_eq!(box_name(3, 4, 8), "the box of rows 3-5, cols 6-8");
+        assert_eq!(Unit::Column.name(2, 1, 2), "column 2");
+        // (0, 1) and 4: in row 0 at (0, 3), column 1 at (1, 1), and the box at (1, 1).
         assert_eq!(
             clashes(&b, 0, 1, 4),
             vec![

@@ -1,42 +1,397 @@
 //! `grader check [PATH]`: a student checks their own submission against the
-//! public cases, with a picture of any wrong board.
+//! public cases, in the lab's order (the campus 4x4, then 9x9, then the big
+//! boards), and reads what went wrong like a lab partner would say it
+//! ([`student`]): one block per failing function, the smallest board on
+//! which a failing `solve` still fails, a closing line that says hidden
+//! tests also count.
+//!
+//! Exit codes ([`exit`]): 0 every test passed, 1 some test failed, 2 bad
+//! usage or a grader fault, 3 the code did not build or load. A closed
+//! stdout (`grader check | head`) ends quietly with 0. `--watch` re-runs
+//! on every change of the project's sources.
 
-use anyhow::bail;
-use std::io::Write;
+use anyhow::{Context, bail};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use crate::cli::CheckArgs;
-use crate::commands::plan::{load_cases, prepare};
+use crate::board_text::format_line;
+use crate::case::{Case, CaseSet};
+use crate::cli::{CheckArgs, FunctionArg};
+use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
-use crate::report::terminal;
-use crate::runner::grade::grade_one;
-use crate::submission::discover;
+use crate::protocol::CodeKind;
+use crate::report::student::{self, CheckRun, ShrunkView};
+use crate::report::text::visible_line;
+use crate::report::{Status, SubmissionReport, TestReport, picture};
+use crate::runner::grade::{GradePlan, kind_name, run_test_judged};
+use crate::runner::sandbox::SubmissionBox;
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
+use crate::submission::build;
+use crate::submission::discover::{self, Submission, SubmissionKind};
+use crate::verdict::{Blame, Function, Verdict};
 
-/// Runs `grader check`; the exit code is 0 iff every test passed.
+/// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     if !args.path.exists() {
         bail!(
             "{} does not exist: run `grader check` in your project folder, or name it (a folder with Cargo.toml, a .c, a .py or a .so file)",
-            args.path.display()
+            visible_line(&args.path.to_string_lossy())
         );
     }
-    let cases = load_cases(args.cases.as_deref(), false)?;
+    if args.watch {
+        return watch(args);
+    }
+    check_once(args)
+}
+
+/// One check: select the cases, build, run, show.
+fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
+    let cases = select_cases(args)?;
+    let mut plan = prepare_with_notices(cases, Some(1), &args.path, args.verbose)?;
+    // Editors read the JSON: board pictures without terminal colours.
+    plan.color &= !args.json;
+    let run = run_checks(args, &plan);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        student::write_json(&run, &mut out)?;
+    } else {
+        student::write_check(&run, args.verbose, &mut out)?;
+    }
+    out.flush()?;
+    Ok(run.exit_code())
+}
+
+/// The public cases in the lab's order (smallest boards first, file order
+/// within a size), narrowed by `--case` and `--function`.
+fn select_cases(args: &CheckArgs) -> anyhow::Result<CaseSet> {
+    let mut cases = load_cases(args.cases.as_deref(), false)?;
     if cases.cases.is_empty() {
         bail!("there are no public cases to check against");
     }
-    let submission = discover::classify(&args.path);
-    let plan = prepare(cases, Some(1), &args.path)?;
-    let report = grade_one(&submission, &plan);
-    let mut out = std::io::stdout().lock();
-    terminal::write_details(&report, &mut out)?;
-    out.flush()?;
-    Ok(if report.grader_fault {
-        eprintln!(
-            "error: the grader itself failed while checking your code (see the messages above): this is not your fault"
-        );
-        exit::USAGE_OR_INPUT
-    } else if report.all_passed() {
-        exit::SUCCESS
-    } else {
-        exit::FAILURE
+    cases.cases.sort_by_key(|case| case.puzzle.n());
+    if let Some(name) = &args.case {
+        let names: Vec<String> = cases.cases.iter().map(|c| c.name.clone()).collect();
+        cases.cases.retain(|c| &c.name == name);
+        if cases.cases.is_empty() {
+            bail!(
+                "there is no public case named `{}`: the cases are {}",
+                visible_line(name),
+                names.join(", ")
+            );
+        }
+    }
+    if let Some(function) = args.function {
+        let function = match function {
+            FunctionArg::Legal => Function::Legal,
+            FunctionArg::FindEmpty => Function::FindEmpty,
+            FunctionArg::Solve => Function::Solve,
+        };
+        for case in &mut cases.cases {
+            case.tests.retain(|&f| f == function);
+        }
+        cases.cases.retain(|c| !c.tests.is_empty());
+        if cases.cases.is_empty() {
+            bail!("no public case tests {}", function.name());
+        }
+    }
+    Ok(cases)
+}
+
+/// Builds the submission and runs its tests; never fails: what goes wrong
+/// is in the result.
+fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
+    // An absolute path: a bare `sudoku.c` has an empty parent folder, which
+    // a compiler cannot be started in.
+    let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
+    let submission = discover::classify(&absolute);
+    let path = args.path.to_string_lossy().into_owned();
+    let kind = match &submission.kind {
+        Ok(kind) => *kind,
+        Err(message) => return not_run(&submission, None, Status::BuildError, message, path),
+    };
+    let mut sandbox = match SubmissionBox::open(&plan.sandbox) {
+        Ok(sandbox) => sandbox,
+        Err(err) => {
+            let message = format!(
+                "{} (not your fault): the box cannot be made: {err}",
+                crate::runner::process::GRADER_FAULT
+            );
+            let mut run = not_run(&submission, Some(kind), Status::BuildError, &message, path);
+            run.submission.grader_fault = true;
+            return run;
+        }
+    };
+    let code = match build::build(&submission, kind, &plan.build, &mut sandbox) {
+        Ok(code) => code,
+        Err(failure) => {
+            let message = failure.to_string();
+            let mut run = not_run(&submission, Some(kind), Status::BuildError, &message, path);
+            run.submission.grader_fault = failure.blame() == Blame::Grader;
+            return run;
+        }
+    };
+    let code_kind = match kind {
+        SubmissionKind::Python => CodeKind::Python,
+        _ => CodeKind::Library,
+    };
+    let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
+    let mut tests: Vec<TestReport> = Vec::new();
+    let mut shrunk = Vec::new();
+    let mut any_fault = false;
+    'cases: for case in &plan.cases.cases {
+        for &function in &case.tests {
+            let judged =
+                run_test_judged(&mut sandbox, code.path(), code_kind, case, function, plan);
+            let test = judged.report;
+            let fault = judged.blame == Blame::Grader;
+            any_fault |= fault;
+            if !judged.loaded && tests.is_empty() && test.verdict != Verdict::Pass && !fault {
+                // The first test could not even load the code: nothing
+                // else can, so the rest are not run.
+                let message = match test.verdict {
+                    Verdict::Error => test.message,
+                    verdict => format!("while loading the library: {verdict}: {}", test.message),
+                };
+                return not_run(&submission, Some(kind), Status::LoadError, &message, path);
+            }
+            let first_solve_failure = function == Function::Solve
+                && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
+                && shrunk.is_empty()
+                && !tests
+                    .iter()
+                    .any(|t| t.function == Function::Solve && t.verdict != Verdict::Pass);
+            if first_solve_failure && !args.no_shrink && !fault {
+                let class = FailureClass::of(test.verdict, judged.failure.as_ref());
+                let budget = ShrinkBudget::default();
+                if let Some(small) = shrink_solve(
+                    &mut sandbox,
+                    code.path(),
+                    code_kind,
+                    case,
+                    &class,
+                    plan,
+                    budget,
+                ) {
+                    let after = small
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
+                    let diagnosis = small_board_diagnosis(case, &small);
+                    shrunk.push(ShrunkView {
+                        diagnosis,
+                        case: case.name.clone(),
+                        full_board: picture::render(&case.puzzle, None),
+                        small_board: picture::render(&small.puzzle, None),
+                        small_puzzle: format_line(&small.puzzle),
+                        empty: small.empty,
+                        original_empty: small.original_empty,
+                        runs: small.runs,
+                        ms: small.elapsed.as_secs_f64() * 1000.0,
+                        stopped_early: small.stopped_early,
+                        verdict: test.verdict,
+                        message: small.message,
+                        small_after: after,
+                    });
+                }
+            }
+            let failed = test.verdict != Verdict::Pass;
+            tests.push(test);
+            if failed && args.fail_fast {
+                break 'cases;
+            }
+        }
+    }
+    let score = tests.iter().map(|t| t.points).sum();
+    let max_score = tests.iter().map(|t| t.max_points).sum();
+    let not_run = total - tests.len();
+    CheckRun {
+        submission: SubmissionReport {
+            id: submission.id.clone(),
+            kind: Some(kind_name(kind).to_string()),
+            status: Status::Ok,
+            message: String::new(),
+            score,
+            max_score,
+            grader_fault: any_fault,
+            tests,
+        },
+        shrunk,
+        not_run,
+        path,
+    }
+}
+
+/// What a shrunk board proves when its shape leaves one cause: one empty
+/// cell, whose digit is N, and `solve` gives up there: the digit loop never
+/// reaches N.
+fn small_board_diagnosis(case: &Case, small: &Shrunk) -> Option<String> {
+    let check = small.failure.as_ref()?.check;
+    let solution = case.solution.as_ref()?;
+    let mut empty = small.puzzle.empty_cells();
+    let (r, c) = empty.next()?;
+    let side = small.puzzle.side();
+    (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
+        .then(|| {
+            format!(
+                "with a single empty cell, whose digit is {side}, your solve answers false: \
+                 your digit loop never tries {side} (loop while v <= N, not v < N)"
+            )
+        })
+}
+
+/// A submission none of whose tests ran.
+fn not_run(
+    submission: &Submission,
+    kind: Option<SubmissionKind>,
+    status: Status,
+    message: &str,
+    path: String,
+) -> CheckRun {
+    CheckRun {
+        submission: SubmissionReport {
+            id: submission.id.clone(),
+            kind: kind.map(|k| kind_name(k).to_string()),
+            status,
+            message: message.to_string(),
+            score: 0,
+            max_score: 0,
+            grader_fault: false,
+            tests: Vec::new(),
+        },
+        shrunk: Vec::new(),
+        not_run: 0,
+        path,
+    }
+}
+
+/// How long the watcher waits for a burst of saves to settle.
+const SETTLE: Duration = Duration::from_millis(200);
+
+/// `--watch`: check, then again after every change of a source file under
+/// the project (not its build products), clearing the screen between runs.
+fn watch(args: &CheckArgs) -> anyhow::Result<u8> {
+    use notify::{RecursiveMode, Watcher};
+    // Absolute, so that event paths can be made relative to it (and a
+    // hidden folder above the project does not hide every change).
+    let root = watched_root(&args.path);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(event) = event {
+            let _ = tx.send(event);
+        }
     })
+    .context("cannot watch the project for changes")?;
+    watcher
+        .watch(&root, RecursiveMode::Recursive)
+        .with_context(|| format!("cannot watch {}", visible_line(&root.to_string_lossy())))?;
+    let clear = std::io::stdout().is_terminal();
+    loop {
+        if clear {
+            // Clear the screen and move home: a fresh page per run.
+            if write!(std::io::stdout(), "\x1b[2J\x1b[H").is_err() {
+                return Ok(exit::SUCCESS);
+            }
+        }
+        let code = match check_once(args) {
+            Ok(code) => code,
+            Err(err) if exit::is_broken_pipe(&err) => return Ok(exit::SUCCESS),
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                exit::USAGE_OR_INPUT
+            }
+        };
+        let footer = writeln!(
+            std::io::stdout(),
+            "\n[watching {} for changes; exit code would be {code}; Ctrl-C to stop]",
+            visible_line(&root.to_string_lossy())
+        );
+        if footer.is_err() {
+            // Nobody reads any more (`grader check --watch | head`).
+            return Ok(exit::SUCCESS);
+        }
+        // Wait for a change to a source, then let the burst settle.
+        loop {
+            let event = rx.recv().context("the file watcher stopped")?;
+            // Reads (the compiler opening a source) are not changes; a
+            // file closed after writing is (some copies emit nothing else).
+            use notify::event::{AccessKind, AccessMode, EventKind};
+            let changed = matches!(
+                event.kind,
+                EventKind::Create(_)
+                    | EventKind::Modify(_)
+                    | EventKind::Remove(_)
+                    | EventKind::Access(AccessKind::Close(AccessMode::Write))
+            );
+            if changed && event.paths.iter().any(|p| is_source(&root, p)) {
+                break;
+            }
+        }
+        let settle_until = Instant::now() + SETTLE;
+        while let Some(left) = settle_until.checked_duration_since(Instant::now()) {
+            if rx.recv_timeout(left).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// The folder to watch: the project folder, or a single file's folder.
+fn watched_root(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    }
+}
+
+/// True for a change worth a re-run: a source or manifest, not a build
+/// product (`target/`, `build/`, `__pycache__/`, hidden files).
+fn is_source(root: &Path, path: &Path) -> bool {
+    let Ok(relative) = path.strip_prefix(root) else {
+        return false;
+    };
+    let skipped = relative.components().any(|part| {
+        let part = part.as_os_str().to_string_lossy();
+        part == "target" || part == "build" || part == "__pycache__" || part.starts_with('.')
+    });
+    if skipped {
+        return false;
+    }
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("c" | "h" | "rs" | "py" | "toml" | "so")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sources_trigger_a_rerun() {
+        let root = Path::new("proj");
+        assert!(is_source(root, Path::new("proj/sudoku.c")));
+        assert!(is_source(root, Path::new("proj/src/lib.rs")));
+        assert!(is_source(root, Path::new("proj/Cargo.toml")));
+        assert!(!is_source(root, Path::new("proj/target/debug/x.rs")));
+        assert!(!is_source(root, Path::new("proj/build/libsudoku.so")));
+        assert!(!is_source(root, Path::new("proj/.sudoku.c.swp")));
+        assert!(!is_source(root, Path::new("proj/README.md")));
+        assert!(!is_source(root, Path::new("elsewhere/sudoku.c")));
+        let hidden_above = Path::new("/tmp/.tmp123/proj");
+        assert!(is_source(
+            hidden_above,
+            Path::new("/tmp/.tmp123/proj/sudoku.c")
+        ));
+    }
+
+    #[test]
+    fn the_watched_folder_of_a_file_is_its_parent() {
+        assert_eq!(watched_root(Path::new("sudoku.c")), PathBuf::from("."));
+        assert_eq!(watched_root(Path::new("a/sudoku.c")), PathBuf::from("a"));
+    }
 }

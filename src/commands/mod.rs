@@ -6,6 +6,7 @@
 pub mod check;
 pub mod generate;
 pub mod grade;
+pub mod init;
 pub mod plan;
 pub mod reference;
 pub mod solve;

@@ -53,10 +53,26 @@ pub fn prepare(
     jobs: Option<usize>,
     submissions: &Path,
 ) -> anyhow::Result<GradePlan> {
+    prepare_with_notices(cases, jobs, submissions, true)
+}
+
+/// [`prepare`], printing the sandbox's notices only if `show_notices`
+/// (`grader check` shows them with `-v`: a student cannot act on them).
+///
+/// # Errors
+/// When the lab crate cannot be found.
+pub fn prepare_with_notices(
+    cases: CaseSet,
+    jobs: Option<usize>,
+    submissions: &Path,
+    show_notices: bool,
+) -> anyhow::Result<GradePlan> {
     crate::runner::cleanup::install();
     let mut sandbox = SandboxEnv::detect();
-    for notice in sandbox.notices() {
-        eprintln!("note: {notice}");
+    if show_notices {
+        for notice in sandbox.notices() {
+            eprintln!("note: {notice}");
+        }
     }
     let build =
         BuildContext::new().context("cannot find the lab crate to build submissions with")?;

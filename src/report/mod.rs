@@ -18,6 +18,7 @@ pub mod picture;
 #[cfg(test)]
 mod proptests;
 pub mod run;
+pub mod student;
 pub mod terminal;
 pub mod text;
 

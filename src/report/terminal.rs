@@ -1,6 +1,6 @@
-//! The human-readable reports: the instructor's one-row-per-student summary
-//! (`grader grade`) and the student's test-by-test view (`grader check`).
-//! This is the terminal edge: colour is decided here (by `colored`, which
+//! The instructor's human-readable report: one row per student (`grader
+//! grade`). The student's view of `grader check` is [`super::student`].
+//! This is a terminal edge: colour is decided here (by `colored`, which
 //! follows the terminal, `NO_COLOR` and `CLICOLOR_FORCE`), never in the
 //! model.
 
@@ -13,9 +13,6 @@ use crate::verdict::Verdict;
 
 /// How many failing tests a summary row names before "and N more".
 const FAILURES_PER_ROW: usize = 3;
-
-/// How much of a failing test's output the student view shows.
-const OUTPUT_LINES_SHOWN: usize = 10;
 
 /// Writes one row per student: id, kind, score, and what failed. Every
 /// piece of student text (ids, kinds, case names, compiler messages) is
@@ -103,94 +100,6 @@ fn summary_result(sub: &SubmissionReport) -> String {
     }
 }
 
-/// Writes one submission test by test, with the message, the board and the
-/// output of each failure: what a student sees from `grader check`.
-pub fn write_details(sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<()> {
-    if sub.status != Status::Ok {
-        let what = match sub.status {
-            Status::BuildError => "could not be built",
-            _ => "could not be loaded",
-        };
-        writeln!(
-            out,
-            "{} {}",
-            "✗".red().bold(),
-            format!("your submission {what}").red()
-        )?;
-        for line in sub.message.lines() {
-            writeln!(out, "  {line}")?;
-        }
-        return Ok(());
-    }
-    for test in &sub.tests {
-        let time = test
-            .time_ms
-            .map(|t| format!(" ({t:.1} ms)").dimmed().to_string())
-            .unwrap_or_default();
-        if test.verdict == Verdict::Pass {
-            writeln!(
-                out,
-                "{} {} {}{time}",
-                "✓".green().bold(),
-                test.case,
-                test.function
-            )?;
-            continue;
-        }
-        writeln!(
-            out,
-            "{} {} {}: {}{time}",
-            "✗".red().bold(),
-            test.case,
-            test.function,
-            verdict_colored(test.verdict)
-        )?;
-        if let Some(description) = &test.description {
-            writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
-        }
-        for line in test.message.lines() {
-            writeln!(out, "    {line}")?;
-        }
-        if let Some(board) = &test.board {
-            writeln!(out)?;
-            for line in board.lines() {
-                writeln!(out, "    {}", super::picture::paint(line))?;
-            }
-            writeln!(out)?;
-        }
-        if !test.output.is_empty() {
-            writeln!(out, "    {}", "your code printed:".dimmed())?;
-            let lines: Vec<&str> = test.output.lines().collect();
-            for line in lines.iter().take(OUTPUT_LINES_SHOWN) {
-                writeln!(out, "    | {line}")?;
-            }
-            if lines.len() > OUTPUT_LINES_SHOWN {
-                writeln!(
-                    out,
-                    "    | ... ({} more lines)",
-                    lines.len() - OUTPUT_LINES_SHOWN
-                )?;
-            }
-        }
-    }
-    let passed = sub
-        .tests
-        .iter()
-        .filter(|t| t.verdict == Verdict::Pass)
-        .count();
-    let line = format!(
-        "{passed}/{} tests passed, score {}/{}",
-        sub.tests.len(),
-        sub.score,
-        sub.max_score
-    );
-    if passed == sub.tests.len() {
-        writeln!(out, "{}", line.green().bold())
-    } else {
-        writeln!(out, "{}", line.red().bold())
-    }
-}
-
 fn verdict_colored(verdict: Verdict) -> String {
     match verdict {
         Verdict::Pass => verdict.name().green().to_string(),
@@ -258,28 +167,6 @@ mod tests {
             text.contains("1 submissions, 0 passed every test"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn details_show_message_and_totals() {
-        colored::control::set_override(false);
-        let sub = SubmissionReport {
-            id: "me".into(),
-            kind: Some("rust".into()),
-            status: Status::Ok,
-            message: String::new(),
-            score: 1,
-            max_score: 2,
-            grader_fault: false,
-            tests: vec![test("a", Verdict::Pass), test("b", Verdict::Wrong)],
-        };
-        let mut out = Vec::new();
-        write_details(&sub, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("✓ a solve"), "{text}");
-        assert!(text.contains("✗ b solve: wrong"), "{text}");
-        assert!(text.contains("r1c1 still holds 3"), "{text}");
-        assert!(text.contains("1/2 tests passed, score 1/2"), "{text}");
     }
 
     #[test]

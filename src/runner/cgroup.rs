@@ -155,6 +155,7 @@ impl CgroupParents {
             memory: None,
             pids: None,
             memory_limit: None,
+            pids_max: None,
         };
         match &self.hierarchy {
             Hierarchy::V1 { memory, pids } => {
@@ -358,6 +359,8 @@ pub struct CgroupSlot {
     pids: Option<PathBuf>,
     /// The memory limit last written, in bytes.
     memory_limit: Option<u64>,
+    /// The pids limit last written.
+    pids_max: Option<u32>,
 }
 
 impl CgroupSlot {
@@ -424,10 +427,14 @@ impl CgroupSlot {
     /// # Errors
     /// When `pids.max` cannot be written.
     pub fn set_pids_max(&mut self, max: u32) -> io::Result<()> {
-        match &self.pids {
-            Some(dir) => fs::write(dir.join("pids.max"), max.to_string()),
-            None => Ok(()),
+        let Some(dir) = &self.pids else {
+            return Ok(());
+        };
+        if self.pids_max != Some(max) {
+            fs::write(dir.join("pids.max"), max.to_string())?;
+            self.pids_max = Some(max);
         }
+        Ok(())
     }
 
     /// The memory group's `oom_kill` counter (0 without a memory group):

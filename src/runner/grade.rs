@@ -162,6 +162,35 @@ pub fn run_test(
     function: Function,
     plan: &GradePlan,
 ) -> (TestReport, bool, Blame) {
+    let run = run_test_judged(sandbox, code, kind, case, function, plan);
+    (run.report, run.loaded, run.blame)
+}
+
+/// One test as [`run_test_judged`] returns it: the report, whether the
+/// code loaded, whose failure it is, and for a wrong answer the failed
+/// check itself (its id tells a shrinker whether a smaller board fails the
+/// same way).
+pub struct JudgedTest {
+    /// The test's report.
+    pub report: TestReport,
+    /// Whether the worker got as far as loading the code.
+    pub loaded: bool,
+    /// Whose failure the result is.
+    pub blame: Blame,
+    /// The failed check, for the verdict `wrong`.
+    pub failure: Option<check::Failure>,
+}
+
+/// [`run_test`], keeping the failed check.
+pub fn run_test_judged(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    kind: CodeKind,
+    case: &Case,
+    function: Function,
+    plan: &GradePlan,
+) -> JudgedTest {
+    let mut failed = None;
     let probe = check::plan(case, function);
     let limits = Limits {
         time_limit_ms: plan.cases.time_limit_ms(case),
@@ -193,7 +222,9 @@ pub fn run_test(
                                 .board
                                 .as_ref()
                                 .map(|b| picture::render(b, failure.cell));
-                            Outcome::new(Verdict::Wrong, failure.message)
+                            let message = failure.message.clone();
+                            failed = Some(failure);
+                            Outcome::new(Verdict::Wrong, message)
                         }
                     };
                     outcome.time_ms = Some(time_ms);
@@ -224,7 +255,12 @@ pub fn run_test(
         hidden: case.hidden,
         description: case.description.clone(),
     };
-    (test, loaded, blame)
+    JudgedTest {
+        report: test,
+        loaded,
+        blame,
+        failure: failed,
+    }
 }
 
 /// The report for a submission whose grading panicked (a grader bug).

@@ -10,6 +10,7 @@ pub mod process;
 #[cfg(target_os = "linux")]
 pub mod sandbox;
 pub mod sandbox_env;
+pub mod shrink;
 #[cfg(unix)]
 pub mod uids;
 #[cfg(unix)]

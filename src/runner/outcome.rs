@@ -10,7 +10,8 @@
 //! test at the bottom.
 
 use crate::check::Response;
-use crate::protocol::{Limits, MAX_LINE_BYTES, WorkerMessage};
+use crate::protocol::{Limits, WorkerMessage};
+pub use crate::protocol::{decode_messages, overlong_line};
 use crate::verdict::{Outcome, Verdict};
 
 /// How the message of a test starts when the grader, not the student,
@@ -452,41 +453,6 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Splits protocol bytes into messages and the first garbage line (cut to
-/// 200 bytes). A line longer than [`MAX_LINE_BYTES`] is never handed to the
-/// JSON decoder: it is garbage (student code wrote it; the worker's own
-/// lines are far shorter), and so is a line that is not a message.
-pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
-    let mut messages = Vec::new();
-    let mut garbage = None;
-    for line in bytes.split(|&b| b == b'\n') {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        if line.len() > MAX_LINE_BYTES {
-            garbage.get_or_insert_with(|| overlong_line(line.len() as u64));
-            continue;
-        }
-        match serde_json::from_slice::<WorkerMessage>(line) {
-            Ok(message) => messages.push(message),
-            Err(_) if garbage.is_none() => {
-                let text = String::from_utf8_lossy(line);
-                garbage = Some(truncate(&text, 200).to_string());
-            }
-            Err(_) => {}
-        }
-    }
-    (messages, garbage)
-}
-
-/// The garbage note for a protocol line of `len` bytes, over the cap.
-pub fn overlong_line(len: u64) -> String {
-    format!(
-        "a line of {len} bytes or more, over the protocol's cap of {} MiB per line",
-        MAX_LINE_BYTES >> 20
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -887,7 +853,7 @@ mod tests {
     fn a_line_over_the_cap_is_never_decoded() {
         // A valid message padded past the cap with JSON whitespace.
         let mut line = b"{\"type\":\"loaded\"".to_vec();
-        line.resize(MAX_LINE_BYTES + 10, b' ');
+        line.resize(crate::protocol::MAX_LINE_BYTES + 10, b' ');
         line.extend_from_slice(b"}\n{\"type\":\"loading\"}\n");
         let (messages, garbage) = decode_messages(&line);
         assert_eq!(messages, vec![WorkerMessage::Loading]);
@@ -920,7 +886,7 @@ mod tests {
         // A long but legal line is kept whole.
         let mut ok = ProtocolLines::new();
         let mut line = b"{\"type\":\"loaded\"".to_vec();
-        line.resize(MAX_LINE_BYTES - 1, b' ');
+        line.resize(crate::protocol::MAX_LINE_BYTES - 1, b' ');
         line.extend_from_slice(b"}\n");
         for piece in line.chunks(4096) {
             ok.push(piece);

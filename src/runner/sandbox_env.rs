@@ -65,8 +65,6 @@ impl SandboxEnv {
         let mut notices = Vec::new();
         #[cfg(unix)]
         let root = super::unix::is_root();
-        #[cfg(not(unix))]
-        let root = false;
 
         #[cfg(target_os = "linux")]
         let (cgroups, landlock_abi, seccomp) = {
@@ -83,13 +81,9 @@ impl SandboxEnv {
                 super::unix::seccomp_available(),
             )
         };
-        #[cfg(not(target_os = "linux"))]
-        let (cgroups, landlock_abi, seccomp) = (None::<CgroupParents>, None, false);
 
         #[cfg(target_os = "linux")]
         let namespaces = root && super::unix::namespaces_available(&worker);
-        #[cfg(not(target_os = "linux"))]
-        let namespaces = false;
         let env = SandboxEnv {
             worker,
             load_allowance: Duration::from_millis(500),
@@ -379,11 +373,6 @@ fn passable_by_all(dir: &Path) -> bool {
         };
         dir.ancestors()
             .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        true
     }
 }
 

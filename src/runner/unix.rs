@@ -1,7 +1,8 @@
-//! The grader's raw system calls around a worker process: the `pre_exec`
-//! hook, `pidfd_open`, `poll`, killing a process group, `wait4` with its
-//! resource usage, and the probes of what the kernel offers. Every `unsafe`
-//! of the parent side is here.
+//! The grader's raw system calls around a box: the `pre_exec` hook that
+//! puts the box process in its namespaces, pipes, `poll`, killing a process
+//! group, wait statuses, and the probes of what the kernel offers. The
+//! parent side's `unsafe` is here, but for the `pre_exec` registration in
+//! [`super::sandbox`] and a `statfs` in [`super::cgroup`].
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};

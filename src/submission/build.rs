@@ -1,32 +1,33 @@
 //! Building a submission into something a worker can load (SPEC 5): a
-//! shared library with the lab's C ABI, or a Python file.
+//! shared library with the lab's C ABI, or a Python file — inside the
+//! submission's box ([`crate::runner::sandbox`]). The grader copies what
+//! the build needs into the box's `work/` folder (the box user's), the
+//! compiler runs there as a confined run of the box, and the product is
+//! copied into the box's read-only `code/` folder (`0644`), which the tests
+//! load.
 //!
-//! Each submission gets its own output folder under the build root, holding
-//! nothing but the built file; folders are `0755` and the file `0644`, since
-//! the worker drops to an unprivileged user before loading it.
-//!
-//! - **Rust**: the crate is copied into a work folder (the student's folder
+//! - **Rust**: the crate is copied into `work/crate` (the student's folder
 //!   is never written to: no `Cargo.lock`, no `target/`), its manifest is
 //!   checked and adjusted by [`super::manifest`] — a `cdylib` with a
 //!   library name unique to the student, the `sudoku-lab` dependency
-//!   pointed at the grader's own copy, the grader's own empty
-//!   `[workspace]` — and built with `cargo build --release --offline --lib`
-//!   in a cleared environment and a target folder shared by all
-//!   submissions, so the lab crate compiles once (cargo's lock serialises
-//!   builds that share it).
-//! - **C**: a private copy of the file, `submission.c`, with the lab
-//!   header beside it, compiled in that folder by
-//!   `cc -O2 -shared -fPIC -pthread -I. -o lib.so submission.c`: fixed,
-//!   relative arguments only, so no student-chosen name ever reaches the
-//!   compiler's command line (`@opts.c` would read options from a file,
-//!   `-wrapper.c` would be one), and the compiler's default dialect (GNU C,
-//!   so POSIX names such as `pid_t` and `usleep` compile as they do
-//!   everywhere else). Messages name the student's file again.
+//!   pointed at the box's read-only copy of the lab crate, the grader's own
+//!   empty `[workspace]` — and built by the toolchain's own `cargo` with
+//!   `cargo build --release --offline --lib`, in a cleared environment, a
+//!   target folder and `CARGO_HOME` of its own (nothing shared with another
+//!   student: no lock, no artefact).
+//! - **C**: a private copy of the file, `submission.c`, compiled in
+//!   `work/src` by `cc -O2 -shared -fPIC -pthread -I <lab>/include -o
+//!   <work>/lib.so submission.c`: fixed arguments only, so no
+//!   student-chosen name ever reaches the compiler's command line (`@opts.c`
+//!   would read options from a file, `-wrapper.c` would be one), and the
+//!   compiler's default dialect (GNU C, so POSIX names such as `pid_t` and
+//!   `usleep` compile as they do everywhere else). Messages name the
+//!   student's file again.
 //! - **Library** (`.so`) and **Python** (`.py`): copied as they are.
 //!
-//! Compilers run in their own process group and are killed as a group when
-//! they pass the time limit. Their output becomes the failure message,
-//! trimmed to the errors (see [`trim_compiler_output`]).
+//! The box kills a build at its time limit, with everything it started.
+//! Its output becomes the failure message, trimmed to the errors (see
+//! [`trim_compiler_output`]).
 //!
 //! What is read is checked first, by its size on disk and never by reading
 //! it: a source file at most [`MAX_SOURCE_BYTES`], a crate at most
@@ -83,8 +84,9 @@ const MAX_CRATE_FILES: usize = 10_000;
 #[derive(Clone, Debug)]
 pub struct BuildContext {
     /// The lab crate, `sudoku-lab` (the folder with its `Cargo.toml` and
-    /// `include/sudoku_lab.h`); copied into every box that builds.
-    pub lab_crate: PathBuf,
+    /// `include/sudoku_lab.h`), copied into every box that builds; `None`:
+    /// the copy built into the binary ([`super::lab_kit`]).
+    pub lab_crate: Option<PathBuf>,
     /// The C compiler: a name looked up on `PATH`, or a path.
     pub cc: PathBuf,
     /// The Rust compiler whose toolchain builds crates: a name looked up
@@ -123,13 +125,20 @@ pub enum BuildSetupError {
 }
 
 impl BuildContext {
-    /// A context with the lab crate from [`default_lab_dir`], `cc` and
-    /// `rustc` from `PATH`, and the default time limits.
+    /// A context with the lab crate built into the binary (or the one in
+    /// `$GRADER_LAB_DIR`), `cc` and `rustc` from `PATH`, and the default
+    /// time limits: a copied `grader` builds with no source checkout.
     ///
     /// # Errors
-    /// When the lab crate is missing.
+    /// When `$GRADER_LAB_DIR` names no lab crate.
     pub fn new() -> Result<BuildContext, BuildSetupError> {
-        BuildContext::with_lab(&default_lab_dir())
+        match std::env::var_os(LAB_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => BuildContext::with_lab(Path::new(&dir)),
+            _ => Ok(BuildContext {
+                lab_crate: None,
+                ..BuildContext::with_lab_unchecked(None)
+            }),
+        }
     }
 
     /// A context with the lab crate at `lab_crate`.
@@ -142,14 +151,20 @@ impl BuildContext {
         {
             return Err(BuildSetupError::NoLab(lab_crate.to_path_buf()));
         }
-        Ok(BuildContext {
-            lab_crate: lab_crate.to_path_buf(),
+        Ok(BuildContext::with_lab_unchecked(Some(
+            lab_crate.to_path_buf(),
+        )))
+    }
+
+    fn with_lab_unchecked(lab_crate: Option<PathBuf>) -> BuildContext {
+        BuildContext {
+            lab_crate,
             cc: PathBuf::from("cc"),
             rustc: PathBuf::from("rustc"),
             rust_time_limit: RUST_TIME_LIMIT,
             c_time_limit: C_TIME_LIMIT,
             rust: Arc::new(OnceLock::new()),
-        })
+        }
     }
 
     /// The C compiler's full path.
@@ -236,15 +251,6 @@ fn find_rust(rustc: &Path) -> Result<RustToolchain, String> {
         ));
     }
     Ok(toolchain)
-}
-
-/// The lab crate: `$GRADER_LAB_DIR` if set, else `lab/` of the source tree
-/// the grader was built from.
-pub fn default_lab_dir() -> PathBuf {
-    match std::env::var_os(LAB_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("lab"),
-    }
 }
 
 /// A built submission, ready for a worker to load.
@@ -566,20 +572,25 @@ fn install_lab(ctx: &BuildContext, sandbox: &SubmissionBox<'_>) -> Result<PathBu
     if lab.join("Cargo.toml").is_file() {
         return Ok(lab);
     }
+    let Some(lab_crate) = &ctx.lab_crate else {
+        super::lab_kit::write_lab_crate(&lab)
+            .map_err(|e| grader_io("write the lab crate into", &lab, e))?;
+        return Ok(lab);
+    };
     for sub in ["src", "include"] {
         let mut budget = CopyBudget {
             bytes: MAX_SUBMISSION_BYTES,
             files: MAX_CRATE_FILES,
         };
         copy_crate(
-            &ctx.lab_crate.join(sub),
+            &lab_crate.join(sub),
             &lab.join(sub),
             Path::new(sub),
             &mut budget,
         )?;
     }
-    let manifest = std::fs::read_to_string(ctx.lab_crate.join("Cargo.toml"))
-        .map_err(|e| grader_io("read the lab crate's manifest in", &ctx.lab_crate, e))?;
+    let manifest = std::fs::read_to_string(lab_crate.join("Cargo.toml"))
+        .map_err(|e| grader_io("read the lab crate's manifest in", lab_crate, e))?;
     std::fs::write(lab.join("Cargo.toml"), standalone_manifest(&manifest))
         .map_err(|e| grader_io("write the lab crate's manifest in", &lab, e))?;
     Ok(lab)
@@ -1230,7 +1241,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
     #[test]
     fn trimming_keeps_errors_and_drops_warnings_and_progress() {
         let output = "\
-   Compiling sudoku-lab v0.1.0 (/work/lab)
+   Compiling sudoku-lab v0.1.0 (/src/lab)
 /tmp/b/work/x/crate/src/lib.rs:3:9: warning: unused variable: `x`
 /tmp/b/work/x/crate/src/lib.rs:22:28: error[E0308]: mismatched types: expected `bool`, found `usize`
 warning: `x` (lib) generated 1 warning

@@ -3,5 +3,6 @@
 //! ([`build`]).
 pub mod build;
 pub mod discover;
+pub mod lab_kit;
 pub mod manifest;
 pub mod scan;

@@ -37,7 +37,8 @@ use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, WorkerInput, WorkerMes
 pub const FAILED_EXIT: u8 = 2;
 
 /// The `grader worker` entry point: the box of one submission (see
-/// [`zygote`]), which runs its builds and tests until the grader is done.
+/// `worker/zygote.rs`), which runs its builds and tests until the grader is
+/// done.
 ///
 /// # Errors
 /// When started by hand, without the grader's pipes.

@@ -548,11 +548,3 @@ mod mounts {
         None
     }
 }
-
-#[cfg(not(target_os = "linux"))]
-mod mounts {
-    use super::*;
-    pub(super) fn prepare(_setup: &BoxSetup) -> Result<Vec<String>, String> {
-        Ok(Vec::new())
-    }
-}

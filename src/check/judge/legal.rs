@@ -30,6 +30,15 @@ pub(super) fn judge(
     let others = wrong.count();
     let board = &boards[b];
     let mut message = explain(board, r, c, v as u8, answer, board == puzzle);
+    // One wrong answer fits too many bugs to name one.
+    let fitted = if others > 0 {
+        fitted_bug(&boards, queries, answers)
+    } else {
+        None
+    };
+    if let Some(bug) = fitted {
+        message = format!("{bug}. For example: {message}");
+    }
     if others > 0 {
         message.push_str(&format!(
             " ({} of {} answers were wrong)",
@@ -45,13 +54,11 @@ pub(super) fn judge(
 fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool, is_puzzle: bool) -> String {
     let n = board.n();
     let on = if is_puzzle { "" } else { " on the board shown" };
-    let call = format!("legal({}, {v}){on}", cell(r, c));
+    let call = format!("legal(board, {r}, {c}, {v}){on}");
     if !answer {
         return format!(
-            "{call} returned false, but {v} is not in row {}, column {} or {}: \
+            "{call} returned false, but {v} is not in row {r}, column {c} or {}: \
              only the cell's own row, column and box rule a digit out",
-            r + 1,
-            c + 1,
             box_name(n, r, c)
         );
     }
@@ -82,4 +89,68 @@ fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool, is_puzzle: bo
         "{call} returned true, but {v} is already in {}: {hint}",
         places.join(" and ")
     )
+}
+
+/// A buggy `legal` that every answer agrees with, named in the lab's
+/// words: the shape of the failure, when it leaves one cause.
+fn fitted_bug(boards: &[Board], queries: &[[usize; 4]], answers: &[bool]) -> Option<String> {
+    type Model = fn(&Board, usize, usize, u8) -> bool;
+    fn in_row(b: &Board, r: usize, c: usize, v: u8) -> bool {
+        (0..b.side()).any(|j| j != c && b.get(r, j) == v)
+    }
+    fn in_column(b: &Board, r: usize, c: usize, v: u8) -> bool {
+        (0..b.side()).any(|i| i != r && b.get(i, c) == v)
+    }
+    fn in_block(b: &Board, r: usize, c: usize, v: u8, top: usize, left: usize) -> bool {
+        let n = b.n();
+        (top..top + n).any(|i| (left..left + n).any(|j| (i, j) != (r, c) && b.get(i, j) == v))
+    }
+    let models: [(&str, Model); 5] = [
+        (
+            "your legal never checks the box: every answer fits a legal that looks only at the row \
+             and the column; also check the n x n box of (r, c), whose top-left cell is \
+             (n * (r / n), n * (c / n))",
+            |b, r, c, v| !(in_row(b, r, c, v) || in_column(b, r, c, v)),
+        ),
+        (
+            "your legal never checks the column: every answer fits a legal that looks only at the \
+             row and the box; check every cell of column c too",
+            |b, r, c, v| {
+                !(in_row(b, r, c, v) || in_block(b, r, c, v, r / b.n() * b.n(), c / b.n() * b.n()))
+            },
+        ),
+        (
+            "your legal never checks the row: every answer fits a legal that looks only at the \
+             column and the box; check every cell of row r too",
+            |b, r, c, v| {
+                !(in_column(b, r, c, v)
+                    || in_block(b, r, c, v, r / b.n() * b.n(), c / b.n() * b.n()))
+            },
+        ),
+        (
+            "your legal checks the wrong box: every answer fits a box whose top-left cell is \
+             (r % n, c % n); the box of (r, c) starts at (n * (r / n), n * (c / n))",
+            |b, r, c, v| {
+                !(in_row(b, r, c, v)
+                    || in_column(b, r, c, v)
+                    || in_block(b, r, c, v, r % b.n(), c % b.n()))
+            },
+        ),
+        (
+            "your legal checks the wrong box: every answer fits a box whose top-left cell is \
+             (r / n, c / n); the box of (r, c) starts at (n * (r / n), n * (c / n))",
+            |b, r, c, v| {
+                !(in_row(b, r, c, v)
+                    || in_column(b, r, c, v)
+                    || in_block(b, r, c, v, r / b.n(), c / b.n()))
+            },
+        ),
+    ];
+    models.iter().find_map(|&(name, model)| {
+        queries
+            .iter()
+            .zip(answers)
+            .all(|(&[b, r, c, v], &answer)| model(&boards[b], r, c, v as u8) == answer)
+            .then(|| name.to_string())
+    })
 }

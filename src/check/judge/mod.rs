@@ -32,7 +32,7 @@ pub enum Judgement {
 pub struct Failure {
     /// The check's id, e.g. `legal`, `find_empty.policy`, `solve.leftover`.
     pub check: &'static str,
-    /// For the student: the function, the cell (`r3c5`) and what to fix.
+    /// For the student: the function, the cell (`(row 3, col 5)`) and what to fix.
     pub message: String,
     /// The board to show: the one asked about, or as `solve` left it.
     pub board: Option<Board>,

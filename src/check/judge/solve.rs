@@ -36,7 +36,8 @@ pub(super) fn judge(
         return Err(Failure::new(
             "solve.range",
             format!(
-                "after solve, {} holds {}, outside 0..={side}: write only digits 1 to {side} (0 clears a cell)",
+                "after solve, {} holds {}, outside 0..={side}: your digit loop goes past {side}; \
+                 try the digits 1 to {side} inclusive (0 clears a cell)",
                 cell(r, c),
                 after.get(r, c)
             ),
@@ -49,21 +50,7 @@ pub(super) fn judge(
     };
     match (solved, solvable) {
         (false, false) => restored(&input, &after),
-        (false, true) => {
-            let mut message = "solve returned false, but this puzzle has a solution: \
-                               return false only when every digit fails at some cell"
-                .to_string();
-            let changed = first_change(&input, &after);
-            if let Some((r, c)) = changed {
-                message.push_str(&format!(
-                    "; also, {} holds {} where the input had {}",
-                    cell(r, c),
-                    after.get(r, c),
-                    input.get(r, c)
-                ));
-            }
-            Err(Failure::new("solve.result", message).on(&after, changed))
-        }
+        (false, true) => Err(gave_up(case, &input, &after)),
         (true, true) => match completed_problem(&input, &after) {
             Some(p) => Err(Failure::new(
                 p.check,
@@ -74,6 +61,16 @@ pub(super) fn judge(
         },
         (true, false) => {
             let problem = completed_problem(&input, &after);
+            if let Some(p) = problem.as_ref().filter(|p| p.check == "solve.givens") {
+                return Err(Failure::new(
+                    "solve.givens",
+                    format!(
+                        "solve returned true on a puzzle that has no solution, and {}: {}",
+                        p.what, p.hint
+                    ),
+                )
+                .on(&after, Some(p.cell)));
+            }
             let detail = problem
                 .as_ref()
                 .map_or(String::new(), |p| format!(", and {}", p.what));
@@ -81,12 +78,77 @@ pub(super) fn judge(
                 "solve.result",
                 format!(
                     "solve returned true, but this puzzle has no solution{detail}: \
-                     return true only once every cell is filled, and false when every digit fails at some cell"
+                     return true only when find_empty finds no empty cell, and pass on \
+                     the recursive call's false (return false once every digit failed at a cell)"
                 ),
             )
             .on(&after, problem.map(|p| p.cell)))
         }
     }
+}
+
+/// `solve` returned false on a puzzle that has a solution: the diagnosis
+/// is chosen from what the board shows, most likely cause first.
+fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
+    let side = input.side();
+    let cells = || (0..side).flat_map(move |r| (0..side).map(move |c| (r, c)));
+    // A given changed: the search wrote over the puzzle.
+    if let Some((r, c)) =
+        cells().find(|&(r, c)| input.get(r, c) != 0 && after.get(r, c) != input.get(r, c))
+    {
+        return Failure::new(
+            "solve.givens",
+            format!(
+                "solve returned false on a puzzle that has a solution, and the given {} changed from {} to {}: \
+                 write only to cells that find_empty returns (the empty ones), never to a given",
+                cell(r, c),
+                input.get(r, c),
+                after.get(r, c)
+            ),
+        )
+        .on(after, Some((r, c)));
+    }
+    // Digits left behind: the lab's signature bug.
+    let leftovers: Vec<(usize, usize)> = cells()
+        .filter(|&(r, c)| input.get(r, c) == 0 && after.get(r, c) != 0)
+        .collect();
+    if let Some(&(r, c)) = leftovers.first() {
+        let more = match leftovers.len() {
+            1 => String::new(),
+            k => format!(" ({k} cells hold leftover digits)"),
+        };
+        return Failure::new(
+            "solve.leftover",
+            format!(
+                "solve returned false on a puzzle that has a solution, and {} still holds {}{more}: \
+                 a digit written on a dead branch was not cleared, so it became a fake given and \
+                 later cells found no legal digit. After the recursive call returns false, set the \
+                 cell back to 0 before trying the next digit",
+                cell(r, c),
+                after.get(r, c)
+            ),
+        )
+        .on(after, Some((r, c)));
+    }
+    // The board is as it was: the search gave up too early. A digit N that
+    // the solution needs in an empty cell points at the loop's bound.
+    let needs_top = case.solution.as_ref().and_then(|solution| {
+        cells().find(|&(r, c)| input.get(r, c) == 0 && usize::from(solution.get(r, c)) == side)
+    });
+    let message = match needs_top {
+        Some((r, c)) => format!(
+            "solve returned false, but this puzzle has a solution (it needs {side} at {}): \
+             check that your digit loop tries every digit from 1 to {side} inclusive \
+             (range(1, n*n + 1) in Python, v <= n*n in C); otherwise, return false only after \
+             every digit failed at the cell, not after the first",
+            cell(r, c)
+        ),
+        None => "solve returned false, but this puzzle has a solution: return false only after \
+                 every digit failed at the cell, not after the first, and return true as soon as \
+                 a recursive call returns true"
+            .to_string(),
+    };
+    Failure::new("solve.gave_up", message).on(after, needs_top)
 }
 
 /// On false: the board must be byte-identical to the input; a changed given
@@ -112,8 +174,9 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
         (
             "solve.givens",
             format!(
-                "solve returned false, but the given {} changed from {} to {}{more}: never write to a cell \
-                 that was filled at the start; on false the board must be exactly as it was passed in",
+                "solve returned false, but the given {} changed from {} to {}{more}: write only to cells \
+                 that find_empty returns (the empty ones), never to a given; on false the board must be \
+                 exactly as it was passed in",
                 cell(r, c),
                 input.get(r, c),
                 after.get(r, c)
@@ -124,21 +187,14 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
             "solve.leftover",
             format!(
                 "solve returned false, but {} still holds {}{more}: a digit written on a dead branch was \
-                 not cleared; set the cell back to 0 when every digit fails there",
+                 not cleared (a fake given). After the recursive call returns false, set the cell back \
+                 to 0 before trying the next digit; on false the board must be exactly as it was passed in",
                 cell(r, c),
                 after.get(r, c)
             ),
         )
     };
     Err(Failure::new(check, message).on(after, Some((r, c))))
-}
-
-/// The first cell where `after` differs from `input`.
-fn first_change(input: &Board, after: &Board) -> Option<(usize, usize)> {
-    let side = input.side();
-    (0..side * side)
-        .find(|&i| input.cells()[i] != after.cells()[i])
-        .map(|i| (i / side, i % side))
 }
 
 /// What is wrong with a board `solve` called solved.
@@ -162,7 +218,9 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
                 "the board is exactly as it was passed in ({} is still empty)",
                 cell(at.0, at.1)
             ),
-            hint: "fill the board you were given, in place, not a copy of it",
+            hint: "the board you were given must hold the solution when solve returns true: \
+                   write into it in place (not into a copy), and do not clear a cell after the \
+                   recursive call returned true",
         });
     }
     let cells = || (0..side).flat_map(move |r| (0..side).map(move |c| (r, c)));
@@ -178,7 +236,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
                 input.get(r, c),
                 after.get(r, c)
             ),
-            hint: "never write to a cell that was filled at the start",
+            hint: "write only to cells that find_empty returns (the empty ones), never to a given",
         });
     }
     if let Some((r, c)) = after.empty_cells().next() {
@@ -186,7 +244,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
             check: "solve.incomplete",
             cell: (r, c),
             what: format!("{} is still empty", cell(r, c)),
-            hint: "return true only once every cell is filled",
+            hint: "return true only when find_empty finds no empty cell (or when the recursive call returned true)",
         });
     }
     // A repeated digit, named at a cell the student wrote rather than a given.

@@ -224,9 +224,16 @@ fn every_bug_class_is_caught_with_its_check_and_cell() {
             Legal,
             Any,
             "legal",
-            &["legal(r"],
+            &["legal(board, "],
         ),
-        (Bug::WrongBoxOrigin, nine, Legal, Any, "legal", &["legal(r"]),
+        (
+            Bug::WrongBoxOrigin,
+            nine,
+            Legal,
+            Any,
+            "legal",
+            &["legal(board, "],
+        ),
         (
             Bug::ColumnMajor,
             campus,
@@ -273,7 +280,7 @@ fn every_bug_class_is_caught_with_its_check_and_cell() {
             Solve,
             Any,
             "solve.in_place",
-            &["exactly as it was passed in", "not a copy"],
+            &["exactly as it was passed in", "in place"],
         ),
         (
             Bug::OutOfRange,
@@ -295,8 +302,12 @@ fn every_bug_class_is_caught_with_its_check_and_cell() {
             assert!(f.message.contains(w), "{what}: missing {w:?}");
         }
         let (r, c) = f.cell.unwrap_or_else(|| panic!("{what}: no cell"));
-        let name = format!("r{}c{}", r + 1, c + 1);
-        assert!(f.message.contains(&name), "{what}: does not name {name}");
+        let name = format!("(row {r}, col {c})");
+        let call = format!("legal(board, {r}, {c}, ");
+        assert!(
+            f.message.contains(&name) || f.message.contains(&call),
+            "{what}: does not name {name}"
+        );
         assert!(f.board.is_some(), "{what}: no board");
     }
 }
@@ -418,8 +429,8 @@ fn legal_messages_name_the_units_and_the_clash() {
         boards: vec![board.cells().to_vec()],
         queries,
     };
-    // r2c1 and 4: row 2 and box 1 at r2c2; r1c3 and 2: column 3 at r4c3;
-    // r1c2 and 2: no clash.
+    // (1, 0) and 4: row 1 and the top-left box at (1, 1); (0, 2) and 2:
+    // column 2 at (3, 2); (0, 1) and 2: no clash.
     let p = probe(&case.puzzle, vec![[0, 1, 0, 4], [0, 0, 2, 2], [0, 0, 1, 2]]);
     let all_wrong = Response::Legal {
         answers: vec![true, true, false],
@@ -428,7 +439,7 @@ fn legal_messages_name_the_units_and_the_clash() {
     assert_eq!(f.check, "legal");
     assert_eq!(
         f.message,
-        "legal(r2c1, 4) returned true, but 4 is already in row 2 at r2c2 and box 1 (r1c1..r2c2) at r2c2: \
+        "legal(board, 1, 0, 4) returned true, but 4 is already in row 1 at (row 1, col 1) and the box of rows 0-1, cols 0-1 at (row 1, col 1): \
          a digit may not repeat in a row, a column or a box (3 of 3 answers were wrong)"
     );
     assert_eq!(f.cell, Some((1, 0)));
@@ -439,7 +450,7 @@ fn legal_messages_name_the_units_and_the_clash() {
     let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &one_wrong));
     assert_eq!(
         f.message,
-        "legal(r1c3, 2) returned true, but 2 is already in column 3 at r4c3: check every cell of the column"
+        "legal(board, 0, 2, 2) returned true, but 2 is already in column 2 at (row 3, col 2): check every cell of the column"
     );
     let right = Response::Legal {
         answers: vec![false, false, true],
@@ -454,10 +465,10 @@ fn legal_messages_name_the_units_and_the_clash() {
     let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &said_false));
     assert_eq!(
         f.message,
-        "legal(r1c2, 2) returned false, but 2 is not in row 1, column 2 or box 1 (r1c1..r2c2): \
+        "legal(board, 0, 1, 2) returned false, but 2 is not in row 0, column 1 or the box of rows 0-1, cols 0-1: \
          only the cell's own row, column and box rule a digit out"
     );
-    // Box only: 4 at r4c3, asked at r3c4.
+    // Box only: 4 at (3, 2), asked at (2, 3).
     let mut b = Board::empty(2).unwrap();
     b.set(3, 2, 4);
     let p = probe(&b, vec![[0, 2, 3, 4]]);
@@ -471,8 +482,8 @@ fn legal_messages_name_the_units_and_the_clash() {
     ));
     assert_eq!(
         f.message,
-        "legal(r3c4, 4) on the board shown returned true, but 4 is already in box 4 (r3c3..r4c4) at r4c3: \
-         check the 2x2 box that holds the cell, whose top-left cell is r3c3"
+        "legal(board, 2, 3, 4) on the board shown returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
+         check the 2x2 box that holds the cell, whose top-left cell is (row 2, col 2)"
     );
 }
 
@@ -527,7 +538,7 @@ fn find_empty_messages() {
     assert_eq!(f.check, "find_empty.not_empty");
     assert_eq!(
         f.message,
-        "find_empty returned r1c1, which holds 1: it must return an empty cell (one that holds 0)"
+        "find_empty returned (row 0, col 0), which holds 1: it must return an empty cell (one that holds 0)"
     );
     let f = judge_one(Some([4, usize::MAX]));
     assert_eq!(f.check, "find_empty.range");
@@ -537,14 +548,14 @@ fn find_empty_messages() {
     assert_eq!(f.check, "find_empty.none");
     assert!(
         f.message
-            .starts_with("find_empty reported none, but r1c2 is empty"),
+            .starts_with("find_empty reported none, but (row 0, col 1) is empty"),
         "{f}"
     );
     let f = judge_one(Some([1, 0]));
     assert_eq!(
         f.message,
-        "find_empty returned r2c1, but this case asks for the first empty cell in reading order \
-         (row by row, left to right), r1c2"
+        "find_empty returned (row 1, col 0), but this case asks for the first empty cell in reading order \
+         (row by row, left to right), (row 0, col 1)"
     );
 }
 
@@ -574,7 +585,8 @@ fn solve_messages() {
     assert_eq!(f.check, "solve.range");
     assert_eq!(
         f.message,
-        "after solve, r1c2 holds 17, outside 0..=4: write only digits 1 to 4 (0 clears a cell)"
+        "after solve, (row 0, col 1) holds 17, outside 0..=4: your digit loop goes past 4; \
+         try the digits 1 to 4 inclusive (0 clears a cell)"
     );
     assert_eq!(f.cell, Some((0, 1)));
     // A given changed and a duplicate: the given is named.
@@ -584,7 +596,8 @@ fn solve_messages() {
     assert_eq!(f.check, "solve.givens");
     assert_eq!(
         f.message,
-        "solve returned true, but the given r1c1 changed from 1 to 2: never write to a cell that was filled at the start"
+        "solve returned true, but the given (row 0, col 0) changed from 1 to 2: \
+         write only to cells that find_empty returns (the empty ones), never to a given"
     );
     // Two written cells swapped: a duplicate, named at a written cell.
     let mut cells = solution.cells().to_vec();
@@ -593,19 +606,37 @@ fn solve_messages() {
     assert_eq!(f.check, "solve.duplicate");
     assert!(
         f.message
-            .starts_with("solve returned true, but 3 appears twice in column 2 (r1c2 and r4c2)"),
+            .starts_with("solve returned true, but 3 appears twice in column 1 ((row 0, col 1) and (row 3, col 1))"),
         "{f}"
     );
     let mut cells = solution.cells().to_vec();
     cells[15] = 0;
     let f = failure(judge_solve(true, cells));
     assert_eq!(f.check, "solve.incomplete");
-    assert!(f.message.contains("r4c4 is still empty"), "{f}");
+    assert!(f.message.contains("(row 3, col 3) is still empty"), "{f}");
     let f = failure(judge_solve(false, case.puzzle.cells().to_vec()));
-    assert_eq!(f.check, "solve.result");
+    // The board as passed in: the search gave up, and the solution needs a
+    // 4 in an empty cell, so the loop's bound is named.
+    assert_eq!(f.check, "solve.gave_up");
     assert!(
         f.message
             .starts_with("solve returned false, but this puzzle has a solution"),
+        "{f}"
+    );
+    assert!(
+        f.message
+            .contains("digit loop tries every digit from 1 to 4"),
+        "{f}"
+    );
+    // Digits left behind on a solvable puzzle: the leftover bug comes first.
+    let mut cells = case.puzzle.cells().to_vec();
+    cells[1] = 3;
+    let f = failure(judge_solve(false, cells));
+    assert_eq!(f.check, "solve.leftover");
+    assert!(
+        f.message.starts_with(
+            "solve returned false on a puzzle that has a solution, and (row 0, col 1) still holds 3"
+        ),
         "{f}"
     );
     // With no stored count, the reference is asked.
@@ -617,7 +648,7 @@ fn solve_messages() {
     };
     assert_eq!(
         failure(judge(&uncounted, FindEmptyPolicy::Any, &p, &r)).check,
-        "solve.result"
+        "solve.gave_up"
     );
 }
 
@@ -635,8 +666,9 @@ fn leftover_message_on_an_unsolvable_case() {
     assert_eq!(f.check, "solve.leftover");
     assert_eq!(
         f.message,
-        "solve returned false, but r3c5 still holds 7: a digit written on a dead branch was not cleared; \
-         set the cell back to 0 when every digit fails there"
+        "solve returned false, but (row 2, col 4) still holds 7: a digit written on a dead branch was not \
+         cleared (a fake given). After the recursive call returns false, set the cell back to 0 before \
+         trying the next digit; on false the board must be exactly as it was passed in"
     );
     assert_eq!(f.cell, Some((2, 4)));
     cells[0] = 0;
@@ -647,8 +679,9 @@ fn leftover_message_on_an_unsolvable_case() {
     let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &r));
     assert_eq!(f.check, "solve.givens");
     assert!(
-        f.message
-            .contains("the given r1c1 changed from 1 to 0 (2 cells differ from the input)"),
+        f.message.contains(
+            "the given (row 0, col 0) changed from 1 to 0 (2 cells differ from the input)"
+        ),
         "{f}"
     );
     let r = Response::Solve {

@@ -1,0 +1,604 @@
+//! The student's view (`grader check`): reads like a lab partner.
+//!
+//! By default one compact block per failing function, in the lab's order
+//! (`legal`, `find_empty`, `solve`): the first failing case in full (what
+//! went wrong, the board, the smallest board that still fails, what the
+//! code printed), the other failing cases one line each. A function that
+//! fails after an earlier one failed is said to be probably caused by it.
+//! `-v` shows every test and every failure in full. The closing line says
+//! how many public tests passed and that hidden tests also count.
+//!
+//! Everything the student's code or compiler wrote goes through
+//! [`visible`]: control characters are shown, never
+//! interpreted by the terminal.
+
+use colored::Colorize;
+use serde::Serialize;
+use std::io::{self, Write};
+
+use super::text::{visible, visible_line};
+use super::{Status, SubmissionReport, TestReport};
+use crate::exit;
+use crate::verdict::{Function, Verdict};
+
+/// How much of a failing test's output is shown.
+const OUTPUT_LINES_SHOWN: usize = 10;
+
+/// Lines the grader's own runtime prints when the student's code overflows
+/// its stack: shown as the grader's diagnosis instead, never as if the
+/// student's code had printed them.
+const RUNTIME_NOISE: [&str; 3] = [
+    "has overflowed its stack",
+    "fatal runtime error: stack overflow",
+    "fatal runtime error: stack overflow, aborting",
+];
+
+/// The smallest board on which a failing `solve` still fails, for showing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShrunkView {
+    /// The case it was shrunk from.
+    pub case: String,
+    /// A picture of the case's puzzle.
+    pub full_board: String,
+    /// A picture of the small puzzle.
+    pub small_board: String,
+    /// The small puzzle as one line of text (SPEC 1), to paste into a test.
+    pub small_puzzle: String,
+    /// Empty cells of the small puzzle.
+    pub empty: usize,
+    /// Empty cells of the case's puzzle.
+    pub original_empty: usize,
+    /// Test runs the shrinking took.
+    pub runs: usize,
+    /// Milliseconds the shrinking took.
+    pub ms: f64,
+    /// True if the budget ran out before the board was known to be minimal.
+    pub stopped_early: bool,
+    /// What the small board proves, when its shape leaves one cause.
+    pub diagnosis: Option<String>,
+    /// The verdict on the small board (the same as on the case).
+    pub verdict: Verdict,
+    /// What went wrong on the small board.
+    pub message: String,
+    /// The board the small run left, with the cell in question marked.
+    pub small_after: Option<String>,
+}
+
+/// What `grader check` found, ready to show.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckRun {
+    /// The submission's report (the tests that ran, in the order they ran).
+    pub submission: SubmissionReport,
+    /// Shrunk boards for failing `solve` tests.
+    pub shrunk: Vec<ShrunkView>,
+    /// Tests not run because of `--fail-fast`.
+    pub not_run: usize,
+    /// The source checked, as given.
+    pub path: String,
+}
+
+impl CheckRun {
+    /// The exit code (see [`crate::exit`]): a grader fault 2, code that did
+    /// not build or load 3, a failing test 1, else 0.
+    pub fn exit_code(&self) -> u8 {
+        let sub = &self.submission;
+        if sub.grader_fault {
+            exit::USAGE_OR_INPUT
+        } else if sub.status != Status::Ok {
+            exit::BUILD_OR_LOAD_ERROR
+        } else if sub.all_passed() {
+            exit::SUCCESS
+        } else {
+            exit::FAILURE
+        }
+    }
+}
+
+/// Writes `run` for a person; `verbose` shows every test in full.
+pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
+    let sub = &run.submission;
+    if sub.status != Status::Ok {
+        let what = match sub.status {
+            Status::BuildError => "did not build",
+            _ => "could not be loaded",
+        };
+        writeln!(
+            out,
+            "{} {}",
+            "✗".red().bold(),
+            format!("{} {what}", visible_line(&run.path)).red().bold()
+        )?;
+        for line in visible(&sub.message).lines() {
+            writeln!(out, "  {line}")?;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "No test ran: fix the message above, then run `grader check` again."
+        )?;
+        return Ok(());
+    }
+    let mut failed_before: Vec<Function> = Vec::new();
+    for function in Function::ALL {
+        let tests: Vec<&TestReport> = sub
+            .tests
+            .iter()
+            .filter(|t| t.function == function)
+            .collect();
+        if tests.is_empty() {
+            continue;
+        }
+        let failing: Vec<&TestReport> = tests
+            .iter()
+            .copied()
+            .filter(|t| t.verdict != Verdict::Pass)
+            .collect();
+        let name = format!("{:<10}", function.name());
+        if failing.is_empty() {
+            writeln!(
+                out,
+                "{} {name} {}",
+                "✓".green().bold(),
+                format!("{} of {} cases pass", tests.len(), tests.len()).green()
+            )?;
+            if verbose {
+                for test in &tests {
+                    writeln!(out, "    ✓ {}{}", test.case, time(test))?;
+                }
+            }
+            continue;
+        }
+        writeln!(
+            out,
+            "{} {name} {}",
+            "✗".red().bold(),
+            format!("{} of {} cases fail", failing.len(), tests.len())
+                .red()
+                .bold()
+        )?;
+        let cause = failed_before.first().copied();
+        for test in &tests {
+            if test.verdict == Verdict::Pass {
+                if verbose {
+                    writeln!(out, "    ✓ {}{}", test.case, time(test))?;
+                }
+                continue;
+            }
+            let first = failing.first().is_some_and(|f| std::ptr::eq(*f, *test));
+            if first || verbose {
+                write_failure(run, test, cause, out)?;
+            } else {
+                writeln!(
+                    out,
+                    "    also fails: {} ({}): {}",
+                    test.case,
+                    verdict_colored(test.verdict),
+                    visible_line(fact(&shown_message(test)))
+                )?;
+            }
+        }
+        failed_before.push(function);
+    }
+    let passed = sub
+        .tests
+        .iter()
+        .filter(|t| t.verdict == Verdict::Pass)
+        .count();
+    writeln!(out)?;
+    let mut line = format!("{passed} of {} public tests passed", sub.tests.len());
+    if run.not_run > 0 {
+        line.push_str(&format!(
+            " ({} not run: --fail-fast stopped at the first failure)",
+            run.not_run
+        ));
+    }
+    if sub.grader_fault {
+        writeln!(out, "{}", line.red().bold())?;
+        writeln!(
+            out,
+            "The grader itself failed on some test (see above): that is not your code's fault. Run again, and report it if it persists."
+        )
+    } else if passed == sub.tests.len() && run.not_run == 0 {
+        writeln!(out, "{}", format!("All {line}.").green().bold())?;
+        writeln!(
+            out,
+            "Your grade also counts hidden tests: other boards of every size, including puzzles with no solution."
+        )
+    } else {
+        writeln!(out, "{}", format!("{line}.").red().bold())?;
+        writeln!(
+            out,
+            "Fix the first failure above and run again; your grade also counts hidden tests on other boards."
+        )
+    }
+}
+
+/// One failing test in full.
+fn write_failure(
+    run: &CheckRun,
+    test: &TestReport,
+    cause: Option<Function>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "    {} on {}: {}{}",
+        test.function,
+        test.case.bold(),
+        verdict_colored(test.verdict),
+        time(test)
+    )?;
+    if let Some(description) = &test.description {
+        writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
+    }
+    let message = shown_message(test);
+    match cause {
+        Some(earlier) => {
+            writeln!(out, "    {}", visible_line(fact(&message)))?;
+            writeln!(
+                out,
+                "    {}",
+                format!(
+                    "probably caused by the {earlier} failure above: fix {earlier} first, then run again"
+                )
+                .yellow()
+            )?;
+        }
+        None => {
+            for line in visible(&message).lines() {
+                writeln!(out, "    {line}")?;
+            }
+        }
+    }
+    let shrunk = run.shrunk.iter().find(|s| s.case == test.case);
+    match (shrunk, &test.board) {
+        (Some(shrunk), _) if test.function == Function::Solve => write_shrunk(shrunk, out)?,
+        (_, Some(board)) => {
+            writeln!(out)?;
+            for line in labelled(board).lines() {
+                writeln!(out, "      {}", super::picture::paint(line))?;
+            }
+            writeln!(out)?;
+        }
+        _ => {}
+    }
+    let output = printed(&test.output);
+    if !output.is_empty() {
+        writeln!(out, "    {}", "your code printed:".dimmed())?;
+        let lines: Vec<&str> = output.lines().collect();
+        for line in lines.iter().take(OUTPUT_LINES_SHOWN) {
+            writeln!(out, "    | {}", visible_line(line))?;
+        }
+        if lines.len() > OUTPUT_LINES_SHOWN {
+            writeln!(
+                out,
+                "    | ... ({} more lines)",
+                lines.len() - OUTPUT_LINES_SHOWN
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The shrunk board beside the full one, and what went wrong on it.
+fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
+    let cells = |k: usize| if k == 1 { "cell" } else { "cells" };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "    {}",
+        format!(
+            "your solve fails the same way even here: {} empty {} instead of {} \
+             (found in {} runs, {:.0} ms{})",
+            shrunk.empty,
+            cells(shrunk.empty),
+            shrunk.original_empty,
+            shrunk.runs,
+            shrunk.ms,
+            if shrunk.stopped_early {
+                "; stopped at the budget, maybe not the smallest"
+            } else {
+                ""
+            }
+        )
+        .bold()
+    )?;
+    let (full, small) = (labelled(&shrunk.full_board), labelled(&shrunk.small_board));
+    let left: Vec<&str> = full.lines().collect();
+    let right: Vec<&str> = small.lines().collect();
+    let width = left.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let width = width.max("the case".len());
+    writeln!(
+        out,
+        "      {:<width$}    the smallest failing board",
+        "the case"
+    )?;
+    for i in 0..left.len().max(right.len()) {
+        let l = left.get(i).copied().unwrap_or("");
+        let r = right.get(i).copied().unwrap_or("");
+        writeln!(out, "      {l:<width$}    {r}")?;
+    }
+    writeln!(out, "    the small board as text: {}", shrunk.small_puzzle)?;
+    if let Some(diagnosis) = &shrunk.diagnosis {
+        writeln!(out, "    {}", diagnosis.yellow().bold())?;
+    }
+    writeln!(out, "    on the small board:")?;
+    let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message);
+    for line in visible(&message).lines() {
+        writeln!(out, "      {line}")?;
+    }
+    if let Some(after) = &shrunk.small_after {
+        writeln!(out, "    the board your solve left:")?;
+        for line in labelled(after).lines() {
+            writeln!(out, "      {}", super::picture::paint(line))?;
+        }
+    }
+    writeln!(out)
+}
+
+/// `picture` (from [`super::picture::render`]) with the row numbers on the
+/// left and the column numbers on top, counted from 0 as the messages
+/// count them, so "(row 2, col 1)" can be found at a glance.
+pub fn labelled(picture: &str) -> String {
+    let lines: Vec<&str> = picture.lines().collect();
+    let is_rule = |line: &str| !line.is_empty() && line.chars().all(|ch| ch == '-' || ch == '+');
+    // Column positions from a row without a marked (and maybe coloured) cell:
+    // the last character of each cell's token.
+    let plain = lines.iter().find(|l| !is_rule(l) && !l.contains('['));
+    let mut header = String::new();
+    if let Some(row) = plain {
+        let chars: Vec<char> = row.chars().collect();
+        let ends = (0..chars.len()).filter(|&i| {
+            let ch = chars[i];
+            ch != ' ' && ch != '|' && chars.get(i + 1).is_none_or(|&next| next == ' ')
+        });
+        for (col, end) in ends.enumerate() {
+            let label = col.to_string();
+            let start = (end + 1).saturating_sub(label.len());
+            while header.chars().count() < start {
+                header.push(' ');
+            }
+            if header.chars().count() == start {
+                header.push_str(&label);
+            }
+        }
+    }
+    let mut out = String::new();
+    if !header.is_empty() {
+        out.push_str(&format!("    {header}\n"));
+    }
+    let mut row = 0;
+    for line in lines {
+        if is_rule(line) {
+            out.push_str(&format!("    {line}\n"));
+        } else {
+            out.push_str(&format!("{row:>3} {line}\n"));
+            row += 1;
+        }
+    }
+    out
+}
+
+/// The message shown for a test: a crash from a stack overflow is told in
+/// the lab's words.
+fn shown_message(test: &TestReport) -> String {
+    in_lab_words(test.function, test.verdict, &test.message)
+}
+
+/// `message` for a test of `function` that ended with `verdict`, with a
+/// stack overflow told as the recursion bug it almost always is.
+fn in_lab_words(function: Function, verdict: Verdict, message: &str) -> String {
+    // A stack overflow the worker told for certain starts its message so;
+    // a SIGSEGV only may be one (a null pointer or an index off the board
+    // looks the same), and keeps its own message.
+    if verdict == Verdict::Crash && message.starts_with("stack overflow") {
+        return format!(
+            "{} crashed with a stack overflow: it called itself without end. Most likely solve \
+             recursed without writing a digit first (find_empty then returns the same cell again \
+             and again), or wrote 0 (a digit loop that starts at 0); write a digit from 1 to N \
+             into the cell before the recursive call",
+            function
+        );
+    }
+    message.to_string()
+}
+
+/// What the student's code printed, without the grader's runtime noise.
+fn printed(output: &str) -> String {
+    output
+        .lines()
+        .filter(|line| !RUNTIME_NOISE.iter().any(|noise| line.contains(noise)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The fact of a message: the part before the advice (the first ": ").
+fn fact(message: &str) -> &str {
+    let first_line = message.lines().next().unwrap_or("");
+    match first_line.find(": ") {
+        Some(i) => &first_line[..i],
+        None => first_line,
+    }
+}
+
+fn time(test: &TestReport) -> String {
+    test.time_ms
+        .map(|t| format!(" ({t:.1} ms)").dimmed().to_string())
+        .unwrap_or_default()
+}
+
+fn verdict_colored(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Pass => verdict.name().green().to_string(),
+        Verdict::Timeout | Verdict::Memory => verdict.name().yellow().to_string(),
+        _ => verdict.name().red().to_string(),
+    }
+}
+
+/// Writes `run` as one JSON document, for editors and scripts.
+pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Json<'a> {
+        version: u32,
+        path: &'a str,
+        exit_code: u8,
+        hidden_tests_also_count: bool,
+        not_run: usize,
+        submission: &'a SubmissionReport,
+        shrunk: &'a [ShrunkView],
+    }
+    let doc = Json {
+        version: 1,
+        path: &run.path,
+        exit_code: run.exit_code(),
+        hidden_tests_also_count: true,
+        not_run: run.not_run,
+        submission: &run.submission,
+        shrunk: &run.shrunk,
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(case: &str, function: Function, verdict: Verdict, message: &str) -> TestReport {
+        TestReport {
+            case: case.into(),
+            function,
+            verdict,
+            points: u32::from(verdict == Verdict::Pass),
+            max_points: 1,
+            time_ms: Some(1.0),
+            wall_ms: None,
+            message: message.into(),
+            output: String::new(),
+            board: None,
+            hidden: false,
+            description: None,
+        }
+    }
+
+    fn run(tests: Vec<TestReport>) -> CheckRun {
+        let score = tests.iter().map(|t| t.points).sum();
+        CheckRun {
+            submission: SubmissionReport {
+                id: "me".into(),
+                kind: Some("c".into()),
+                status: Status::Ok,
+                message: String::new(),
+                score,
+                max_score: tests.len() as u32,
+                grader_fault: false,
+                tests,
+            },
+            shrunk: Vec::new(),
+            not_run: 0,
+            path: "sudoku.c".into(),
+        }
+    }
+
+    fn text(run: &CheckRun, verbose: bool) -> String {
+        colored::control::set_override(false);
+        let mut out = Vec::new();
+        write_check(run, verbose, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn one_block_per_failing_function_and_the_cause_named() {
+        let r = run(vec![
+            test(
+                "a",
+                Function::Legal,
+                Verdict::Wrong,
+                "legal(board, 0, 1, 2) returned true, but 2 is already in row 0: check every cell of the row",
+            ),
+            test(
+                "b",
+                Function::Legal,
+                Verdict::Wrong,
+                "legal(board, 1, 1, 3) returned true: check",
+            ),
+            test("a", Function::FindEmpty, Verdict::Pass, ""),
+            test(
+                "a",
+                Function::Solve,
+                Verdict::Wrong,
+                "solve returned true, but 3 appears twice in row 0: every row",
+            ),
+        ]);
+        let shown = text(&r, false);
+        assert!(shown.contains("✗ legal      2 of 2 cases fail"), "{shown}");
+        assert!(shown.contains("check every cell of the row"), "{shown}");
+        assert!(
+            shown.contains("also fails: b (wrong): legal(board, 1, 1, 3) returned true"),
+            "{shown}"
+        );
+        assert!(shown.contains("✓ find_empty 1 of 1 cases pass"), "{shown}");
+        assert!(
+            shown.contains("probably caused by the legal failure above"),
+            "{shown}"
+        );
+        // The advice of the caused failure gives way to the cause.
+        assert!(!shown.contains("every row"), "{shown}");
+        assert!(shown.contains("1 of 4 public tests passed."), "{shown}");
+        assert!(shown.contains("hidden tests"), "{shown}");
+        assert_eq!(r.exit_code(), exit::FAILURE);
+    }
+
+    #[test]
+    fn all_passed_says_hidden_tests_count() {
+        let r = run(vec![test("a", Function::Solve, Verdict::Pass, "")]);
+        let shown = text(&r, false);
+        assert!(shown.contains("All 1 of 1 public tests passed."), "{shown}");
+        assert!(shown.contains("also counts hidden tests"), "{shown}");
+        assert_eq!(r.exit_code(), exit::SUCCESS);
+    }
+
+    #[test]
+    fn stack_overflows_are_told_in_the_labs_words_and_escapes_are_shown() {
+        let mut crash = test(
+            "a",
+            Function::Solve,
+            Verdict::Crash,
+            "stack overflow (recursion too deep?), ended by SIGABRT",
+        );
+        crash.output = "\x1b[2Jhello\nthread '<unknown>' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n".into();
+        let shown = text(&run(vec![crash]), false);
+        assert!(
+            shown.contains("recursed without writing a digit"),
+            "{shown}"
+        );
+        assert!(!shown.contains("overflowed its stack"), "{shown}");
+        assert!(!shown.contains("fatal runtime error"), "{shown}");
+        assert!(shown.contains("| \\e[2Jhello"), "{shown}");
+    }
+
+    #[test]
+    fn pictures_get_row_and_column_numbers() {
+        let picture = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
+        assert_eq!(
+            labelled(picture),
+            "     0 1   2 3\n  0  1 . | . 4\n  1  . 4 |[1].\n    -----+----\n  2  2 . | . 3\n  3  . 3 | 2 .\n"
+        );
+        let wide = " 16  .  .  . |  .  .  .  . |  .  .  .  . |  .  .  . 10\n";
+        let header = labelled(wide).lines().next().unwrap().to_string();
+        assert!(header.ends_with("14 15"), "{header:?}");
+    }
+
+    #[test]
+    fn build_errors_exit_3() {
+        let mut r = run(Vec::new());
+        r.submission.status = Status::BuildError;
+        r.submission.message = "sudoku.c:3: error: expected ';'".into();
+        let shown = text(&r, false);
+        assert!(shown.contains("sudoku.c did not build"), "{shown}");
+        assert!(shown.contains("expected ';'"), "{shown}");
+        assert_eq!(r.exit_code(), exit::BUILD_OR_LOAD_ERROR);
+        r.submission.grader_fault = true;
+        assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);
+    }
+}

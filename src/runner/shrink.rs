@@ -1,0 +1,211 @@
+//! Shrinking a failing `solve`: the smallest board on which the student's
+//! `solve` still fails the same way, as property-based testing tools shrink
+//! a failing input.
+//!
+//! Starting from the failing puzzle, cells are filled in — from the
+//! reference solution when the puzzle has one (so it stays solvable), else
+//! with a digit legal there (a puzzle with no solution keeps none when
+//! givens are added; the reference count confirms it) — and a fill is kept
+//! while the student's `solve` still fails with the same verdict and the
+//! same failed check. Fills are tried in halving groups, then one cell at a
+//! time until no single fill keeps the failure: a local minimum. Every try
+//! is one ordinary sandboxed test ([`run_test_judged`]); the search stops at
+//! a budget of runs and time.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use sudoku_lab::Board;
+
+use crate::case::{Case, Solutions};
+use crate::check::Failure;
+use crate::protocol::CodeKind;
+use crate::runner::grade::{GradePlan, run_test_judged};
+use crate::runner::sandbox::SubmissionBox;
+use crate::verdict::Blame;
+use crate::verdict::{Function, Verdict};
+
+/// How much a shrink may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct ShrinkBudget {
+    /// At most this many test runs.
+    pub max_runs: usize,
+    /// At most this much wall time.
+    pub max_time: Duration,
+}
+
+impl Default for ShrinkBudget {
+    fn default() -> Self {
+        ShrinkBudget {
+            max_runs: 200,
+            max_time: Duration::from_secs(10),
+        }
+    }
+}
+
+/// How a test failed: the verdict and, for `wrong`, the failed check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailureClass {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The failed check's id (`solve.leftover`, ...), for `wrong`.
+    pub check: Option<&'static str>,
+}
+
+impl FailureClass {
+    /// The class of a test that ended with `verdict` and `failure`.
+    pub fn of(verdict: Verdict, failure: Option<&Failure>) -> FailureClass {
+        FailureClass {
+            verdict,
+            check: failure.map(|f| f.check),
+        }
+    }
+}
+
+/// The smallest failing board found.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// The board: the failing puzzle with cells filled in.
+    pub puzzle: Board,
+    /// Its empty cells.
+    pub empty: usize,
+    /// The empty cells of the original puzzle.
+    pub original_empty: usize,
+    /// The test runs it took.
+    pub runs: usize,
+    /// The wall time it took.
+    pub elapsed: Duration,
+    /// True if the budget ran out before a local minimum was confirmed.
+    pub stopped_early: bool,
+    /// The failure on the small board: its message, board and cell.
+    pub failure: Option<Failure>,
+    /// The failure's message (also for verdicts other than `wrong`).
+    pub message: String,
+}
+
+/// Shrinks the failing `solve` test of `case`, which failed as `class`.
+/// `None` when no cell could be filled while keeping the failure (the
+/// puzzle is already minimal), or the puzzle has no empty cell.
+pub fn shrink_solve(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    kind: CodeKind,
+    case: &Case,
+    class: &FailureClass,
+    plan: &GradePlan,
+    budget: ShrinkBudget,
+) -> Option<Shrunk> {
+    let start = Instant::now();
+    let original_empty = case.puzzle.empty_cells().count();
+    let mut board = case.puzzle.clone();
+    let mut runs = 0;
+    let mut last: Option<(Option<Failure>, String)> = None;
+    let mut stopped_early = false;
+    let mut chunk = (original_empty / 2).max(1);
+    'search: loop {
+        let empties: Vec<(usize, usize)> = board.empty_cells().collect();
+        if empties.is_empty() {
+            break;
+        }
+        let mut kept_any = false;
+        for group in empties.chunks(chunk) {
+            let Some(candidate) = fill(case, &board, group) else {
+                continue;
+            };
+            if runs >= budget.max_runs || start.elapsed() >= budget.max_time {
+                stopped_early = true;
+                break 'search;
+            }
+            runs += 1;
+            match fails_the_same(sandbox, code, kind, case, &candidate, class, plan) {
+                Try::Same(failure, message) => {
+                    board = candidate;
+                    last = Some((failure, message));
+                    kept_any = true;
+                }
+                Try::Different => {}
+                Try::GraderFault => {
+                    stopped_early = true;
+                    break 'search;
+                }
+            }
+        }
+        if chunk == 1 && !kept_any {
+            break;
+        }
+        chunk = (chunk / 2).max(1);
+    }
+    let (failure, message) = last?;
+    Some(Shrunk {
+        empty: board.empty_cells().count(),
+        puzzle: board,
+        original_empty,
+        runs,
+        elapsed: start.elapsed(),
+        stopped_early,
+        failure,
+        message,
+    })
+}
+
+/// What one try came to.
+enum Try {
+    Same(Option<Failure>, String),
+    Different,
+    GraderFault,
+}
+
+/// Runs the student's `solve` on `puzzle` as a case of its own.
+fn fails_the_same(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    kind: CodeKind,
+    case: &Case,
+    puzzle: &Board,
+    class: &FailureClass,
+    plan: &GradePlan,
+) -> Try {
+    let small = smaller_case(case, puzzle);
+    let run = run_test_judged(sandbox, code, kind, &small, Function::Solve, plan);
+    if run.blame == Blame::Grader {
+        return Try::GraderFault;
+    }
+    if FailureClass::of(run.report.verdict, run.failure.as_ref()) == *class {
+        Try::Same(run.failure, run.report.message)
+    } else {
+        Try::Different
+    }
+}
+
+/// `case` with `puzzle` in place of its own, answers recounted.
+pub fn smaller_case(case: &Case, puzzle: &Board) -> Case {
+    let mut small = case.clone();
+    small.puzzle = puzzle.clone();
+    small.tests = vec![Function::Solve];
+    small.solutions = Some(Solutions::from_count(sudoku_reference::count_solutions(
+        puzzle, 2,
+    )));
+    small
+}
+
+/// `board` with the empty cells of `group` filled: from the solution if the
+/// case has one, else with the smallest digit legal there; `None` if no
+/// cell of the group changes.
+pub fn fill(case: &Case, board: &Board, group: &[(usize, usize)]) -> Option<Board> {
+    let mut filled = board.clone();
+    let mut changed = false;
+    for &(r, c) in group {
+        if filled.get(r, c) != 0 {
+            continue;
+        }
+        let digit = match &case.solution {
+            Some(solution) => Some(solution.get(r, c)),
+            None => (1..=filled.side() as u8).find(|&v| !filled.conflicts(r, c, v)),
+        };
+        if let Some(v) = digit {
+            filled.set(r, c, v);
+            changed = true;
+        }
+    }
+    changed.then_some(filled)
+}

@@ -1,0 +1,529 @@
+//! The student's side, through the real binary: `grader init` then `grader
+//! check` round trips for each language, run from a temporary folder with
+//! a copy of the binary (the grader's source checkout is not reachable);
+//! exit codes and a closed stdout; snapshots of `grader check` on the
+//! correct fixture and every bug fixture, with the first line of each
+//! diagnosis naming its bug class; and the shrinker's result checked
+//! minimal on the bug fixtures.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use grader::case::{self, Case, CaseSet};
+use grader::commands::plan::prepare_with_notices;
+use grader::protocol::CodeKind;
+use grader::runner::grade::{GradePlan, run_test_judged};
+use grader::runner::process::SandboxEnv;
+use grader::runner::sandbox::SubmissionBox;
+use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};
+use grader::submission::build::{self, BuiltCode};
+use grader::submission::discover::classify;
+use grader::verdict::{Function, Verdict};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    repo().join("submissions").join(name)
+}
+
+/// A copy of `grader` and `grader-worker` in a fresh folder, run from
+/// there with no `GRADER_LAB_DIR`: what a student who was handed the
+/// binary has.
+struct Kit {
+    dir: tempfile::TempDir,
+}
+
+impl Kit {
+    fn new() -> Kit {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bin = dir.path().join("bin");
+        fs::create_dir(&bin).unwrap();
+        fs::copy(env!("CARGO_BIN_EXE_grader"), bin.join("grader")).unwrap();
+        fs::copy(
+            env!("CARGO_BIN_EXE_grader-worker"),
+            bin.join("grader-worker"),
+        )
+        .unwrap();
+        Kit { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Runs the copied `grader` in `cwd` (relative to the kit's folder).
+    fn grader(&self, cwd: &str, args: &[&str]) -> Output {
+        Command::new(self.path("bin/grader"))
+            .args(args)
+            .current_dir(self.path(cwd))
+            .env_remove("GRADER_LAB_DIR")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("grader runs")
+    }
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn c_init_then_check_round_trip() {
+    let kit = Kit::new();
+    let init = kit.grader(".", &["init", "--lang", "c", "proj"]);
+    assert_eq!(code(&init), 0, "{}", text(&init));
+    for file in ["sudoku.c", "sudoku_lab.h", "Makefile", "README.md"] {
+        assert!(kit.path("proj").join(file).is_file(), "{file}");
+    }
+    // The local recipe builds into build/, and the folder still checks.
+    if Command::new("make").arg("--version").output().is_ok() {
+        let make = Command::new("make")
+            .current_dir(kit.path("proj"))
+            .output()
+            .unwrap();
+        assert!(make.status.success(), "{}", text(&make));
+        assert!(kit.path("proj/build/libsudoku.so").is_file());
+    }
+    // The stubs compile and fail cleanly: wrong answers, no crash.
+    let stubs = kit.grader("proj", &["check"]);
+    let shown = text(&stubs);
+    assert_eq!(code(&stubs), 1, "{shown}");
+    assert!(shown.contains("✗ legal"), "{shown}");
+    assert!(!shown.contains("crash"), "{shown}");
+    // Filling in the listing makes every public test pass.
+    fs::copy(fixture("c-listing.c"), kit.path("proj/sudoku.c")).unwrap();
+    let done = kit.grader("proj", &["check"]);
+    let shown = text(&done);
+    assert_eq!(code(&done), 0, "{shown}");
+    assert!(shown.contains("public tests passed"), "{shown}");
+    assert!(shown.contains("hidden tests"), "{shown}");
+}
+
+#[test]
+fn rust_init_then_check_round_trip() {
+    let kit = Kit::new();
+    let init = kit.grader(".", &["init", "--lang", "rust", "proj"]);
+    assert_eq!(code(&init), 0, "{}", text(&init));
+    // The vendored lab crate builds on its own, outside any workspace.
+    let build = Command::new("cargo")
+        .args(["build", "--offline", "--quiet"])
+        .current_dir(kit.path("proj"))
+        .env("CARGO_TARGET_DIR", kit.path("target"))
+        .output()
+        .expect("cargo runs");
+    assert!(build.status.success(), "{}", text(&build));
+    let stubs = kit.grader("proj", &["check", "--no-shrink"]);
+    assert_eq!(code(&stubs), 1, "{}", text(&stubs));
+    fs::copy(
+        fixture("rust-trait/src/lib.rs"),
+        kit.path("proj/src/lib.rs"),
+    )
+    .unwrap();
+    let done = kit.grader("proj", &["check"]);
+    assert_eq!(code(&done), 0, "{}", text(&done));
+}
+
+#[test]
+#[ignore = "needs the Python worker"]
+fn python_init_then_check_round_trip() {
+    let kit = Kit::new();
+    let init = kit.grader(".", &["init", "--lang", "python", "proj"]);
+    assert_eq!(code(&init), 0, "{}", text(&init));
+    let stubs = kit.grader("proj", &["check", "--no-shrink"]);
+    assert_eq!(code(&stubs), 1, "{}", text(&stubs));
+    // The seed's listing, exactly as the lab prints it.
+    let listing = r#"
+def legal(board, r, c, v, n=2):
+    N = n * n
+    if v in board[r] or v in (board[i][c] for i in range(N)):
+        return False
+    br, bc = n * (r // n), n * (c // n)
+    for i in range(br, br + n):
+        for j in range(bc, bc + n):
+            if board[i][j] == v:
+                return False
+    return True
+
+def find_empty(board):
+    for i, row in enumerate(board):
+        for j, v in enumerate(row):
+            if v == 0:
+                return i, j
+    return None
+
+def solve(board, n=2):
+    spot = find_empty(board)
+    if spot is None:
+        return True
+    r, c = spot
+    for v in range(1, n * n + 1):
+        if legal(board, r, c, v, n):
+            board[r][c] = v
+            if solve(board, n):
+                return True
+            board[r][c] = 0
+    return False
+"#;
+    fs::write(kit.path("proj/sudoku.py"), listing).unwrap();
+    let done = kit.grader("proj", &["check"]);
+    assert_eq!(code(&done), 0, "{}", text(&done));
+}
+
+#[test]
+fn init_refuses_a_folder_that_is_not_empty() {
+    let kit = Kit::new();
+    fs::create_dir(kit.path("proj")).unwrap();
+    fs::write(kit.path("proj/mine.c"), "int x;").unwrap();
+    let init = kit.grader(".", &["init", "proj"]);
+    assert_eq!(code(&init), 2, "{}", text(&init));
+    assert!(text(&init).contains("not empty"), "{}", text(&init));
+    assert_eq!(
+        fs::read_to_string(kit.path("proj/mine.c")).unwrap(),
+        "int x;"
+    );
+}
+
+#[test]
+fn exit_codes_tell_build_errors_from_wrong_answers() {
+    let kit = Kit::new();
+    let check = |name: &str| {
+        let path = fixture(name);
+        kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()])
+    };
+    let broken = check("broken-compile.c");
+    assert_eq!(code(&broken), 3, "{}", text(&broken));
+    assert!(text(&broken).contains("did not build"), "{}", text(&broken));
+    let missing = check("missing-symbol.c");
+    assert_eq!(code(&missing), 3, "{}", text(&missing));
+    let wrong = check("bug-solve-always-true.c");
+    assert_eq!(code(&wrong), 1, "{}", text(&wrong));
+    // A bare file name in the current folder builds too.
+    fs::copy(fixture("c-listing.c"), kit.path("sudoku.c")).unwrap();
+    let bare = kit.grader(".", &["check", "sudoku.c"]);
+    assert_eq!(code(&bare), 0, "{}", text(&bare));
+    let usage = kit.grader(".", &["check", "--case", "no-such-case", "."]);
+    assert_eq!(code(&usage), 2, "{}", text(&usage));
+    assert!(text(&usage).contains("campus-4x4"), "{}", text(&usage));
+}
+
+#[test]
+fn a_closed_stdout_is_a_quiet_success() {
+    let kit = Kit::new();
+    let mut child = Command::new(kit.path("bin/grader"))
+        .args(["check", "--no-shrink"])
+        .arg(fixture("bug-legal-no-box.c"))
+        .env_remove("GRADER_LAB_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // `grader check | head -0`
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 0, "{}", text(&output));
+    assert!(output.stderr.is_empty(), "{}", text(&output));
+}
+
+#[test]
+fn json_for_editors() {
+    let kit = Kit::new();
+    let path = fixture("bug-no-clear.c");
+    let out = kit.grader(
+        ".",
+        &[
+            "check",
+            "--json",
+            "--function",
+            "solve",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&out), 1, "{}", text(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["exit_code"], 1);
+    assert_eq!(doc["hidden_tests_also_count"], true);
+    let tests = doc["submission"]["tests"].as_array().unwrap();
+    assert!(tests.iter().all(|t| t["function"] == "solve"), "{doc}");
+    assert!(doc["shrunk"][0]["empty"].as_u64().unwrap() >= 1, "{doc}");
+    assert!(!out.stdout.contains(&0x1b), "no terminal escapes in JSON");
+    // --fail-fast stops at the first failing test and says how many were left.
+    let fast = kit.grader(
+        ".",
+        &[
+            "check",
+            "--json",
+            "--fail-fast",
+            "--no-shrink",
+            path.to_str().unwrap(),
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&fast.stdout).expect("JSON");
+    let tests = doc["submission"]["tests"].as_array().unwrap();
+    assert_eq!(tests.last().unwrap()["verdict"], "wrong", "{doc}");
+    assert!(
+        tests[..tests.len() - 1]
+            .iter()
+            .all(|t| t["verdict"] == "pass"),
+        "{doc}"
+    );
+    assert!(doc["not_run"].as_u64().unwrap() > 0, "{doc}");
+}
+
+// ---------------------------------------------------------------- snapshots
+
+/// The bug fixtures, each with a phrase the first line of its first
+/// diagnosis must hold: the bug class in the lab's words.
+const BUG_CLASSES: &[(&str, &str)] = &[
+    ("bug-box-origin.c", "legal(board, "),
+    ("bug-digit-loop-short.c", "digit loop"),
+    ("bug-find-empty-never-none.c", "on a full board"),
+    (
+        "bug-find-empty-order.c",
+        "first empty cell in reading order",
+    ),
+    ("bug-legal-no-box.c", "box"),
+    ("bug-legal-no-column.c", "column"),
+    ("bug-no-clear.c", "not cleared"),
+    ("bug-out-of-range.c", "digit loop goes past"),
+    ("bug-overwrites-givens.c", "given"),
+    ("bug-partial-clear.c", "not cleared"),
+    ("bug-recurse-without-write.c", "stack overflow"),
+    ("bug-solve-always-true.c", "has no solution"),
+    ("bug-solves-copy.c", "exactly as it was passed in"),
+];
+
+/// The campus cases under the listing's `find_empty` policy: small,
+/// quick, and the same on every machine (no 9x9 search that a broken
+/// `legal` could stretch to the time limit).
+fn snapshot_cases(kit: &Kit) -> PathBuf {
+    let dir = kit.path("cases");
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(repo().join("cases/campus.toml"), dir.join("campus.toml")).unwrap();
+    fs::write(dir.join("grader.toml"), "find_empty_policy = \"first\"\n").unwrap();
+    dir
+}
+
+/// `grader check` output with the times and the fixture's folder redacted.
+fn redacted(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut line = line.replace(repo().to_str().unwrap(), "[repo]");
+        for (open, close) in [(" (", " ms)"), (", ", " ms")] {
+            while let Some(start) = line.find(open) {
+                let Some(len) = line[start..].find(close) else {
+                    break;
+                };
+                let number = &line[start + open.len()..start + len];
+                if number.is_empty() || !number.chars().all(|ch| ch.is_ascii_digit() || ch == '.') {
+                    break;
+                }
+                line.replace_range(start + open.len()..start + len, "[ms]");
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn check_fixture(kit: &Kit, cases: &Path, name: &str) -> (i32, String) {
+    let path = fixture(name);
+    let out = kit.grader(
+        ".",
+        &[
+            "check",
+            "--cases",
+            cases.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    );
+    (code(&out), redacted(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The first line of the first failure's message: after the `✗ function`
+/// line, its `function on case: verdict` header and the case's description.
+fn first_diagnosis(shown: &str) -> &str {
+    shown
+        .lines()
+        .skip_while(|l| !l.starts_with('✗'))
+        .skip(2)
+        .find(|l| !l.trim_start().starts_with("the case:"))
+        .unwrap_or("")
+}
+
+#[test]
+fn snapshots_of_check_and_the_first_line_names_the_bug() {
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    let (status, shown) = check_fixture(&kit, &cases, "c-listing.c");
+    assert_eq!(status, 0, "{shown}");
+    insta::assert_snapshot!("check-c-listing", shown);
+    for &(name, class) in BUG_CLASSES {
+        let (status, shown) = check_fixture(&kit, &cases, name);
+        assert_eq!(status, 1, "{name}: {shown}");
+        let first = first_diagnosis(&shown);
+        assert!(
+            first.contains(class),
+            "{name}: the first diagnosis line does not name {class:?}: {first:?}\n{shown}"
+        );
+        insta::assert_snapshot!(format!("check-{}", name.trim_end_matches(".c")), shown);
+    }
+}
+
+// ---------------------------------------------------------------- shrinking
+
+fn plan_for(cases: CaseSet) -> GradePlan {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions");
+    let mut plan = prepare_with_notices(cases, Some(1), &fixtures, false).expect("plan");
+    plan.sandbox = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+    plan
+}
+
+/// The fixture built in a box of its own; its tests run in that box.
+fn built<'p>(name: &str, plan: &'p GradePlan) -> (SubmissionBox<'p>, BuiltCode) {
+    let submission = classify(&fixture(name));
+    let kind = *submission.kind.as_ref().expect("a C fixture");
+    let mut sandbox = SubmissionBox::open(&plan.sandbox).expect("a box");
+    let code =
+        build::build(&submission, kind, &plan.build, &mut sandbox).expect("the fixture builds");
+    (sandbox, code)
+}
+
+fn campus_case(name: &str) -> Case {
+    case::builtin()
+        .cases
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("the bundled case {name}"))
+}
+
+#[test]
+fn the_shrunk_board_is_minimal() {
+    let plan = plan_for(case::builtin());
+    for (name, case_name) in [
+        ("bug-no-clear.c", "campus-dead-end"),
+        ("bug-digit-loop-short.c", "campus-4x4"),
+        ("bug-solves-copy.c", "campus-4x4"),
+        ("bug-solve-always-true.c", "campus-clash"),
+        ("bug-out-of-range.c", "campus-dead-end"),
+    ] {
+        let (mut sandbox, code) = built(name, &plan);
+        let case = campus_case(case_name);
+        let first = run_test_judged(
+            &mut sandbox,
+            code.path(),
+            CodeKind::Library,
+            &case,
+            Function::Solve,
+            &plan,
+        );
+        assert_ne!(first.report.verdict, Verdict::Pass, "{name} on {case_name}");
+        let class = FailureClass::of(first.report.verdict, first.failure.as_ref());
+        let small = shrink_solve(
+            &mut sandbox,
+            code.path(),
+            CodeKind::Library,
+            &case,
+            &class,
+            &plan,
+            ShrinkBudget::default(),
+        )
+        .unwrap_or_else(|| panic!("{name} on {case_name}: nothing to shrink"));
+        assert!(!small.stopped_early, "{name}: the budget ran out");
+        assert!(small.empty < small.original_empty, "{name}: {small:?}");
+        // Still failing the same way on the small board...
+        let again = run_test_judged(
+            &mut sandbox,
+            code.path(),
+            CodeKind::Library,
+            &smaller_case(&case, &small.puzzle),
+            Function::Solve,
+            &plan,
+        );
+        assert_eq!(
+            FailureClass::of(again.report.verdict, again.failure.as_ref()),
+            class,
+            "{name}"
+        );
+        // ...and filling any one more cell makes that failure go away.
+        for cell in small.puzzle.empty_cells().collect::<Vec<_>>() {
+            let Some(bigger) = fill(&case, &small.puzzle, &[cell]) else {
+                continue;
+            };
+            let run = run_test_judged(
+                &mut sandbox,
+                code.path(),
+                CodeKind::Library,
+                &smaller_case(&case, &bigger),
+                Function::Solve,
+                &plan,
+            );
+            assert_ne!(
+                FailureClass::of(run.report.verdict, run.failure.as_ref()),
+                class,
+                "{name}: filling {cell:?} still fails the same way: not minimal"
+            );
+        }
+    }
+}
+
+#[test]
+fn watch_reruns_when_a_source_changes() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let kit = Kit::new();
+    let init = kit.grader(".", &["init", "proj"]);
+    assert_eq!(code(&init), 0, "{}", text(&init));
+    let mut child = Command::new(kit.path("bin/grader"))
+        .args(["check", "--watch", "--no-shrink", "proj"])
+        .current_dir(kit.path("."))
+        .env_remove("GRADER_LAB_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Lines up to the end of one run (the watcher's own line).
+    let one_run = || -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(line) = rx.recv_timeout(Duration::from_secs(60)) {
+            let done = line.starts_with("[watching");
+            lines.push(line);
+            if done {
+                break;
+            }
+        }
+        lines
+    };
+    let first = one_run();
+    let stubs = first.join("\n");
+    assert!(stubs.contains("exit code would be 1"), "{stubs}");
+    fs::copy(fixture("c-listing.c"), kit.path("proj/sudoku.c")).unwrap();
+    let second = one_run();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let fixed = second.join("\n");
+    assert!(fixed.contains("public tests passed"), "{fixed}");
+    assert!(fixed.contains("exit code would be 0"), "{fixed}");
+}
