@@ -200,6 +200,18 @@ pub struct ReportOutputs {
     /// test); `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+    /// The CSV's column layout: `plain` (every test a column) or the
+    /// gradebook import of `canvas`, `moodle` or `blackboard`.
+    #[arg(long, value_enum, value_name = "LMS", default_value = "plain")]
+    pub csv_for: crate::report::csv::CsvLayout,
+    /// A CSV mapping submission ids to the LMS's student identifiers
+    /// (header `id,lms_id[,name][,section]`), for `--csv-for`.
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
+    /// The grade column's name in a `--csv-for` LMS layout (default
+    /// `Sudoku lab`): name the LMS's assignment to update it.
+    #[arg(long, value_name = "NAME")]
+    pub csv_assignment: Option<String>,
     /// Write Gradescope's results.json here (needs exactly one submission,
     /// as Gradescope grades one student per run); `-` for stdout.
     #[arg(long, value_name = "PATH")]

@@ -28,6 +28,16 @@ fn builtin_path(name: &str) -> PathBuf {
     PathBuf::from(format!("builtin:cases/{name}"))
 }
 
+/// The text of the bundled file `path` names (as [`builtin()`] names it in
+/// its cases: `builtin:cases/<file>`); `None` for any other path. Reports
+/// hash it to say which cases a run used.
+pub fn builtin_source(path: &std::path::Path) -> Option<&'static str> {
+    FILES
+        .iter()
+        .find(|(name, _)| builtin_path(name) == path)
+        .map(|(_, text)| *text)
+}
+
 /// The bundled public cases with their `grader.toml`.
 ///
 /// # Panics

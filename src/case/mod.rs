@@ -12,7 +12,7 @@ mod load;
 mod span;
 mod write;
 
-pub use builtin::builtin;
+pub use builtin::{builtin, builtin_source};
 pub use config::{CONFIG_FILE, parse_config};
 pub use error::CaseError;
 pub use listing::{LISTING_WALK_CAP, ListingCost};

@@ -173,17 +173,16 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     plan,
                     budget,
                 ) {
-                    let after = small.failure.as_ref().and_then(|f| {
-                        f.board
-                            .as_ref()
-                            .map(|b| picture::render(b, f.cell, plan.color))
-                    });
+                    let after = small
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
                     let diagnosis = small_board_diagnosis(case, &small);
                     shrunk.push(ShrunkView {
                         diagnosis,
                         case: case.name.clone(),
-                        full_board: picture::render(&case.puzzle, None, false),
-                        small_board: picture::render(&small.puzzle, None, false),
+                        full_board: picture::render(&case.puzzle, None),
+                        small_board: picture::render(&small.puzzle, None),
                         small_puzzle: format_line(&small.puzzle),
                         empty: small.empty,
                         original_empty: small.original_empty,

@@ -74,8 +74,8 @@ pub fn write_diff(
                     writeln!(
                         out,
                         "  status: {} -> {}",
-                        crate::report::junit::status_name(before.status),
-                        crate::report::junit::status_name(after.status)
+                        crate::report::naming::status_name(before.status),
+                        crate::report::naming::status_name(after.status)
                     )?;
                 }
                 for line in flips {

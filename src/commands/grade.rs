@@ -176,6 +176,8 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             .position(|s| std::ptr::eq(s, submission))
             .and_then(|i| to_grade_keys[i].clone())
     };
+    let started = std::time::SystemTime::now();
+    let clock = std::time::Instant::now();
     let fresh = grade_all(&to_grade, &plan, &|event| match event {
         Progress::Started(submission) => {
             let mut now = running.lock().unwrap_or_else(|e| e.into_inner());
@@ -204,6 +206,12 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     let mut fresh = fresh.submissions.into_iter();
     let report = Report {
         version,
+        run: Some(crate::report::RunInfo::new(
+            &plan.cases,
+            &plan.sandbox.active(),
+            started,
+            clock.elapsed(),
+        )),
         submissions: reused
             .into_iter()
             .filter_map(|stored| stored.or_else(|| fresh.next()))

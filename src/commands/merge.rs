@@ -66,6 +66,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     // order among equal ids).
     submissions.sort_by(|a, b| a.id.cmp(&b.id));
     let report = Report {
+        run: None,
         version: REPORT_VERSION,
         submissions,
     };

@@ -18,4 +18,3 @@ pub mod results;
 pub mod shard;
 pub mod solve;
 pub mod stored;
-pub mod summary_md;

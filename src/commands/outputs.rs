@@ -1,84 +1,47 @@
-//! The report files of `grade`, `report` and `merge`: checked and created
-//! before any work (a path that cannot be written is found before an hour
+//! The report flags of `grade`, `report` and `merge` ([`ReportOutputs`])
+//! turned into requests for the one report dispatcher
+//! ([`crate::report::Outputs`]): checked before any work, the files created
+//! before grading (a path that cannot be written is found before an hour
 //! of grading), written at the end. `-` means stdout, for one report only.
 
-use anyhow::{Context, bail};
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use anyhow::bail;
+use std::path::PathBuf;
 
 use crate::cli::ReportOutputs;
-use crate::commands::summary_md;
-use crate::report::{self, Report, csv, gradescope, html, json, junit};
+use crate::report::csv::{CsvLayout, Roster};
+use crate::report::{self, Format, Report, ReportOptions};
 
-/// The report formats, one per flag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Json,
-    Junit,
-    Csv,
-    Gradescope,
-    Html,
-    SummaryMd,
-}
-
-impl Format {
-    /// The command-line flag that asks for it.
-    fn flag(self) -> &'static str {
-        match self {
-            Format::Json => "--json",
-            Format::Junit => "--junit",
-            Format::Csv => "--csv",
-            Format::Gradescope => "--gradescope",
-            Format::Html => "--html",
-            Format::SummaryMd => "--summary-md",
-        }
-    }
-
-    /// Its name in messages.
-    fn name(self) -> &'static str {
-        match self {
-            Format::Json => "JSON",
-            Format::Junit => "JUnit",
-            Format::Csv => "CSV",
-            Format::Gradescope => "Gradescope",
-            Format::Html => "HTML",
-            Format::SummaryMd => "Markdown summary",
-        }
-    }
-
-    fn write(self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
-        match self {
-            Format::Json => json::write(report, out)?,
-            Format::Junit => junit::write(report, out)?,
-            Format::Csv => csv::write(report, out)?,
-            Format::Gradescope => gradescope::write(report, out)?,
-            Format::Html => html::write(report, out)?,
-            Format::SummaryMd => summary_md::write(report, out)?,
-        }
-        Ok(())
-    }
-}
-
-/// The report files asked for, created.
+/// The report files asked for: planned, then created, then written.
 pub struct Outputs {
-    sinks: Vec<(Format, PathBuf, Option<BufWriter<File>>)>,
-    gradescope: bool,
+    requested: Vec<(Format, PathBuf)>,
+    options: Option<ReportOptions>,
+    created: Option<report::Outputs>,
 }
 
 /// Whether `path` means stdout.
-pub fn is_stdout(path: &Path) -> bool {
+pub fn is_stdout(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
 }
 
 impl Outputs {
-    /// Checks the flags: one report at most on stdout, no two on one file.
-    /// Nothing is created until [`Outputs::create`].
+    /// Reads the flags (and the roster, so a bad one stops the run before
+    /// any grading). Nothing is created until [`Outputs::create`].
     ///
     /// # Errors
-    /// On a bad combination.
+    /// A CSV option without `--csv`, or a roster that does not load.
     pub fn plan(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
-        let requested: Vec<(Format, &PathBuf)> = [
+        if flags.csv.is_none()
+            && (flags.roster.is_some()
+                || flags.csv_for != CsvLayout::Plain
+                || flags.csv_assignment.is_some())
+        {
+            bail!("--roster, --csv-for and --csv-assignment shape the CSV report: add --csv PATH");
+        }
+        let roster = match &flags.roster {
+            Some(path) => Some(Roster::load(path)?),
+            None => None,
+        };
+        let requested: Vec<(Format, PathBuf)> = [
             (Format::Json, &flags.json),
             (Format::Junit, &flags.junit),
             (Format::Csv, &flags.csv),
@@ -87,9 +50,26 @@ impl Outputs {
             (Format::SummaryMd, &flags.summary_md),
         ]
         .into_iter()
-        .filter_map(|(format, path)| path.as_ref().map(|p| (format, p)))
+        .filter_map(|(format, path)| path.as_ref().map(|p| (format, p.clone())))
         .collect();
-        let to_stdout: Vec<&str> = requested
+        let mut planned = Outputs {
+            requested,
+            options: Some(ReportOptions {
+                csv_layout: flags.csv_for,
+                roster,
+                csv_assignment: flags.csv_assignment.clone(),
+            }),
+            created: None,
+        };
+        // The dispatcher's checks (one stdout, one report per path), now.
+        planned.check()?;
+        Ok(planned)
+    }
+
+    /// The dispatcher's checks on the requests, without creating files.
+    fn check(&mut self) -> anyhow::Result<()> {
+        let to_stdout: Vec<&str> = self
+            .requested
             .iter()
             .filter(|(_, path)| is_stdout(path))
             .map(|(format, _)| format.flag())
@@ -100,8 +80,8 @@ impl Outputs {
                 to_stdout.join(" and ")
             );
         }
-        for (i, (format, path)) in requested.iter().enumerate() {
-            if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
+        for (i, (format, path)) in self.requested.iter().enumerate() {
+            if let Some((other, _)) = self.requested[..i].iter().find(|(_, p)| p == path) {
                 bail!(
                     "{} and {} both write to {}: give each report its own file",
                     other.flag(),
@@ -110,45 +90,29 @@ impl Outputs {
                 );
             }
         }
-        Ok(Outputs {
-            gradescope: flags.gradescope.is_some(),
-            sinks: requested
-                .into_iter()
-                .map(|(format, path)| (format, path.clone(), None))
-                .collect(),
-        })
+        Ok(())
     }
 
-    /// Creates the report files (stdout is taken only when written), so
-    /// that a path that cannot be written is found before any grading.
+    /// Creates the report files (stdout is taken only when written).
     ///
     /// # Errors
     /// When a file cannot be created.
     pub fn create(&mut self) -> anyhow::Result<()> {
-        for (format, path, file) in &mut self.sinks {
-            if is_stdout(path) || file.is_some() {
-                continue;
-            }
-            let created = File::create(&*path).with_context(|| {
-                format!(
-                    "cannot create the {} report {}: check that its folder exists and is writable",
-                    format.name(),
-                    path.display()
-                )
-            })?;
-            *file = Some(BufWriter::new(created));
+        if self.created.is_none() {
+            let options = self.options.take().unwrap_or_default();
+            self.created = Some(report::Outputs::create(self.requested.clone(), options)?);
         }
         Ok(())
     }
 
     /// Whether a report goes to stdout (then summaries go to stderr).
     pub fn uses_stdout(&self) -> bool {
-        self.sinks.iter().any(|(_, path, _)| is_stdout(path))
+        self.requested.iter().any(|(_, path)| is_stdout(path))
     }
 
     /// Whether a Gradescope report is asked for (it holds one submission).
     pub fn wants_gradescope(&self) -> bool {
-        self.gradescope
+        self.requested.iter().any(|(f, _)| *f == Format::Gradescope)
     }
 
     /// Writes `report` in every format asked for (creating the files not
@@ -158,20 +122,8 @@ impl Outputs {
     /// When a report cannot be written.
     pub fn write(mut self, report: &Report) -> anyhow::Result<()> {
         self.create()?;
-        for (format, path, file) in self.sinks {
-            let written = match file {
-                Some(mut file) => format
-                    .write(report, &mut file)
-                    .and_then(|()| Ok(file.flush()?)),
-                None => format.write(report, &mut *report::open_sink(&path)?),
-            };
-            written.with_context(|| {
-                format!(
-                    "cannot write the {} report to {}",
-                    format.name(),
-                    path.display()
-                )
-            })?;
+        if let Some(created) = self.created {
+            created.write_all(report)?;
         }
         Ok(())
     }

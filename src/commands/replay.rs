@@ -22,6 +22,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     }
     check_same_run(&results)?;
     let report = Report {
+        run: None,
         version: REPORT_VERSION,
         submissions: results.into_iter().map(|r| r.report).collect(),
     };

@@ -66,6 +66,8 @@ struct StoredTest {
     points: u32,
     max_points: u32,
     time_ms: Option<f64>,
+    #[serde(default)]
+    wall_ms: Option<f64>,
     message: String,
     output: String,
     #[serde(default)]
@@ -102,6 +104,7 @@ impl StoredSubmission {
                     points: t.points,
                     max_points: t.max_points,
                     time_ms: t.time_ms,
+                    wall_ms: t.wall_ms,
                     message: t.message,
                     output: t.output,
                     board: t.board,
@@ -138,6 +141,7 @@ pub fn read_report(path: &Path) -> anyhow::Result<ReadReport> {
     Ok(ReadReport {
         report: Report {
             version: file.version,
+            run: None,
             submissions: file
                 .submissions
                 .into_iter()

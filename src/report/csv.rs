@@ -1,62 +1,396 @@
 //! The CSV gradebook (`--csv`): one row per student, for a spreadsheet or
-//! an LMS grade import.
+//! an LMS grade import. RFC 4180, comma-separated, a header row, `\n` line
+//! ends, UTF-8. `--csv-for` picks the column layout:
 //!
-//! Layout (RFC 4180, comma-separated, a header row, `\n` line ends):
-//!
-//! | column | holds |
+//! | layout | columns |
 //! |---|---|
-//! | `id` | the student id (the submission's name) |
-//! | `kind` | `rust`, `c`, `python` or `library`; empty when not recognised |
-//! | `status` | `ok`, `build_error` or `load_error` |
-//! | `score` | points earned |
-//! | `max_score` | points possible |
-//! | `<case>/<function>` ... | one column per test: the points earned on it |
+//! | `plain` (default) | `id`, `kind`, `status`, `score`, `max_score`, then one column per test `<case>/<function>` with its points |
+//! | `canvas` | `Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section`, `<assignment>`; a `Points Possible` row after the header |
+//! | `moodle` | `Username`, `Full name`, `<assignment>`, `Feedback` |
+//! | `blackboard` | `Username`, `Last Name`, `First Name`, `<assignment> [Total Pts: <max> Score]`, every field quoted |
 //!
-//! The test columns come in the order tests first appear in the report
-//! (case order, then `legal`, `find_empty`, `solve`) and are the same for
-//! every row. A test a student has no result for leaves its cell empty; a
-//! build or load error gives 0 on every test, as it earns nothing.
+//! For the LMS layouts `--roster FILE` maps each submission id to the
+//! LMS's identifier of the student (a CSV with a header naming `id` and
+//! `lms_id`, and optionally `name` and `section`): Canvas reads it as the
+//! SIS User ID, Moodle as the column mapped in "Identify user by",
+//! Blackboard as the Username. Without a roster entry the submission id is
+//! used. `<assignment>` is `--csv-assignment` (default `Sudoku lab`); an
+//! LMS creates a new grade column when the name matches none of its own.
+//!
+//! In `plain`, the test columns come in the order tests first appear in
+//! the report and are the same for every row; a test a student has no
+//! result for leaves its cell empty; a build or load error gives 0 on
+//! every test.
+//!
+//! Every text cell that a spreadsheet would run as a formula (one that
+//! starts with `=`, `+`, `-`, `@`, a tab or a carriage return, OWASP's
+//! list) is prefixed with `'`.
 
-use std::collections::HashSet;
+use serde::Deserialize;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
+use std::path::Path;
 
-use super::Report;
-use super::junit::{status_name, test_name};
+use super::naming::{status_name, test_name};
+use super::{Report, ReportFormat, SubmissionReport};
 
-/// The fixed columns before the per-test ones.
+/// The fixed columns of the `plain` layout, before the per-test ones.
 pub const FIXED_COLUMNS: [&str; 5] = ["id", "kind", "status", "score", "max_score"];
 
-/// Writes `report` as a CSV gradebook (layout in the module doc).
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let columns = test_columns(report);
-    let mut csv = ::csv::Writer::from_writer(&mut *out);
-    let header = FIXED_COLUMNS
-        .iter()
-        .copied()
-        .chain(columns.iter().map(String::as_str));
-    csv.write_record(header).map_err(into_io)?;
-    for sub in &report.submissions {
-        let mut row = vec![
-            sub.id.clone(),
-            sub.kind.clone().unwrap_or_default(),
-            status_name(sub.status).to_string(),
-            sub.score.to_string(),
-            sub.max_score.to_string(),
-        ];
-        for column in &columns {
-            let cell = sub
-                .tests
-                .iter()
-                .find(|t| test_name(t) == *column)
-                .map(|t| t.points.to_string())
-                .unwrap_or_default();
-            row.push(cell);
+/// The grade column's name in the LMS layouts unless `--csv-assignment`
+/// names it.
+pub const DEFAULT_ASSIGNMENT: &str = "Sudoku lab";
+
+/// Which system the CSV is for (`--csv-for`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CsvLayout {
+    /// A spreadsheet: every test a column.
+    #[default]
+    Plain,
+    /// Canvas gradebook import.
+    Canvas,
+    /// Moodle grade import (CSV).
+    Moodle,
+    /// Blackboard Grade Center upload.
+    Blackboard,
+}
+
+/// One student of a roster.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct RosterEntry {
+    /// The submission id (the name of the submission's entry).
+    pub id: String,
+    /// The LMS's identifier of the student.
+    pub lms_id: String,
+    /// The student's name, as the LMS shows it.
+    #[serde(default)]
+    pub name: String,
+    /// The course section (Canvas).
+    #[serde(default)]
+    pub section: String,
+}
+
+/// A roster: submission id -> the LMS's view of the student.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Roster {
+    entries: HashMap<String, RosterEntry>,
+}
+
+/// Why a roster could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RosterError {
+    /// The file could not be read.
+    #[error("cannot read the roster {file}: {source}")]
+    Read {
+        /// The roster.
+        file: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// A row is not a roster row.
+    #[error(
+        "{file}:{line}: {what}: a roster is a CSV whose header names `id` and `lms_id` (optionally `name`, `section`), one student per row"
+    )]
+    Row {
+        /// The roster.
+        file: String,
+        /// The 1-based line.
+        line: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// An id appears twice.
+    #[error(
+        "{file}:{line}: the id `{id}` is already on line {first}: give each submission id one row"
+    )]
+    Duplicate {
+        /// The roster.
+        file: String,
+        /// The line of the repeat.
+        line: u64,
+        /// The line of the first.
+        first: u64,
+        /// The id, control characters shown.
+        id: String,
+    },
+}
+
+impl Roster {
+    /// Reads a roster CSV.
+    ///
+    /// # Errors
+    /// [`RosterError`], naming the file and line.
+    pub fn load(path: &Path) -> Result<Roster, RosterError> {
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| RosterError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        Roster::parse(&file, &bytes)
+    }
+
+    /// Parses roster CSV text; `file` names it in errors.
+    ///
+    /// # Errors
+    /// [`RosterError`], naming the file and line.
+    pub fn parse(file: &str, bytes: &[u8]) -> Result<Roster, RosterError> {
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let mut reader = ::csv::ReaderBuilder::new()
+            .trim(::csv::Trim::All)
+            .from_reader(bytes);
+        let row_error = |line: u64, what: String| RosterError::Row {
+            file: file.to_string(),
+            line,
+            what,
+        };
+        let headers = reader
+            .headers()
+            .map_err(|e| row_error(1, e.to_string()))?
+            .clone();
+        for needed in ["id", "lms_id"] {
+            if !headers.iter().any(|h| h == needed) {
+                return Err(row_error(1, format!("the header has no `{needed}` column")));
+            }
         }
+        let mut entries = HashMap::new();
+        let mut lines: HashMap<String, u64> = HashMap::new();
+        for record in reader.records() {
+            let record = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                row_error(line, e.to_string())
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            let entry: RosterEntry = record
+                .deserialize(Some(&headers))
+                .map_err(|e| row_error(line, e.to_string()))?;
+            if entry.id.is_empty() || entry.lms_id.is_empty() {
+                return Err(row_error(line, "`id` and `lms_id` may not be empty".into()));
+            }
+            if let Some(first) = lines.get(&entry.id) {
+                return Err(RosterError::Duplicate {
+                    file: file.to_string(),
+                    line,
+                    first: *first,
+                    id: super::text::visible_line(&entry.id).into_owned(),
+                });
+            }
+            lines.insert(entry.id.clone(), line);
+            entries.insert(entry.id.clone(), entry);
+        }
+        Ok(Roster { entries })
+    }
+
+    /// The entry of submission `id`.
+    pub fn get(&self, id: &str) -> Option<&RosterEntry> {
+        self.entries.get(id)
+    }
+
+    /// How many students it lists.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it lists nobody.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The CSV format for the dispatcher.
+pub struct Csv<'a> {
+    /// The column layout.
+    pub layout: CsvLayout,
+    /// The roster, if given.
+    pub roster: Option<&'a Roster>,
+    /// The grade column's name in the LMS layouts.
+    pub assignment: &'a str,
+}
+
+impl ReportFormat for Csv<'_> {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write_layout(
+            report,
+            self.layout,
+            self.roster,
+            self.assignment,
+            out,
+        )?)
+    }
+}
+
+/// Writes `report` as a `plain` CSV gradebook.
+pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    write_layout(report, CsvLayout::Plain, None, DEFAULT_ASSIGNMENT, out)
+}
+
+/// Writes `report` in `layout` (see the module doc).
+pub fn write_layout(
+    report: &Report,
+    layout: CsvLayout,
+    roster: Option<&Roster>,
+    assignment: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut builder = ::csv::WriterBuilder::new();
+    if layout == CsvLayout::Blackboard {
+        builder.quote_style(::csv::QuoteStyle::Always);
+    }
+    let mut csv = builder.from_writer(&mut *out);
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let max_score = report
+        .submissions
+        .iter()
+        .map(|s| s.max_score)
+        .max()
+        .unwrap_or(0);
+    let assignment = safe(assignment);
+    match layout {
+        CsvLayout::Plain => {
+            let columns = test_columns(report);
+            rows.push(
+                FIXED_COLUMNS
+                    .iter()
+                    .map(|c| c.to_string())
+                    .chain(columns.iter().map(|c| safe(c)))
+                    .collect(),
+            );
+            for sub in &report.submissions {
+                let mut row = vec![
+                    safe(&sub.id),
+                    safe(sub.kind.as_deref().unwrap_or_default()),
+                    status_name(sub.status).to_string(),
+                    sub.score.to_string(),
+                    sub.max_score.to_string(),
+                ];
+                let points: HashMap<String, u32> =
+                    sub.tests.iter().map(|t| (test_name(t), t.points)).collect();
+                for column in &columns {
+                    row.push(points.get(column).map(u32::to_string).unwrap_or_default());
+                }
+                rows.push(row);
+            }
+        }
+        CsvLayout::Canvas => {
+            rows.push(
+                ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain([assignment.clone()])
+                    .collect(),
+            );
+            let mut possible = vec![safe("    Points Possible")];
+            possible.extend(["", "", "", ""].map(String::from));
+            possible.push(max_score.to_string());
+            rows.push(possible);
+            for sub in &report.submissions {
+                let who = student(sub, roster);
+                rows.push(vec![
+                    who.name,
+                    String::new(),
+                    who.lms_id,
+                    String::new(),
+                    who.section,
+                    sub.score.to_string(),
+                ]);
+            }
+        }
+        CsvLayout::Moodle => {
+            rows.push(vec![
+                "Username".into(),
+                "Full name".into(),
+                assignment.clone(),
+                "Feedback".into(),
+            ]);
+            for sub in &report.submissions {
+                let who = student(sub, roster);
+                rows.push(vec![
+                    who.lms_id,
+                    who.name,
+                    sub.score.to_string(),
+                    feedback(sub),
+                ]);
+            }
+        }
+        CsvLayout::Blackboard => {
+            rows.push(vec![
+                "Username".into(),
+                "Last Name".into(),
+                "First Name".into(),
+                format!("{assignment} [Total Pts: {max_score} Score]"),
+            ]);
+            for sub in &report.submissions {
+                let who = student(sub, roster);
+                let (first, last) = match who.name.rsplit_once(' ') {
+                    Some((first, last)) => (safe(first), safe(last)),
+                    None => (String::new(), who.name.clone()),
+                };
+                rows.push(vec![who.lms_id, last, first, sub.score.to_string()]);
+            }
+        }
+    }
+    for row in rows {
         csv.write_record(&row).map_err(into_io)?;
     }
     csv.flush()?;
     drop(csv);
     out.flush()
+}
+
+/// A student as the LMS layouts show them, cells already made safe.
+struct Student {
+    lms_id: String,
+    name: String,
+    section: String,
+}
+
+fn student(sub: &SubmissionReport, roster: Option<&Roster>) -> Student {
+    match roster.and_then(|r| r.get(&sub.id)) {
+        Some(entry) => Student {
+            lms_id: safe(&entry.lms_id),
+            name: safe(&entry.name),
+            section: safe(&entry.section),
+        },
+        None => Student {
+            lms_id: safe(&sub.id),
+            name: String::new(),
+            section: String::new(),
+        },
+    }
+}
+
+/// A one-line summary for Moodle's feedback column.
+fn feedback(sub: &SubmissionReport) -> String {
+    let line = match sub.status {
+        super::Status::Ok => {
+            let failed = sub
+                .tests
+                .iter()
+                .filter(|t| t.verdict != crate::verdict::Verdict::Pass)
+                .count();
+            format!(
+                "{} of {} tests passed",
+                sub.tests.len() - failed,
+                sub.tests.len()
+            )
+        }
+        status => format!(
+            "{}: {}",
+            status_name(status).replace('_', " "),
+            super::headline(&sub.message)
+        ),
+    };
+    safe(&super::text::visible_line(&line))
+}
+
+/// `cell` made safe for a spreadsheet: one that starts with a character a
+/// spreadsheet reads as a formula (`=`, `+`, `-`, `@`, tab, CR) gets a `'`
+/// in front, which spreadsheets show as text and do not evaluate.
+pub fn safe(cell: &str) -> String {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    }
 }
 
 /// Every test's column name, each once, in the order of first appearance.
@@ -82,6 +416,7 @@ fn into_io(err: ::csv::Error) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Status;
     use crate::report::fixture;
     use crate::verdict::{Function, Verdict};
 
@@ -164,5 +499,118 @@ mod tests {
         report.submissions[0].id = "o'neil, \"al\"".into();
         let (_, rows) = rows(&report);
         assert_eq!(rows[0][0], "o'neil, \"al\"");
+    }
+
+    fn layout(report: &Report, layout: CsvLayout, roster: Option<&Roster>) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        write_layout(report, layout, roster, DEFAULT_ASSIGNMENT, &mut out).unwrap();
+        let mut reader = ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(out.as_slice());
+        reader
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect()
+    }
+
+    fn roster() -> Roster {
+        Roster::parse(
+            "roster.csv",
+            b"id,lms_id,name,section\nalice,a.smith,Alice Smith,L01\nbob,=cmd|' /C calc'!A0,Bob Jones,L02\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn formula_cells_are_neutralised() {
+        for cell in ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+            assert_eq!(safe(cell), format!("'{cell}"));
+        }
+        assert_eq!(safe("alice"), "alice");
+        let mut report = fixture::sample();
+        report.submissions[0].id = "=HYPERLINK(\"http://x\",\"click\")".into();
+        let (_, rows) = rows(&report);
+        assert_eq!(rows[0][0], "'=HYPERLINK(\"http://x\",\"click\")");
+        let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster()));
+        assert_eq!(rows[2][0], "'=cmd|' /C calc'!A0");
+    }
+
+    #[test]
+    fn canvas_has_its_identifier_columns_and_a_points_possible_row() {
+        let rows = layout(&fixture::sample(), CsvLayout::Canvas, Some(&roster()));
+        assert_eq!(
+            rows[0],
+            [
+                "Student",
+                "ID",
+                "SIS User ID",
+                "SIS Login ID",
+                "Section",
+                "Sudoku lab"
+            ]
+        );
+        assert_eq!(rows[1][0].trim(), "Points Possible");
+        assert_eq!(rows[1][5], "7");
+        assert_eq!(rows[2], ["Alice Smith", "", "a.smith", "", "L01", "1"]);
+        assert_eq!(rows.len(), 4);
+    }
+
+    #[test]
+    fn moodle_and_blackboard_name_the_student_by_the_roster() {
+        let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster()));
+        assert_eq!(rows[0], ["Username", "Full name", "Sudoku lab", "Feedback"]);
+        assert_eq!(rows[1][..3], ["a.smith", "Alice Smith", "1"]);
+        assert_eq!(rows[1][3], "1 of 3 tests passed");
+        assert!(
+            rows[2][3].starts_with("build error: bob.c:3:1: error"),
+            "{:?}",
+            rows[2]
+        );
+        let mut out = Vec::new();
+        write_layout(
+            &fixture::sample(),
+            CsvLayout::Blackboard,
+            Some(&roster()),
+            "Lab 3",
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("\"Username\",\"Last Name\",\"First Name\",\"Lab 3 [Total Pts: 7 Score]\"\n\"a.smith\",\"Smith\",\"Alice\",\"1\"\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_a_roster_entry_the_submission_id_is_the_identifier() {
+        let rows = layout(&fixture::sample(), CsvLayout::Moodle, None);
+        assert_eq!(rows[1][..3], ["alice", "", "1"]);
+    }
+
+    #[test]
+    fn roster_errors_name_the_file_and_line() {
+        let err = Roster::parse("r.csv", b"id,name\nalice,A\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("r.csv:1: the header has no `lms_id` column"),
+            "{err}"
+        );
+        let err = Roster::parse("r.csv", b"id,lms_id\nalice,a\nbob,b\nalice,c\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "r.csv:4: the id `alice` is already on line 2: give each submission id one row"
+        );
+        let err = Roster::parse("r.csv", b"id,lms_id\nalice,\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("r.csv:2: `id` and `lms_id` may not be empty"),
+            "{err}"
+        );
+        let err = Roster::parse("r.csv", b"id,lms_id\nalice,a,extra\n").unwrap_err();
+        assert!(err.to_string().starts_with("r.csv:2:"), "{err}");
+        let ok = Roster::parse("r.csv", b"\xef\xbb\xbfid,lms_id\nalice,a\n").unwrap();
+        assert_eq!(ok.get("alice").map(|e| e.lms_id.as_str()), Some("a"));
+        let _ = Status::Ok;
     }
 }

@@ -24,6 +24,7 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         points: if verdict == Verdict::Pass { points } else { 0 },
         max_points: points,
         time_ms: Some(1.5),
+        wall_ms: None,
         message: String::new(),
         output: String::new(),
         board: None,
@@ -82,6 +83,7 @@ pub fn sample() -> Report {
     };
     Report {
         version: 1,
+        run: None,
         submissions: vec![alice, bob],
     }
 }

@@ -4,19 +4,24 @@
 //! is refused with [`GradescopeError::NotOneSubmission`], which `grade`
 //! checks before grading starts ([`check_submission_count`]).
 //!
-//! - top level: `score` (points earned), `execution_time` (seconds spent in
-//!   the student's code, summed over the tests), and for a submission that
-//!   could not be built or loaded, `output` with the compiler's or loader's
-//!   message;
+//! - top level: `score` (points earned), `execution_time` (wall seconds:
+//!   the run's duration, else the tests' wall times summed), `output` with
+//!   the score on the visible tests beside the total, the compiler's or
+//!   loader's message for a submission that could not be built or loaded,
+//!   and how the grade was made (grader version, case-file hashes, limits);
+//!   `extra_data` with the visible and hidden points as numbers;
 //! - `tests[]`, one per (case, function): `name` `"<case> <function>"`,
 //!   `score`, `max_score`, `status` `passed`/`failed`, `output` (verdict and
 //!   message, the board picture, what the code printed), and `visibility`:
-//!   `after_published` for a hidden case, `visible` otherwise.
+//!   `after_published` for a hidden case, `visible` otherwise;
+//! - every `output` has `output_format` `text`: compiler messages (`<...>`,
+//!   carets aligned under code) and board pictures are shown as written,
+//!   never rendered as HTML (`simple_format`, the default, would).
 
 use serde::Serialize;
 use std::io::{self, Write};
 
-use super::{Report, Status, SubmissionReport, TestReport};
+use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// Why the Gradescope report could not be written.
@@ -44,14 +49,37 @@ pub fn check_submission_count(count: usize) -> Result<(), GradescopeError> {
     }
 }
 
+/// The Gradescope format for the dispatcher.
+pub struct Gradescope;
+
+impl ReportFormat for Gradescope {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write(report, out)?)
+    }
+}
+
+/// How every `output` is rendered: as plain text.
+const OUTPUT_FORMAT: &str = "text";
+
 /// Gradescope's `results.json`, the fields this grader fills.
 #[derive(Debug, Serialize)]
 struct Results {
     score: u32,
     execution_time: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<String>,
+    output: String,
+    output_format: &'static str,
+    test_output_format: &'static str,
+    extra_data: ExtraData,
     tests: Vec<Test>,
+}
+
+/// The score split the instructor may want beside Gradescope's own total.
+#[derive(Debug, Serialize)]
+struct ExtraData {
+    visible_score: u32,
+    visible_max_score: u32,
+    hidden_score: u32,
+    hidden_max_score: u32,
 }
 
 /// One entry of `tests[]`.
@@ -62,6 +90,7 @@ struct Test {
     max_score: u32,
     status: &'static str,
     output: String,
+    output_format: &'static str,
     visibility: &'static str,
 }
 
@@ -73,35 +102,72 @@ struct Test {
 pub fn write(report: &Report, out: &mut dyn Write) -> Result<(), GradescopeError> {
     check_submission_count(report.submissions.len())?;
     let sub = &report.submissions[0];
-    serde_json::to_writer_pretty(&mut *out, &results(sub)).map_err(io::Error::from)?;
+    serde_json::to_writer_pretty(&mut *out, &results(sub, report.run.as_ref()))
+        .map_err(io::Error::from)?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
 }
 
-fn results(sub: &SubmissionReport) -> Results {
-    let output = match sub.status {
-        Status::Ok => None,
-        Status::BuildError => Some(format!(
-            "Your submission could not be built, so no test ran:\n\n{}\n",
-            sub.message
-        )),
-        Status::LoadError => Some(format!(
-            "Your submission was built but could not be loaded, so no test ran:\n\n{}\n",
-            sub.message
-        )),
+fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
+    let points = |hidden: bool, earned: bool| -> u32 {
+        sub.tests
+            .iter()
+            .filter(|t| t.hidden == hidden)
+            .map(|t| if earned { t.points } else { t.max_points })
+            .fold(0, u32::saturating_add)
     };
-    let execution_ms: f64 = sub
-        .tests
-        .iter()
-        .filter_map(|t| t.time_ms)
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        // Not `sum`: the sum of no f64 is -0.0, which would print as such.
-        .fold(0.0, |total, ms| total + ms);
+    let extra = ExtraData {
+        visible_score: points(false, true),
+        visible_max_score: points(false, false),
+        hidden_score: points(true, true),
+        hidden_max_score: points(true, false),
+    };
+    let mut output = format!(
+        "Score on the visible tests: {}/{}.",
+        extra.visible_score, extra.visible_max_score
+    );
+    if extra.hidden_max_score > 0 {
+        output.push_str(&format!(
+            " The total out of {} includes hidden tests worth {}, shown after the grades are published.",
+            sub.max_score, extra.hidden_max_score
+        ));
+    }
+    output.push('\n');
+    match sub.status {
+        Status::Ok => {}
+        Status::BuildError => output.push_str(&format!(
+            "\nYour submission could not be built, so no test ran:\n\n{}\n",
+            sub.message
+        )),
+        Status::LoadError => output.push_str(&format!(
+            "\nYour submission was built but could not be loaded, so no test ran:\n\n{}\n",
+            sub.message
+        )),
+    }
+    if let Some(run) = run {
+        output.push_str("\nHow this grade was made:\n");
+        for (name, value) in run.lines() {
+            output.push_str(&format!("  {name}: {value}\n"));
+        }
+    }
+    let execution_s = run
+        .map(|r| r.duration_s)
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .unwrap_or_else(|| {
+            sub.tests
+                .iter()
+                .filter_map(TestReport::wall_seconds)
+                // Not `sum`: the sum of no f64 is -0.0, which would print as such.
+                .fold(0.0, |total, s| total + s)
+        });
     Results {
         score: sub.score,
-        execution_time: execution_ms / 1000.0,
+        execution_time: execution_s,
         output,
+        output_format: OUTPUT_FORMAT,
+        test_output_format: OUTPUT_FORMAT,
+        extra_data: extra,
         tests: sub.tests.iter().map(test).collect(),
     }
 }
@@ -141,6 +207,7 @@ fn test(test: &TestReport) -> Test {
             "failed"
         },
         output,
+        output_format: OUTPUT_FORMAT,
         visibility: if test.hidden {
             "after_published"
         } else {
@@ -190,10 +257,17 @@ mod tests {
         assert_eq!(visibility, ["visible", "visible", "after_published"]);
         // Two timed tests of 1.5 ms; the crash has no time.
         assert!((results["execution_time"].as_f64().unwrap() - 0.003).abs() < 1e-9);
+        assert_eq!(results["output_format"], "text");
+        assert_eq!(results["test_output_format"], "text");
+        assert!(tests.iter().all(|t| t["output_format"] == "text"));
+        let output = results["output"].as_str().unwrap();
         assert!(
-            results.get("output").is_none(),
-            "no top-level output when built"
+            output.starts_with("Score on the visible tests: 1/3. The total out of 7 includes hidden tests worth 4, shown after the grades are published.\n"),
+            "{output}"
         );
+        assert_eq!(results["extra_data"]["visible_score"], 1);
+        assert_eq!(results["extra_data"]["visible_max_score"], 3);
+        assert_eq!(results["extra_data"]["hidden_max_score"], 4);
     }
 
     #[test]

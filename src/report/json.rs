@@ -1,8 +1,19 @@
-//! The JSON report (SPEC 6).
+//! The JSON report (SPEC 6), with the `run` section beside its fields.
+//! A time that is not a finite number (a forged `NaN` or infinity) is
+//! written as `null`, as serde_json does, so the output always parses.
 
 use std::io::{self, Write};
 
-use super::Report;
+use super::{Report, ReportFormat};
+
+/// The JSON format for the dispatcher.
+pub struct Json;
+
+impl ReportFormat for Json {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write(report, out)?)
+    }
+}
 
 /// Writes `report` as pretty-printed JSON, with a final newline.
 pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -21,6 +32,7 @@ mod tests {
     fn follows_the_spec_schema() {
         let report = Report {
             version: 1,
+            run: None,
             submissions: vec![SubmissionReport {
                 id: "alice".into(),
                 kind: Some("c".into()),
@@ -36,6 +48,7 @@ mod tests {
                     points: 0,
                     max_points: 1,
                     time_ms: Some(0.5),
+                    wall_ms: None,
                     message: "m".into(),
                     output: "o".into(),
                     board: None,

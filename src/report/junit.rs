@@ -1,13 +1,19 @@
-//! The JUnit XML report (`--junit`), in the Jenkins JUnit dialect that
-//! cargo-nextest writes (through the same serializer, `quick-junit`), so CI
-//! systems that show test results (GitLab, Jenkins, GitHub test reporters)
-//! show a grading run:
+//! The JUnit XML report (`--junit`), in the dialect every consumer reads:
+//! valid against the Jenkins xUnit plugin's `junit-10.xsd` (kept in
+//! `schemas/`, checked by a test with `xmllint`), and read by GitLab,
+//! dorny/test-reporter, mikepenz/action-junit-report and junitparser.
+//! Written through `quick-junit`, the serializer cargo-nextest uses.
 //!
-//! - `<testsuites name="grader">`, one `<testsuite name="<id>">` per student,
-//!   with properties `kind`, `status`, `score` and `max_score`;
+//! - `<testsuites name="grader">`, one `<testsuite name="<id>">` per student.
+//!   Its properties (the schema allows them only there, and xunitparser
+//!   wants each name once per suite) carry `kind`, `status`, `score`,
+//!   `max_score`, one `points:<case>/<function>` = `earned/possible` per
+//!   test (and `hidden:<case>/<function>` = `true` for a hidden case), and
+//!   the run (`grader`, `started`, `duration_s`, `case_file:<name>` = its
+//!   SHA-256, `time_limit_ms`, `memory_limit_mb`, `find_empty_policy`,
+//!   `safeguards`);
 //! - one `<testcase name="<case>/<function>" classname="<id>">` per test,
-//!   `time` in seconds, properties `points` and `max_points` (and `hidden`
-//!   for a hidden case);
+//!   `time` = the test's wall time in seconds (absent when not measured);
 //! - a `wrong`, `timeout`, `memory`, `crash` or `forbidden` verdict is a
 //!   `<failure type="<verdict>">`, an `error` verdict an `<error>`: the
 //!   `message` attribute is the message's first line, the text is the whole
@@ -16,68 +22,150 @@
 //!   `<error type="build_error|load_error">` whose text holds the compiler's
 //!   (or loader's) message;
 //! - what the student's code printed is the test's `<system-out>`.
+//!
+//! Control characters in student text are shown as escapes (`\e`, `\u{7}`),
+//! characters XML 1.0 cannot hold (U+FFFE, U+FFFF) dropped, the rest
+//! escaped.
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 use std::io::{self, Write};
 use std::time::Duration;
 
-use super::{Report, Status, SubmissionReport, TestReport};
+use super::naming::{first_line, status_name, test_name};
+use super::text::visible;
+use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// The name of the `<testsuites>` element.
 pub const REPORT_NAME: &str = "grader";
+
+/// The JUnit format for the dispatcher.
+pub struct Junit;
+
+impl ReportFormat for Junit {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write(report, out)?)
+    }
+}
 
 /// Writes `report` as JUnit XML.
 pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut junit = quick_junit::Report::new(REPORT_NAME);
     let mut total = Duration::ZERO;
     for sub in &report.submissions {
-        let suite = suite(sub);
-        total += suite.time.unwrap_or_default();
+        let suite = suite(sub, report.run.as_ref());
+        total = total.saturating_add(suite.time.unwrap_or_default());
         junit.add_test_suite(suite);
     }
     junit.set_time(total);
-    junit.serialize(&mut *out).map_err(io::Error::other)?;
+    let mut xml = Vec::new();
+    junit.serialize(&mut xml).map_err(io::Error::other)?;
+    out.write_all(&without_root_skipped(xml))?;
     writeln!(out)?;
     out.flush()
 }
 
-/// The test name used by the JUnit and CSV reports: `<case>/<function>`.
-pub fn test_name(test: &TestReport) -> String {
-    format!("{}/{}", test.case, test.function)
+/// `junit-10.xsd` allows no `skipped` attribute on `<testsuites>`, which
+/// quick-junit always writes (nothing is ever skipped here): drop it from
+/// the root tag. The root tag holds only our own name and counts.
+fn without_root_skipped(xml: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&xml);
+    let Some(start) = text.find("<testsuites ") else {
+        return xml;
+    };
+    let end = start + text[start..].find('>').unwrap_or(0);
+    let tag = &text[start..end];
+    let Some(at) = tag.find(" skipped=\"") else {
+        return xml;
+    };
+    let value_end = tag[at + 10..]
+        .find('"')
+        .map_or(tag.len(), |i| at + 10 + i + 1);
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..start + at]);
+    out.push_str(&text[start + value_end..]);
+    out.into_bytes()
 }
 
-fn suite(sub: &SubmissionReport) -> TestSuite {
-    let mut suite = TestSuite::new(sub.id.as_str());
-    suite.add_properties([
-        Property::new("kind", sub.kind.as_deref().unwrap_or("")),
+/// Student `text` for XML: control characters made visible (as a terminal
+/// view shows them, [`visible`]), then the characters XML 1.0 cannot hold
+/// at all (U+FFFE, U+FFFF) dropped.
+pub fn xml_safe(text: &str) -> String {
+    visible(text)
+        .chars()
+        .filter(|&ch| {
+            matches!(ch, '\t' | '\n' | '\r' | '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+        })
+        .collect()
+}
+
+fn suite(sub: &SubmissionReport, run: Option<&RunInfo>) -> TestSuite {
+    let mut suite = TestSuite::new(xml_safe(&sub.id));
+    let mut properties = vec![
+        Property::new("kind", xml_safe(sub.kind.as_deref().unwrap_or(""))),
         Property::new("status", status_name(sub.status)),
         Property::new("score", sub.score.to_string()),
         Property::new("max_score", sub.max_score.to_string()),
-    ]);
+    ];
+    for test in &sub.tests {
+        let name = xml_safe(&test_name(test));
+        properties.push(Property::new(
+            format!("points:{name}"),
+            format!("{}/{}", test.points, test.max_points),
+        ));
+        if test.hidden {
+            properties.push(Property::new(format!("hidden:{name}"), "true"));
+        }
+    }
+    if let Some(run) = run {
+        properties.extend(run_properties(run));
+    }
+    suite.add_properties(properties);
     let mut time = Duration::ZERO;
     for test in &sub.tests {
         let case = test_case(sub, test);
-        time += case.time.unwrap_or_default();
+        time = time.saturating_add(case.time.unwrap_or_default());
         suite.add_test_case(case);
     }
     suite.set_time(time);
     suite
 }
 
-fn test_case(sub: &SubmissionReport, test: &TestReport) -> TestCase {
-    let mut case = TestCase::new(test_name(test), status(sub, test));
-    case.set_classname(sub.id.as_str());
-    if let Some(ms) = test.time_ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
-        case.set_time(Duration::from_secs_f64(ms / 1000.0));
+fn run_properties(run: &RunInfo) -> Vec<Property> {
+    let mut properties = vec![
+        Property::new("grader", xml_safe(&run.grader)),
+        Property::new("started", xml_safe(&run.started)),
+        Property::new("duration_s", format!("{:.3}", finite(run.duration_s))),
+    ];
+    for file in &run.case_files {
+        properties.push(Property::new(
+            format!("case_file:{}", xml_safe(&file.name)),
+            file.sha256.clone().unwrap_or_else(|| "unreadable".into()),
+        ));
     }
-    case.add_property(Property::new("points", test.points.to_string()));
-    case.add_property(Property::new("max_points", test.max_points.to_string()));
-    if test.hidden {
-        case.add_property(Property::new("hidden", "true"));
+    properties.extend([
+        Property::new("time_limit_ms", run.limits.time_limit_ms.to_string()),
+        Property::new("memory_limit_mb", run.limits.memory_limit_mb.to_string()),
+        Property::new("find_empty_policy", xml_safe(&run.limits.find_empty_policy)),
+        Property::new("safeguards", xml_safe(&run.safeguards.join(", "))),
+    ]);
+    properties
+}
+
+fn finite(x: f64) -> f64 {
+    if x.is_finite() { x } else { 0.0 }
+}
+
+fn test_case(sub: &SubmissionReport, test: &TestReport) -> TestCase {
+    let mut case = TestCase::new(xml_safe(&test_name(test)), status(sub, test));
+    case.set_classname(xml_safe(&sub.id));
+    if let Some(seconds) = test.wall_seconds() {
+        if let Ok(time) = Duration::try_from_secs_f64(seconds) {
+            case.set_time(time);
+        }
     }
     if !test.output.is_empty() {
-        case.set_system_out(test.output.as_str());
+        case.set_system_out(xml_safe(&test.output));
     }
     case
 }
@@ -87,8 +175,8 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type(status_name(sub.status))
-            .set_message(first_line(&test.message))
-            .set_description(format!("{}\n{}", test.message, sub.message));
+            .set_message(xml_safe(first_line(&test.message)))
+            .set_description(xml_safe(&format!("{}\n{}", test.message, sub.message)));
         return status;
     }
     let kind = match test.verdict {
@@ -108,23 +196,9 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(kind);
     status
         .set_type(test.verdict.name())
-        .set_message(first_line(&test.message))
-        .set_description(description);
+        .set_message(xml_safe(first_line(&test.message)))
+        .set_description(xml_safe(&description));
     status
-}
-
-/// A submission's status as the JSON report writes it: `ok`,
-/// `build_error` or `load_error`.
-pub fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Ok => "ok",
-        Status::BuildError => "build_error",
-        Status::LoadError => "load_error",
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
 }
 
 #[cfg(test)]
@@ -191,10 +265,30 @@ mod tests {
         assert_eq!(alice.test_cases[0].time, Some(Duration::from_millis(2)));
         assert_eq!(alice.test_cases[2].time, None);
         assert_eq!(
-            property(&alice.test_cases[2].properties, "hidden"),
+            property(&alice.properties, "hidden:deep-9x9/solve"),
             Some("true")
         );
-        assert_eq!(property(&alice.test_cases[0].properties, "hidden"), None);
+        assert_eq!(property(&alice.properties, "hidden:campus-4x4/legal"), None);
+        assert_eq!(
+            property(&alice.properties, "points:campus-4x4/legal"),
+            Some("1/1")
+        );
+        assert_eq!(
+            property(&alice.properties, "points:campus-4x4/solve"),
+            Some("0/2")
+        );
+        for case in &alice.test_cases {
+            assert!(
+                case.properties.is_empty(),
+                "junit-10.xsd has no testcase properties"
+            );
+        }
+        let root = &xml[xml.find("<testsuites").unwrap()..];
+        let root = &root[..root.find('>').unwrap()];
+        assert!(
+            !root.contains("skipped="),
+            "junit-10.xsd has no skipped on testsuites: {root}"
+        );
     }
 
     #[test]
@@ -249,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_in_output_do_not_break_the_xml() {
+    fn control_characters_in_output_are_shown_and_do_not_break_the_xml() {
         let mut report = fixture::sample();
         report.submissions[0].tests[0].output = "\x1b[31mred\x1b[0m\x00\x07 ok".into();
         let mut out = Vec::new();
@@ -258,7 +352,7 @@ mod tests {
         let parsed = quick_junit::Report::deserialize_from_str(&xml).unwrap();
         assert_eq!(
             parsed.test_suites[0].test_cases[0].system_out.as_deref(),
-            Some("red ok")
+            Some("\\e[31mred\\e[0m\\0\\u{7} ok")
         );
     }
 }

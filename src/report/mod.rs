@@ -1,22 +1,33 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
-//! one module per output format. `-` as a path means stdout.
+//! one module per output format through one trait ([`ReportFormat`]) and one
+//! dispatcher ([`Outputs`]). `-` as a path means stdout.
+//!
+//! The model holds plain text only: colour is decided at the edge that
+//! prints it (the terminal writers; the HTML page draws boards as grids).
 
 pub mod csv;
+mod dispatch;
 #[cfg(test)]
 mod fixture;
 pub mod gradescope;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod naming;
 pub mod picture;
+#[cfg(test)]
+mod proptests;
+pub mod run;
 pub mod student;
+pub mod summary_md;
 pub mod terminal;
 pub mod text;
 
+pub use dispatch::{Format, Outputs, ReportFormat, ReportOptions};
+pub use naming::headline;
+pub use run::RunInfo;
+
 use serde::Serialize;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::Path;
 
 use crate::verdict::{Function, Verdict};
 
@@ -42,6 +53,10 @@ pub struct Report {
     pub version: u32,
     /// One per submission, in the order of their ids.
     pub submissions: Vec<SubmissionReport>,
+    /// How the report was made (grader version, case-file hashes, limits,
+    /// safeguards, time); filled by the command that ran the grading.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunInfo>,
 }
 
 /// One student's result.
@@ -83,6 +98,11 @@ pub struct TestReport {
     pub max_points: u32,
     /// Milliseconds spent in the student's code, when it ran.
     pub time_ms: Option<f64>,
+    /// Wall-clock milliseconds the test took, as the grader measured it
+    /// (what CI viewers and Gradescope call a test's time); absent until the
+    /// runner measures it, and writers then fall back on `time_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<f64>,
     /// Why it failed (the check and the cell, the signal, ...); empty on a pass.
     pub message: String,
     /// What the student's code printed, capped.
@@ -98,6 +118,22 @@ pub struct TestReport {
     #[serde(skip)]
     pub description: Option<String>,
 }
+
+impl TestReport {
+    /// The test's wall time in seconds for a report: `wall_ms`, else
+    /// `time_ms`; `None` when neither is a finite, non-negative number that
+    /// fits a report (a forged `1e300` or `NaN` is no time at all).
+    pub fn wall_seconds(&self) -> Option<f64> {
+        self.wall_ms
+            .or(self.time_ms)
+            .filter(|ms| ms.is_finite() && (0.0..=MAX_REPORTED_MS).contains(ms))
+            .map(|ms| ms / 1000.0)
+    }
+}
+
+/// The longest time a report writes, in milliseconds (a year): anything
+/// beyond is a forged or broken measurement, not a time.
+pub const MAX_REPORTED_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
 
 impl SubmissionReport {
     /// True iff every test passed.
@@ -116,24 +152,4 @@ impl Report {
     pub fn all_passed(&self) -> bool {
         self.submissions.iter().all(SubmissionReport::all_passed)
     }
-}
-
-/// Opens `path` for writing a report; `-` is stdout.
-pub fn open_sink(path: &Path) -> io::Result<Box<dyn Write>> {
-    if path.as_os_str() == "-" {
-        Ok(Box::new(BufWriter::new(io::stdout().lock())))
-    } else {
-        Ok(Box::new(BufWriter::new(File::create(path)?)))
-    }
-}
-
-/// The line of a compiler's or loader's message that says what went wrong:
-/// the first that mentions an error, else the first that is not blank.
-pub(crate) fn headline(text: &str) -> &str {
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    text.lines()
-        .map(str::trim)
-        .find(|l| l.to_ascii_lowercase().contains("error"))
-        .or_else(|| lines.next())
-        .unwrap_or("")
 }

@@ -256,7 +256,7 @@ fn write_failure(
         (_, Some(board)) => {
             writeln!(out)?;
             for line in labelled(board).lines() {
-                writeln!(out, "      {line}")?;
+                writeln!(out, "      {}", super::picture::paint(line))?;
             }
             writeln!(out)?;
         }
@@ -330,7 +330,7 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
     if let Some(after) = &shrunk.small_after {
         writeln!(out, "    the board your solve left:")?;
         for line in labelled(after).lines() {
-            writeln!(out, "      {line}")?;
+            writeln!(out, "      {}", super::picture::paint(line))?;
         }
     }
     writeln!(out)
@@ -472,6 +472,7 @@ mod tests {
             points: u32::from(verdict == Verdict::Pass),
             max_points: 1,
             time_ms: Some(1.0),
+            wall_ms: None,
             message: message.into(),
             output: String::new(),
             board: None,

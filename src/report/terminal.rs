@@ -1,21 +1,32 @@
 //! The instructor's human-readable report: one row per student (`grader
 //! grade`). The student's view of `grader check` is [`super::student`].
+//! This is a terminal edge: colour is decided here (by `colored`, which
+//! follows the terminal, `NO_COLOR` and `CLICOLOR_FORCE`), never in the
+//! model.
 
 use colored::Colorize;
 use std::io::{self, Write};
 
+use super::text::visible_line;
 use super::{Report, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// How many failing tests a summary row names before "and N more".
 const FAILURES_PER_ROW: usize = 3;
 
-/// Writes one row per student: id, kind, score, and what failed.
+/// Writes one row per student: id, kind, score, and what failed. Every
+/// piece of student text (ids, kinds, case names, compiler messages) is
+/// shown through [`visible_line`]: a name cannot move the cursor, clear a
+/// line or fake another row.
 pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let id_width = report
+    let ids: Vec<String> = report
         .submissions
         .iter()
-        .map(|s| s.id.chars().count())
+        .map(|s| visible_line(&s.id).into_owned())
+        .collect();
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
         .max()
         .unwrap_or(0)
         .max("student".len());
@@ -28,7 +39,7 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         )
         .bold()
     )?;
-    for sub in &report.submissions {
+    for (sub, id) in report.submissions.iter().zip(&ids) {
         let score = format!("{}/{}", sub.score, sub.max_score);
         let score = if sub.all_passed() {
             score.green()
@@ -40,8 +51,8 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "{:<id_width$}  {:<7}  {:>7}  {}",
-            sub.id,
-            sub.kind.as_deref().unwrap_or("?"),
+            id,
+            visible_line(sub.kind.as_deref().unwrap_or("?")),
             score,
             summary_result(sub)
         )?;
@@ -56,9 +67,10 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn summary_result(sub: &SubmissionReport) -> String {
+    let headline = || visible_line(super::headline(&sub.message)).into_owned();
     match sub.status {
-        Status::BuildError => format!("{}: {}", "build error".red(), super::headline(&sub.message)),
-        Status::LoadError => format!("{}: {}", "load error".red(), super::headline(&sub.message)),
+        Status::BuildError => format!("{}: {}", "build error".red(), headline()),
+        Status::LoadError => format!("{}: {}", "load error".red(), headline()),
         Status::Ok => {
             let failed: Vec<&TestReport> = sub
                 .tests
@@ -71,7 +83,14 @@ fn summary_result(sub: &SubmissionReport) -> String {
             let mut names: Vec<String> = failed
                 .iter()
                 .take(FAILURES_PER_ROW)
-                .map(|t| format!("{}/{} {}", t.case, t.function, verdict_colored(t.verdict)))
+                .map(|t| {
+                    format!(
+                        "{}/{} {}",
+                        visible_line(&t.case),
+                        t.function,
+                        verdict_colored(t.verdict)
+                    )
+                })
                 .collect();
             if failed.len() > FAILURES_PER_ROW {
                 names.push(format!("and {} more", failed.len() - FAILURES_PER_ROW));
@@ -102,6 +121,7 @@ mod tests {
             points: u32::from(verdict == Verdict::Pass),
             max_points: 1,
             time_ms: Some(1.0),
+            wall_ms: None,
             message: if verdict == Verdict::Pass {
                 String::new()
             } else {
@@ -122,6 +142,7 @@ mod tests {
             .collect();
         let report = Report {
             version: 1,
+            run: None,
             submissions: vec![SubmissionReport {
                 id: "bob".into(),
                 kind: Some("c".into()),
@@ -146,5 +167,18 @@ mod tests {
             text.contains("1 submissions, 0 passed every test"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn summary_snapshot_with_colour_off() {
+        colored::control::set_override(false);
+        let mut report = crate::report::fixture::sample();
+        // A name that tries to clear the line and fake a row, and a
+        // compiler message with an escape: both shown, not interpreted.
+        report.submissions[1].id = "mallory\u{1b}[2K\rbob  c  7/7  all passed".into();
+        report.submissions[1].message = "x.c:1:1: error: \u{1b}]52;c;aGk=\u{7}".into();
+        let mut out = Vec::new();
+        write_summary(&report, &mut out).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
     }
 }

@@ -82,6 +82,7 @@ pub fn grade_all(
     Report {
         version: REPORT_VERSION,
         submissions,
+        run: None,
     }
 }
 
@@ -233,12 +234,14 @@ pub fn run_test_judged(
     };
     let mut board = None;
     let mut loaded = false;
+    let mut wall_ms = None;
     let outcome = match sandbox.run_test(&request) {
         Err(err) => {
             Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
         }
         Ok(run) => {
             loaded = run.loaded();
+            wall_ms = Some(run.wall_ms as f64);
             let output = run.output.clone();
             let mut outcome = match process::outcome(&run, &limits) {
                 Err(outcome) => outcome,
@@ -259,7 +262,7 @@ pub fn run_test_judged(
                             board = failure
                                 .board
                                 .as_ref()
-                                .map(|b| picture::render(b, failure.cell, plan.color));
+                                .map(|b| picture::render(b, failure.cell));
                             let message = failure.message.clone();
                             failed = Some(failure);
                             Outcome::new(Verdict::Wrong, message)
@@ -274,8 +277,10 @@ pub fn run_test_judged(
         }
     };
     let blame = outcome.blame;
+    let mut report = test_report(case, function, outcome, board);
+    report.wall_ms = wall_ms;
     JudgedTest {
-        report: test_report(case, function, outcome, board),
+        report,
         loaded,
         blame,
         failure: failed,
@@ -306,6 +311,7 @@ fn test_report(
         },
         max_points,
         time_ms: outcome.time_ms,
+        wall_ms: None,
         message: outcome.message,
         output: outcome.output,
         board,
@@ -359,6 +365,7 @@ fn not_run(
                 points: 0,
                 max_points: case.points,
                 time_ms: None,
+                wall_ms: None,
                 message: what.to_string(),
                 output: String::new(),
                 board: None,

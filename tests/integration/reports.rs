@@ -2,7 +2,11 @@
 //! the JUnit, CSV, HTML and Gradescope reports tell the same story as the
 //! JSON report: the same students, scores and per-test points. Also the
 //! report flags' usage errors: `--gradescope` with several submissions is
-//! refused before grading, and only one report may go to stdout.
+//! refused before grading, and only one report may go to stdout. The JUnit
+//! report is validated with `xmllint` against Jenkins' `junit-10.xsd`
+//! (`schemas/`), the HTML page rendered in headless Chromium, the LMS CSV
+//! layouts read back, and a submission whose name is an attack (a formula,
+//! quotes, `]]>`, an escape sequence) graded beside innocent ones.
 //!
 //! Submissions: copies of `submissions/c-listing.c` (all pass),
 //! `submissions/bug-no-clear.c` (fails the solve tests that backtrack) and
@@ -12,7 +16,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use crate::util::{grader, root, text};
 
@@ -149,9 +153,11 @@ fn check_junit(xml: &str, facts: &Facts) {
         let mut points = 0;
         for (case, (_, test_points, verdict)) in suite.test_cases.iter().zip(tests) {
             assert_eq!(case.classname.as_deref(), Some(suite.name.as_str()));
-            assert_eq!(
-                property(&case.properties, "points"),
-                test_points.to_string()
+            let max_points = property(&suite.properties, &format!("points:{}", case.name.as_str()));
+            assert!(
+                max_points.starts_with(&format!("{test_points}/")),
+                "{}: {max_points}",
+                case.name.as_str()
             );
             points += test_points;
             match (&case.status, verdict.as_str()) {
@@ -211,7 +217,7 @@ fn check_html(html: &str, facts: &Facts) {
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(!html.contains("<script"), "no script in the page");
     for (id, (score, max, status, tests)) in facts {
-        assert!(html.contains(&format!("<h2>{id}</h2>")), "{id}");
+        assert!(html.contains(&format!("<summary>{id} ")), "{id}");
         assert!(html.contains(&format!("{score}/{max}")), "{id}");
         if status == "ok" {
             for (name, _, verdict) in tests.iter().filter(|t| t.2 != "pass") {
@@ -341,4 +347,302 @@ fn an_unwritable_report_path_is_refused_before_grading() {
         "{stderr}"
     );
     assert!(!stderr.contains("sandbox:"), "{stderr}");
+}
+
+/// The fixtures of a small class, one of them under a hostile name: a
+/// formula, quotes, a comma, `]]>`, markup and a terminal escape that
+/// would clear the line.
+const HOSTILE_NAME: &str = "=HYPERLINK(\"x\"),\"q\" ]]><b>\u{1b}[2K.c";
+
+fn hostile_class(dir: &Path) -> PathBuf {
+    let subs = submissions(dir, &["c-listing.c", "bug-no-clear.c", "broken-compile.c"]);
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        subs.join(HOSTILE_NAME),
+    )
+    .unwrap();
+    // A newline and a byte that is not UTF-8 (reports show it lossy).
+    use std::os::unix::ffi::OsStrExt;
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        subs.join(std::ffi::OsStr::from_bytes(b"two\nlines\xff.c")),
+    )
+    .unwrap();
+    subs
+}
+
+/// Runs a tool the test needs, or fails saying how to install it.
+fn tool(name: &str, package: &str) -> Command {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "`{name}` is needed by this test: install it (Debian: apt-get install {package}); .ci/run does"
+    );
+    Command::new(name)
+}
+
+#[test]
+fn junit_validates_against_the_jenkins_schema_for_any_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = hostile_class(dir.path());
+    let xml = dir.path().join("r.xml");
+    let output = grade(&subs, &["--junit", path_arg(&xml)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let check = tool("xmllint", "libxml2-utils")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(root().join("schemas/junit-10.xsd"))
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "xmllint: {}\n{}",
+        text(&check.stderr),
+        read(&xml)
+    );
+    assert!(
+        text(&check.stderr).contains("validates"),
+        "{}",
+        text(&check.stderr)
+    );
+    // Points, run facts and wall times are all there.
+    let report = quick_junit::Report::deserialize_from_str(&read(&xml)).unwrap();
+    let hostile = report
+        .test_suites
+        .iter()
+        .find(|s| s.name.as_str().starts_with("=HYPERLINK"))
+        .expect("the hostile submission's suite");
+    assert!(
+        hostile.name.as_str().contains("\\e[2K"),
+        "{}",
+        hostile.name.as_str()
+    );
+    let names: Vec<&str> = hostile.properties.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"grader"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.starts_with("case_file:")),
+        "{names:?}"
+    );
+    assert!(names.iter().any(|n| n.starts_with("points:")), "{names:?}");
+    assert!(hostile.test_cases.iter().all(|c| c.time.is_some()));
+}
+
+#[test]
+fn a_hostile_name_cannot_break_any_report_or_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = hostile_class(dir.path());
+    let out = |name: &str| dir.path().join(name);
+    let output = grade(
+        &subs,
+        &[
+            "--json",
+            path_arg(&out("r.json")),
+            "--csv",
+            path_arg(&out("r.csv")),
+            "--html",
+            path_arg(&out("r.html")),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let summary = text(&output.stdout);
+    assert!(
+        !summary.contains('\u{1b}'),
+        "no escape reaches the terminal: {summary:?}"
+    );
+    assert!(summary.contains("\\e[2K"), "{summary}");
+    let json: Value = serde_json::from_str(&read(&out("r.json"))).unwrap();
+    let facts = facts(&json);
+    let hostile_id = HOSTILE_NAME.trim_end_matches(".c");
+    // The innocent neighbour with the same code scores the same.
+    assert_eq!(facts[hostile_id].0, facts["c-listing"].0);
+    assert_eq!(facts["two\nlines\u{fffd}"].0, facts["c-listing"].0);
+    assert!(
+        summary.contains("two\\nlines\u{fffd}"),
+        "one row, newline shown: {summary}"
+    );
+    let csv = read(&out("r.csv"));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let ids: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    assert!(ids.contains(&format!("'{hostile_id}")), "{ids:?}");
+    let html = read(&out("r.html"));
+    assert!(!html.contains("]]><b>"), "markup escaped");
+    assert!(
+        html.contains("]]&gt;&lt;b&gt;\\e[2K"),
+        "escapes shown: {html}"
+    );
+}
+
+#[test]
+fn lms_csv_layouts_follow_the_roster() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = submissions(dir.path(), &["c-listing.c", "bug-no-clear.c"]);
+    let roster = dir.path().join("roster.csv");
+    fs::write(
+        &roster,
+        "id,lms_id,name,section\nc-listing,s1001,Ada Lovelace,L01\nbug-no-clear,s1002,Alan Turing,L02\n",
+    )
+    .unwrap();
+    let csv_path = dir.path().join("canvas.csv");
+    let output = grade(
+        &subs,
+        &[
+            "--csv",
+            path_arg(&csv_path),
+            "--csv-for",
+            "canvas",
+            "--roster",
+            path_arg(&roster),
+            "--csv-assignment",
+            "Lab 3 (1234)",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let csv = read(&csv_path);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(csv.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(
+        rows[0].iter().collect::<Vec<_>>(),
+        [
+            "Student",
+            "ID",
+            "SIS User ID",
+            "SIS Login ID",
+            "Section",
+            "Lab 3 (1234)"
+        ]
+    );
+    assert_eq!(rows[1][0].trim(), "Points Possible");
+    let ada = rows
+        .iter()
+        .find(|r| &r[0] == "Ada Lovelace")
+        .expect("Ada's row");
+    assert_eq!((&ada[2], &ada[4], &ada[5]), ("s1001", "L01", &rows[1][5]));
+
+    // A roster with a repeated id stops the run before grading.
+    fs::write(&roster, "id,lms_id\nc-listing,a\nc-listing,b\n").unwrap();
+    let output = grade(
+        &subs,
+        &[
+            "--csv",
+            path_arg(&csv_path),
+            "--csv-for",
+            "moodle",
+            "--roster",
+            path_arg(&roster),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("roster.csv:3: the id `c-listing` is already on line 2"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sandbox:"), "{stderr}");
+    // A roster without --csv is a usage error.
+    let output = grade(&subs, &["--roster", path_arg(&roster)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("add --csv PATH"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn gradescope_output_is_text_with_the_visible_score_and_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = submissions(dir.path(), &["broken-compile.c"]);
+    let results_path = dir.path().join("results.json");
+    let output = grade(&subs, &["--gradescope", path_arg(&results_path)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let results: Value = serde_json::from_str(&read(&results_path)).unwrap();
+    assert_eq!(results["output_format"], "text");
+    let top = results["output"].as_str().unwrap();
+    assert!(top.starts_with("Score on the visible tests: 0/"), "{top}");
+    assert!(top.contains("could not be built"), "{top}");
+    assert!(
+        top.contains("How this grade was made:\n  grader: grader "),
+        "{top}"
+    );
+    for test in results["tests"].as_array().unwrap() {
+        assert_eq!(test["output_format"], "text");
+    }
+    assert!(
+        results["execution_time"].as_f64().unwrap() > 0.0,
+        "wall time of the run"
+    );
+}
+
+#[test]
+fn the_html_page_shows_the_class_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = hostile_class(dir.path());
+    let html = dir.path().join("r.html");
+    let output = grade(&subs, &["--html", path_arg(&html)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let browser = |args: &[&str]| {
+        let profile = tempfile::tempdir().unwrap();
+        let run = tool("chromium", "chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(args)
+            .arg(format!("file://{}", html.display()))
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "chromium: {}", text(&run.stderr));
+        run
+    };
+    let dom = text(&browser(&["--dump-dom"]).stdout);
+    // What the browser built from the page: the matrix (5 students x the
+    // bundled tests), the histogram, the most-failed list, one <details>
+    // per student, the failing ones open.
+    let rows = dom.matches("<td class=\"id\">").count();
+    assert_eq!(rows, 5, "{dom}");
+    assert!(dom.matches("class=\"v-pass\"").count() > 10, "{dom}");
+    assert!(dom.contains("class=\"v-wrong\""), "{dom}");
+    assert!(dom.contains("<table class=\"histogram\">"), "{dom}");
+    assert!(dom.contains("<ol class=\"most-failed\">"), "{dom}");
+    assert_eq!(
+        dom.matches("<details class=\"student\"").count(),
+        5,
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<details class=\"student\" id=\"s").count(), 5);
+    assert_eq!(
+        dom.matches(" open=\"\"").count(),
+        2,
+        "the two failing students open: {dom}"
+    );
+    assert!(!dom.contains("]]><b>"), "the hostile name stays text");
+    let shot = dir.path().join("page.png");
+    browser(&[
+        "--window-size=1200,900",
+        "--hide-scrollbars",
+        &format!("--screenshot={}", shot.display()),
+    ]);
+    let png = fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    assert!(
+        png.len() > 10_000,
+        "a page with content, not a blank one: {} bytes",
+        png.len()
+    );
 }

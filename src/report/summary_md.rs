@@ -13,6 +13,16 @@ use crate::verdict::Verdict;
 /// How many failing tests a row names before "and N more".
 const FAILURES_PER_ROW: usize = 5;
 
+/// The `--summary-md` format.
+pub struct SummaryMd;
+
+impl super::dispatch::ReportFormat for SummaryMd {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        write(report, out)?;
+        Ok(out.flush()?)
+    }
+}
+
 /// Writes the summary of `report`.
 pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();

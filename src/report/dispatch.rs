@@ -1,0 +1,256 @@
+//! One trait every report format implements ([`ReportFormat`]) and the
+//! dispatcher that opens every requested sink before grading starts and
+//! writes each format at the end ([`Outputs`]), as hyperfine's export
+//! manager does: a path that cannot be written is found before any time is
+//! spent grading. `-` is stdout, which only one report may take.
+
+use anyhow::{Context, bail};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::csv::{CsvLayout, Roster};
+use super::{Report, csv, gradescope, html, json, junit};
+
+/// A report format: writes the whole [`Report`] to one sink.
+pub trait ReportFormat {
+    /// Writes `report` to `out`, flushing at the end.
+    ///
+    /// # Errors
+    /// When writing fails, or the format cannot hold this report (a
+    /// Gradescope report of several submissions).
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()>;
+}
+
+/// The report formats of `grade`, one per flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `--json`: SPEC 6.
+    Json,
+    /// `--junit`: JUnit XML for CI viewers.
+    Junit,
+    /// `--csv`: a gradebook.
+    Csv,
+    /// `--gradescope`: Gradescope's results.json.
+    Gradescope,
+    /// `--html`: a page for the instructor.
+    Html,
+    /// `--summary-md`: a Markdown summary for a CI job page.
+    SummaryMd,
+}
+
+impl Format {
+    /// The command-line flag that asks for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Format::Json => "--json",
+            Format::Junit => "--junit",
+            Format::Csv => "--csv",
+            Format::Gradescope => "--gradescope",
+            Format::Html => "--html",
+            Format::SummaryMd => "--summary-md",
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Junit => "JUnit",
+            Format::Csv => "CSV",
+            Format::Gradescope => "Gradescope",
+            Format::Html => "HTML",
+            Format::SummaryMd => "Markdown summary",
+        }
+    }
+
+    /// The writer of this format with `options`.
+    pub fn writer(self, options: &ReportOptions) -> Box<dyn ReportFormat + '_> {
+        match self {
+            Format::Json => Box::new(json::Json),
+            Format::Junit => Box::new(junit::Junit),
+            Format::Csv => Box::new(csv::Csv {
+                layout: options.csv_layout,
+                roster: options.roster.as_ref(),
+                assignment: options
+                    .csv_assignment
+                    .as_deref()
+                    .unwrap_or(csv::DEFAULT_ASSIGNMENT),
+            }),
+            Format::Gradescope => Box::new(gradescope::Gradescope),
+            Format::Html => Box::new(html::Html),
+            Format::SummaryMd => Box::new(super::summary_md::SummaryMd),
+        }
+    }
+}
+
+/// What the formats need beyond the report: the CSV's layout, roster and
+/// grade column.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    /// `--csv-for`.
+    pub csv_layout: CsvLayout,
+    /// `--roster`, loaded.
+    pub roster: Option<Roster>,
+    /// `--csv-assignment`: the grade column of the LMS layouts.
+    pub csv_assignment: Option<String>,
+}
+
+/// The requested reports with their sinks, created before grading.
+pub struct Outputs {
+    options: ReportOptions,
+    sinks: Vec<Sink>,
+}
+
+struct Sink {
+    format: Format,
+    path: PathBuf,
+    /// `None` for stdout, which is taken only when written.
+    file: Option<BufWriter<File>>,
+}
+
+impl Outputs {
+    /// Checks the requests (one report at most on stdout, each path once)
+    /// and creates every file.
+    ///
+    /// # Errors
+    /// Two reports on stdout or on one path, or a file that cannot be
+    /// created; each message says which flags and what to do.
+    pub fn create(
+        requested: Vec<(Format, PathBuf)>,
+        options: ReportOptions,
+    ) -> anyhow::Result<Outputs> {
+        let to_stdout: Vec<&str> = requested
+            .iter()
+            .filter(|(_, path)| is_stdout(path))
+            .map(|(format, _)| format.flag())
+            .collect();
+        if to_stdout.len() > 1 {
+            bail!(
+                "{} ask for stdout (`-`), which can hold only one report: write the others to files",
+                to_stdout.join(" and ")
+            );
+        }
+        for (i, (format, path)) in requested.iter().enumerate() {
+            if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
+                bail!(
+                    "{} and {} both write to {}: give each report its own file",
+                    other.flag(),
+                    format.flag(),
+                    path.display()
+                );
+            }
+        }
+        let mut sinks = Vec::new();
+        for (format, path) in requested {
+            let file = if is_stdout(&path) {
+                None
+            } else {
+                let file = File::create(&path).with_context(|| {
+                    format!(
+                        "cannot create the {} report {}: check that its folder exists and is writable",
+                        format.name(),
+                        path.display()
+                    )
+                })?;
+                Some(BufWriter::new(file))
+            };
+            sinks.push(Sink { format, path, file });
+        }
+        Ok(Outputs { options, sinks })
+    }
+
+    /// Whether `format` was asked for.
+    pub fn wants(&self, format: Format) -> bool {
+        self.sinks.iter().any(|s| s.format == format)
+    }
+
+    /// Writes every requested report. Returns true iff one went to stdout
+    /// (the terminal summary then goes to stderr).
+    ///
+    /// # Errors
+    /// The first report that cannot be written, named with its path.
+    pub fn write_all(self, report: &Report) -> anyhow::Result<bool> {
+        let mut to_stdout = false;
+        for sink in self.sinks {
+            let writer = sink.format.writer(&self.options);
+            let written = match sink.file {
+                Some(mut file) => writer.write(report, &mut file),
+                None => {
+                    to_stdout = true;
+                    let mut out = BufWriter::new(io::stdout().lock());
+                    writer.write(report, &mut out)
+                }
+            };
+            written.with_context(|| {
+                format!(
+                    "cannot write the {} report to {}",
+                    sink.format.name(),
+                    sink.path.display()
+                )
+            })?;
+        }
+        Ok(to_stdout)
+    }
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_reports_on_stdout_or_one_path_are_refused_before_grading() {
+        let err = Outputs::create(
+            vec![(Format::Json, "-".into()), (Format::Html, "-".into())],
+            ReportOptions::default(),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            err.to_string()
+                .starts_with("--json and --html ask for stdout"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r");
+        let err = Outputs::create(
+            vec![(Format::Csv, path.clone()), (Format::Junit, path)],
+            ReportOptions::default(),
+        )
+        .err()
+        .unwrap();
+        assert!(
+            err.to_string().contains("--csv and --junit both write to"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_format_writes_through_the_trait() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut report = super::super::fixture::sample();
+        report.submissions.truncate(1);
+        let all = [
+            Format::Json,
+            Format::Junit,
+            Format::Csv,
+            Format::Gradescope,
+            Format::Html,
+        ];
+        let requested = all
+            .iter()
+            .map(|f| (*f, dir.path().join(f.name())))
+            .collect();
+        let outputs = Outputs::create(requested, ReportOptions::default()).unwrap();
+        assert!(outputs.wants(Format::Gradescope));
+        assert!(!outputs.write_all(&report).unwrap(), "nothing on stdout");
+        for format in all {
+            let written = std::fs::read(dir.path().join(format.name())).unwrap();
+            assert!(!written.is_empty(), "{}", format.name());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! How a report was made: the grader's version, each case file with its
+//! SHA-256, the limits, the host safeguards in force, when the run started
+//! and how long it took — enough to reproduce a grade or to see that two
+//! reports were not made alike. Every format carries it: JSON (`run`),
+//! JUnit (suite properties), HTML (the header), Gradescope (top-level
+//! output).
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use crate::case::CaseSet;
+
+/// The `run` section of a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// `grader` and its version, e.g. `grader 0.1.0`.
+    pub grader: String,
+    /// When grading started, RFC 3339 in UTC (`2026-11-30T21:45:00Z`).
+    pub started: String,
+    /// How long grading took, in seconds.
+    pub duration_s: f64,
+    /// Every case file graded, in case order, each once.
+    pub case_files: Vec<CaseFile>,
+    /// The limits and policy the cases were graded under.
+    pub limits: RunLimits,
+    /// The host safeguards in force (the sandbox's own list).
+    pub safeguards: Vec<String>,
+}
+
+/// A case file and the hash of its bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseFile {
+    /// The file as it was named on the command line (or `builtin:...`).
+    pub name: String,
+    /// Lowercase hex SHA-256 of its contents; `None` when it could not be
+    /// read again after loading (moved or deleted during the run).
+    pub sha256: Option<String>,
+}
+
+/// The limits of a run (`grader.toml`; a case may set its own time limit,
+/// which its case file, hashed above, records).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunLimits {
+    /// Default per-test time limit.
+    pub time_limit_ms: u64,
+    /// Per-test memory limit.
+    pub memory_limit_mb: u64,
+    /// What `find_empty` had to return: `any`, `first` or `fewest`.
+    pub find_empty_policy: String,
+}
+
+impl RunInfo {
+    /// The run section for grading `cases` with `safeguards` in force,
+    /// started at `started` and lasting `duration`. Case files are read
+    /// again to be hashed (the bundled ones from the binary).
+    pub fn new(
+        cases: &CaseSet,
+        safeguards: &[&str],
+        started: SystemTime,
+        duration: Duration,
+    ) -> RunInfo {
+        let mut seen = BTreeSet::new();
+        let case_files = cases
+            .cases
+            .iter()
+            .filter(|case| seen.insert(case.file.clone()))
+            .map(|case| CaseFile {
+                name: case.file.display().to_string(),
+                sha256: file_bytes(&case.file).map(|bytes| sha256_hex(&bytes)),
+            })
+            .collect();
+        let policy = serde_json::to_value(cases.config.find_empty_policy)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        RunInfo {
+            grader: format!("grader {}", env!("CARGO_PKG_VERSION")),
+            started: chrono::DateTime::<chrono::Utc>::from(started)
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            duration_s: duration.as_secs_f64(),
+            case_files,
+            limits: RunLimits {
+                time_limit_ms: cases.config.time_limit_ms,
+                memory_limit_mb: cases.config.memory_limit_mb,
+                find_empty_policy: policy,
+            },
+            safeguards: safeguards.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The run as `name: value` lines, for text views (Gradescope's
+    /// top-level output, the HTML header).
+    pub fn lines(&self) -> Vec<(&'static str, String)> {
+        let files = self
+            .case_files
+            .iter()
+            .map(|f| format!("{} ({})", f.name, short_hash(f.sha256.as_deref())))
+            .collect::<Vec<_>>()
+            .join(", ");
+        vec![
+            ("grader", self.grader.clone()),
+            ("started", self.started.clone()),
+            ("duration", format!("{:.1} s", finite(self.duration_s))),
+            ("case files", files),
+            (
+                "limits",
+                format!(
+                    "{} ms per test, {} MB, find_empty policy {}",
+                    self.limits.time_limit_ms,
+                    self.limits.memory_limit_mb,
+                    self.limits.find_empty_policy
+                ),
+            ),
+            ("safeguards", self.safeguards.join(", ")),
+        ]
+    }
+}
+
+/// The first 12 hex digits of a hash, or `unreadable`.
+pub fn short_hash(hash: Option<&str>) -> &str {
+    match hash {
+        Some(hash) => hash.get(..12).unwrap_or(hash),
+        None => "unreadable",
+    }
+}
+
+fn finite(x: f64) -> f64 {
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// A case file's bytes: from the binary for a bundled one, else the disk.
+fn file_bytes(path: &Path) -> Option<Vec<u8>> {
+    crate::case::builtin_source(path)
+        .map(|text| text.as_bytes().to_vec())
+        .or_else(|| std::fs::read(path).ok())
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_each_case_file_once_and_names_the_version() {
+        let cases = crate::case::builtin();
+        let run = RunInfo::new(
+            &cases,
+            &["rlimits"],
+            SystemTime::UNIX_EPOCH + Duration::from_secs(86_400),
+            Duration::from_millis(1500),
+        );
+        assert_eq!(run.grader, format!("grader {}", env!("CARGO_PKG_VERSION")));
+        assert_eq!(run.started, "1970-01-02T00:00:00Z");
+        assert_eq!(run.duration_s, 1.5);
+        let names: Vec<&str> = run.case_files.iter().map(|f| f.name.as_str()).collect();
+        let mut unique = names.clone();
+        unique.dedup();
+        assert_eq!(names, unique, "each file once");
+        assert!(names.contains(&"builtin:cases/campus.toml"), "{names:?}");
+        let campus = &run.case_files[names
+            .iter()
+            .position(|n| n.ends_with("campus.toml"))
+            .unwrap()];
+        let on_disk =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/cases/campus.toml")).unwrap();
+        assert_eq!(
+            campus.sha256.as_deref(),
+            Some(sha256_hex(&on_disk).as_str())
+        );
+        assert_eq!(run.limits.find_empty_policy, "any");
+        assert_eq!(run.safeguards, ["rlimits"]);
+    }
+
+    #[test]
+    fn sha256_of_a_known_string() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
