@@ -21,8 +21,17 @@ use crate::report::{REPORT_VERSION, Report, terminal};
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
-const PER_SHARD_KEYS: [&str; 9] = [
-    "shard", "started", "finished", "time", "wall_ms", "duration", "host", "hostname", "jobs",
+const PER_SHARD_KEYS: [&str; 10] = [
+    "shard",
+    "started",
+    "finished",
+    "time",
+    "wall_ms",
+    "duration",
+    "duration_s",
+    "host",
+    "hostname",
+    "jobs",
 ];
 
 /// Runs `grader merge`; the exit code is as `grade` gives for the class.
