@@ -135,7 +135,6 @@ fn rust_init_then_check_round_trip() {
 }
 
 #[test]
-#[ignore = "needs the Python worker"]
 fn python_init_then_check_round_trip() {
     let kit = Kit::new();
     let init = kit.grader(".", &["init", "--lang", "python", "proj"]);
