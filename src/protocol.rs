@@ -463,7 +463,7 @@ pub fn overlong_line(len: u64) -> String {
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.
-fn truncate_at_char(s: &str, max: usize) -> &str {
+pub(crate) fn truncate_at_char(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }

@@ -18,10 +18,7 @@ pub struct Outputs {
     created: Option<report::Outputs>,
 }
 
-/// Whether `path` means stdout.
-pub fn is_stdout(path: &std::path::Path) -> bool {
-    path.as_os_str() == "-"
-}
+pub use crate::report::dispatch::is_stdout;
 
 impl Outputs {
     /// Reads the flags (and the roster, so a bad one stops the run before
@@ -52,7 +49,7 @@ impl Outputs {
         .into_iter()
         .filter_map(|(format, path)| path.as_ref().map(|p| (format, p.clone())))
         .collect();
-        let mut planned = Outputs {
+        let planned = Outputs {
             requested,
             options: Some(ReportOptions {
                 csv_layout: flags.csv_for,
@@ -62,35 +59,8 @@ impl Outputs {
             created: None,
         };
         // The dispatcher's checks (one stdout, one report per path), now.
-        planned.check()?;
+        report::dispatch::check_requests(&planned.requested)?;
         Ok(planned)
-    }
-
-    /// The dispatcher's checks on the requests, without creating files.
-    fn check(&mut self) -> anyhow::Result<()> {
-        let to_stdout: Vec<&str> = self
-            .requested
-            .iter()
-            .filter(|(_, path)| is_stdout(path))
-            .map(|(format, _)| format.flag())
-            .collect();
-        if to_stdout.len() > 1 {
-            bail!(
-                "{} ask for stdout (`-`), which can hold only one report: write the others to files",
-                to_stdout.join(" and ")
-            );
-        }
-        for (i, (format, path)) in self.requested.iter().enumerate() {
-            if let Some((other, _)) = self.requested[..i].iter().find(|(_, p)| p == path) {
-                bail!(
-                    "{} and {} both write to {}: give each report its own file",
-                    other.flag(),
-                    format.flag(),
-                    path.display()
-                );
-            }
-        }
-        Ok(())
     }
 
     /// Creates the report files (stdout is taken only when written).

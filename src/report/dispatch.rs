@@ -120,27 +120,7 @@ impl Outputs {
         requested: Vec<(Format, PathBuf)>,
         options: ReportOptions,
     ) -> anyhow::Result<Outputs> {
-        let to_stdout: Vec<&str> = requested
-            .iter()
-            .filter(|(_, path)| is_stdout(path))
-            .map(|(format, _)| format.flag())
-            .collect();
-        if to_stdout.len() > 1 {
-            bail!(
-                "{} ask for stdout (`-`), which can hold only one report: write the others to files",
-                to_stdout.join(" and ")
-            );
-        }
-        for (i, (format, path)) in requested.iter().enumerate() {
-            if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
-                bail!(
-                    "{} and {} both write to {}: give each report its own file",
-                    other.flag(),
-                    format.flag(),
-                    path.display()
-                );
-            }
-        }
+        check_requests(&requested)?;
         let mut sinks = Vec::new();
         for (format, path) in requested {
             let file = if is_stdout(&path) {
@@ -194,7 +174,38 @@ impl Outputs {
     }
 }
 
-fn is_stdout(path: &Path) -> bool {
+/// The checks on the requested reports, before anything is created: one
+/// report at most on stdout, each path once.
+///
+/// # Errors
+/// Saying which flags clash and what to do.
+pub fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
+    let to_stdout: Vec<&str> = requested
+        .iter()
+        .filter(|(_, path)| is_stdout(path))
+        .map(|(format, _)| format.flag())
+        .collect();
+    if to_stdout.len() > 1 {
+        bail!(
+            "{} ask for stdout (`-`), which can hold only one report: write the others to files",
+            to_stdout.join(" and ")
+        );
+    }
+    for (i, (format, path)) in requested.iter().enumerate() {
+        if let Some((other, _)) = requested[..i].iter().find(|(_, p)| p == path) {
+            bail!(
+                "{} and {} both write to {}: give each report its own file",
+                other.flag(),
+                format.flag(),
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether `path` means stdout (`-`).
+pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 

@@ -6,7 +6,7 @@
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
 pub mod csv;
-mod dispatch;
+pub mod dispatch;
 #[cfg(test)]
 mod fixture;
 pub mod gradescope;

@@ -458,14 +458,7 @@ fn panic_summary(output: &str) -> String {
 
 /// At most `max` bytes of `s`, cut at a character boundary.
 fn truncate(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    crate::protocol::truncate_at_char(s, max)
 }
 
 #[cfg(test)]

@@ -134,24 +134,9 @@ fn run_library(input: &WorkerInput) {
 
     #[cfg(target_os = "linux")]
     if plan.landlock {
-        match landlock::restrict(&request.code) {
-            Ok(landlock::Enforcement::Full) => {}
-            Ok(landlock::Enforcement::Partial(message)) => {
-                send(&WorkerMessage::SandboxNote { message });
-            }
-            Err(err) => safeguard_failed("restrict file access", err),
-        }
+        enforce_landlock(landlock::restrict(&request.code));
     }
-    if let Some(uid) = plan.uid {
-        let gid = plan.gid.unwrap_or(uid);
-        if let Err(err) = sys::drop_privileges(uid, gid) {
-            safeguard_failed(&format!("switch to user {uid}"), err);
-        }
-        #[cfg(target_os = "linux")]
-        if let Err(err) = sys::die_with_parent(parent) {
-            safeguard_failed("ask to die with the grader", err);
-        }
-    }
+    drop_to_box_user(plan, parent);
     let load_path = loadable_path(&request.code, &code);
     // The fd is needed only when loading goes through /proc/self/fd.
     let code = (load_path != request.code).then_some(code);
@@ -231,24 +216,9 @@ fn run_python(input: &WorkerInput) {
     }
     #[cfg(target_os = "linux")]
     if plan.landlock {
-        match python::restrict(prepared.interpreter()) {
-            Ok(landlock::Enforcement::Full) => {}
-            Ok(landlock::Enforcement::Partial(message)) => {
-                send(&WorkerMessage::SandboxNote { message });
-            }
-            Err(err) => safeguard_failed("restrict file access", err),
-        }
+        enforce_landlock(python::restrict(prepared.interpreter()));
     }
-    if let Some(uid) = plan.uid {
-        let gid = plan.gid.unwrap_or(uid);
-        if let Err(err) = sys::drop_privileges(uid, gid) {
-            safeguard_failed(&format!("switch to user {uid}"), err);
-        }
-        #[cfg(target_os = "linux")]
-        if let Err(err) = sys::die_with_parent(parent) {
-            safeguard_failed("ask to die with the grader", err);
-        }
-    }
+    drop_to_box_user(plan, parent);
     #[cfg(target_os = "linux")]
     {
         let failed = prepared.exec(sys::pid(), plan.seccomp);
@@ -256,6 +226,36 @@ fn run_python(input: &WorkerInput) {
     }
     #[cfg(not(target_os = "linux"))]
     safeguard_failed("run Python", "Python submissions need Linux");
+}
+
+/// Reports a Landlock ruleset only partly enforced; a ruleset that could
+/// not be enforced is a safeguard failure (no student code has run).
+#[cfg(target_os = "linux")]
+fn enforce_landlock(result: Result<landlock::Enforcement, String>) {
+    match result {
+        Ok(landlock::Enforcement::Full) => {}
+        Ok(landlock::Enforcement::Partial(message)) => {
+            send(&WorkerMessage::SandboxNote { message });
+        }
+        Err(err) => safeguard_failed("restrict file access", err),
+    }
+}
+
+/// Drops to the box's user and group (per the plan), then asks again to
+/// die with `parent` (changing credentials clears that setting).
+#[cfg(unix)]
+fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
+    let Some(uid) = plan.uid else {
+        return;
+    };
+    let gid = plan.gid.unwrap_or(uid);
+    if let Err(err) = sys::drop_privileges(uid, gid) {
+        safeguard_failed(&format!("switch to user {uid}"), err);
+    }
+    #[cfg(target_os = "linux")]
+    if let Err(err) = sys::die_with_parent(parent) {
+        safeguard_failed("ask to die with the grader", err);
+    }
 }
 
 /// Writes this process's pid into each planned `cgroup.procs`.
