@@ -15,6 +15,7 @@
 //! - [`generate`]: fresh puzzles for `grader generate`; [`cli`]: the arguments;
 //! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 // The box around student code is Linux: namespaces, cgroups, Landlock,
 // seccomp. Said once, here, instead of stubs that cannot run.

@@ -76,7 +76,7 @@ pub(crate) struct StoredListing {
 
 impl StoredListing {
     /// True iff no listing key is present.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == StoredListing::default()
     }
 }

@@ -7,14 +7,14 @@ use super::{Report, Status, SubmissionReport, TestReport};
 use crate::verdict::{Function, Verdict};
 
 /// The compiler's message for `bob`.
-pub const BOB_COMPILER: &str =
+pub(super) const BOB_COMPILER: &str =
     "bob.c:3:1: error: expected ';' before '}' token\n    3 | }\n      | ^";
 
 /// What alice's crashing test printed: markup a report must not execute.
-pub const HOSTILE_OUTPUT: &str = "<script>alert(\"x\")</script> & 'done'\n";
+pub(super) const HOSTILE_OUTPUT: &str = "<script>alert(\"x\")</script> & 'done'\n";
 
 /// The board picture of alice's wrong answer.
-pub const BOARD: &str = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
+pub(super) const BOARD: &str = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
 
 fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestReport {
     TestReport {
@@ -34,7 +34,7 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
 }
 
 /// The shared report: two submissions, three tests each, 7 points possible.
-pub fn sample() -> Report {
+pub(super) fn sample() -> Report {
     let mut wrong = test("campus-4x4", Function::Solve, Verdict::Wrong, 2);
     wrong.message =
         "solve returned true but r2c3 holds 1, which is not in the solution\nthe board after solve:"

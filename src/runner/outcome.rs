@@ -362,11 +362,11 @@ fn syscall_purpose(number: i64) -> Option<&'static str> {
 /// Signal numbers used in verdicts (the same on every Linux architecture
 /// the grader supports, and on the BSDs for these).
 mod libc_signal {
-    pub const SIGABRT: i32 = 6;
-    pub const SIGKILL: i32 = 9;
-    pub const SIGXCPU: i32 = 24;
+    pub(super) const SIGABRT: i32 = 6;
+    pub(super) const SIGKILL: i32 = 9;
+    pub(super) const SIGXCPU: i32 = 24;
     #[cfg(target_os = "linux")]
-    pub const SIGSYS: i32 = 31;
+    pub(super) const SIGSYS: i32 = 31;
     #[cfg(not(target_os = "linux"))]
     pub const SIGSYS: i32 = 12;
 }

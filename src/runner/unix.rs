@@ -20,9 +20,14 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
 
 /// The `pre_exec` work for a box (see [`crate::runner::sandbox`]): the
 /// protocol pipe becomes fd 3 and the event pipe fd 4 (everything above is
-/// closed at exec), then as [`child_setup`]; with `namespaces`, new PID,
+/// closed at exec), a process group of its own, death with the grader, no
+/// core dumps; with `namespaces`, new PID,
 /// mount, network, IPC and UTS namespaces. Only async-signal-safe calls.
-pub fn box_setup(protocol_write: RawFd, events_write: RawFd, namespaces: bool) -> io::Result<()> {
+pub(crate) fn box_setup(
+    protocol_write: RawFd,
+    events_write: RawFd,
+    namespaces: bool,
+) -> io::Result<()> {
     use crate::protocol::BOX_EVENTS_FD;
     // Both sources are above fd 4 (the caller keeps them there), so the
     // dup2s cannot overwrite each other.
@@ -79,7 +84,7 @@ pub fn box_setup(protocol_write: RawFd, events_write: RawFd, namespaces: bool) -
 /// Whether this host lets the grader make a box's namespaces: starts
 /// `worker --identity` in them once.
 #[cfg(target_os = "linux")]
-pub fn namespaces_available(worker: &std::path::Path) -> bool {
+pub(crate) fn namespaces_available(worker: &std::path::Path) -> bool {
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(worker);
     command
@@ -104,7 +109,7 @@ pub fn namespaces_available(worker: &std::path::Path) -> bool {
 
 /// Moves `fd` to a number above 4 (close-on-exec), so that the box's
 /// `dup2`s onto 3 and 4 cannot clobber it.
-pub fn above_box_fds(fd: OwnedFd) -> io::Result<OwnedFd> {
+pub(crate) fn above_box_fds(fd: OwnedFd) -> io::Result<OwnedFd> {
     use std::os::fd::AsRawFd;
     if fd.as_raw_fd() > crate::protocol::BOX_EVENTS_FD {
         return Ok(fd);
@@ -116,7 +121,7 @@ pub fn above_box_fds(fd: OwnedFd) -> io::Result<OwnedFd> {
 }
 
 /// A pipe `(read end, write end)`, both close-on-exec.
-pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as libc::c_int; 2];
     #[cfg(any(
         target_os = "linux",
@@ -146,7 +151,7 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// `poll` on `fds` for at most `timeout_ms` (-1: no limit); EINTR counts
 /// as a timeout.
-pub fn poll(fds: &mut [libc::pollfd], timeout_ms: i32) -> io::Result<()> {
+pub(crate) fn poll(fds: &mut [libc::pollfd], timeout_ms: i32) -> io::Result<()> {
     // SAFETY: `fds` is a valid, writable array of `fds.len()` pollfds.
     let ret = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
     match check(ret) {
@@ -157,7 +162,7 @@ pub fn poll(fds: &mut [libc::pollfd], timeout_ms: i32) -> io::Result<()> {
 }
 
 /// Sets `O_NONBLOCK` on `fd`.
-pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl flag calls on an fd the caller owns.
     let flags = check(unsafe { libc::fcntl(fd, libc::F_GETFL) })?;
     // SAFETY: as above.
@@ -167,7 +172,7 @@ pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 
 /// Sends SIGKILL to every process of group `pgid`; a group that is gone is
 /// not an error.
-pub fn kill_group(pgid: libc::pid_t) {
+pub(crate) fn kill_group(pgid: libc::pid_t) {
     if pgid > 1 {
         // SAFETY: kill with integer arguments; a negative pid names a group.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
@@ -175,7 +180,7 @@ pub fn kill_group(pgid: libc::pid_t) {
 }
 
 /// Sends SIGKILL to one process.
-pub fn kill_process(pid: libc::pid_t) {
+pub(crate) fn kill_process(pid: libc::pid_t) {
     if pid > 1 {
         // SAFETY: kill with integer arguments.
         unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -183,24 +188,24 @@ pub fn kill_process(pid: libc::pid_t) {
 }
 
 /// The exit code, if the wait status is a normal exit.
-pub fn exit_code(status: libc::c_int) -> Option<i32> {
+pub(crate) fn exit_code(status: libc::c_int) -> Option<i32> {
     libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status))
 }
 
 /// The signal, if the wait status is a death by signal.
-pub fn term_signal(status: libc::c_int) -> Option<i32> {
+pub(crate) fn term_signal(status: libc::c_int) -> Option<i32> {
     libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status))
 }
 
 /// Whether the grader runs as root.
-pub fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// The kernel's Landlock ABI version, if it has Landlock.
 #[cfg(target_os = "linux")]
-pub fn landlock_abi() -> Option<u32> {
+pub(crate) fn landlock_abi() -> Option<u32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns a number.
     let ret = unsafe {
@@ -216,7 +221,7 @@ pub fn landlock_abi() -> Option<u32> {
 
 /// Whether the kernel has seccomp filters.
 #[cfg(target_os = "linux")]
-pub fn seccomp_available() -> bool {
+pub(crate) fn seccomp_available() -> bool {
     // SAFETY: PR_GET_SECCOMP reads this process's mode; it fails with
     // EINVAL on a kernel without seccomp.
     unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }

@@ -37,7 +37,7 @@ pub enum Enforcement {
 ///
 /// # Errors
 /// When the kernel has no Landlock at all, or a ruleset call fails.
-pub fn restrict(code: &Path) -> Result<Enforcement, String> {
+pub(super) fn restrict(code: &Path) -> Result<Enforcement, String> {
     let abi = ABI::V6;
     let status: RestrictionStatus = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -84,7 +84,7 @@ const BUILD_SYSTEM_PATHS: &[&str] = &[
 ///
 /// # Errors
 /// When the kernel has no Landlock at all, or a ruleset call fails.
-pub fn restrict_build(
+pub(super) fn restrict_build(
     read: &[std::path::PathBuf],
     write: &[std::path::PathBuf],
 ) -> Result<Enforcement, String> {

@@ -17,14 +17,14 @@ fn check(ret: libc::c_int) -> io::Result<()> {
 
 /// Whether the protocol fd is open (the grader passes it; a worker started
 /// by hand has none).
-pub fn protocol_fd_open() -> bool {
+pub(super) fn protocol_fd_open() -> bool {
     // SAFETY: F_GETFD on any integer is harmless; it only reads fd flags.
     unsafe { libc::fcntl(PROTOCOL_FD, libc::F_GETFD) != -1 }
 }
 
 /// Writes all of `bytes` to `fd` with raw `write` calls (no buffering, no
 /// allocation), retrying on EINTR and short writes.
-pub fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> io::Result<()> {
+pub(super) fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         // SAFETY: `bytes` is a valid readable slice of `bytes.len()` bytes.
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
@@ -42,20 +42,20 @@ pub fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> io::Result<()> {
 
 /// Ends the process at once with `code`: no atexit handlers, no destructors,
 /// no flushing (the student's library may have registered handlers).
-pub fn exit_now(code: i32) -> ! {
+pub(super) fn exit_now(code: i32) -> ! {
     // SAFETY: `_exit` is always safe to call; it does not return.
     unsafe { libc::_exit(code) }
 }
 
 /// A resource limit (`RLIMIT_*`) as libc spells it on this platform.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub type Resource = libc::__rlimit_resource_t;
+pub(super) type Resource = libc::__rlimit_resource_t;
 /// A resource limit (`RLIMIT_*`) as libc spells it on this platform.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub type Resource = libc::c_int;
 
 /// Sets a resource limit; `soft` is capped at `hard`.
-pub fn set_rlimit(resource: Resource, soft: u64, hard: u64) -> io::Result<()> {
+pub(super) fn set_rlimit(resource: Resource, soft: u64, hard: u64) -> io::Result<()> {
     let limit = libc::rlimit {
         rlim_cur: soft.min(hard) as libc::rlim_t,
         rlim_max: hard as libc::rlim_t,
@@ -67,7 +67,7 @@ pub fn set_rlimit(resource: Resource, soft: u64, hard: u64) -> io::Result<()> {
 /// Moves this process into new IPC and UTS namespaces, and with `network`
 /// a new network namespace (only a loopback, down).
 #[cfg(target_os = "linux")]
-pub fn unshare_namespaces(network: bool) -> io::Result<()> {
+pub(super) fn unshare_namespaces(network: bool) -> io::Result<()> {
     let mut flags = libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
     if network {
         flags |= libc::CLONE_NEWNET;
@@ -79,7 +79,7 @@ pub fn unshare_namespaces(network: bool) -> io::Result<()> {
 
 /// Drops every group and sets the real, effective and saved user and group
 /// ids to `uid`/`gid`; checks that root cannot be regained.
-pub fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
+pub(super) fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
     // SAFETY: setgroups with an empty list reads no memory.
     check(unsafe { libc::setgroups(0, std::ptr::null()) })?;
     #[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd"))]
@@ -108,7 +108,7 @@ pub fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
 /// died already. Changing credentials clears this setting, so it is called
 /// again after the uid drop.
 #[cfg(target_os = "linux")]
-pub fn die_with_parent(expected_parent: libc::pid_t) -> io::Result<()> {
+pub(super) fn die_with_parent(expected_parent: libc::pid_t) -> io::Result<()> {
     // SAFETY: PR_SET_PDEATHSIG takes a signal number; no memory is touched.
     check(unsafe {
         libc::prctl(
@@ -126,13 +126,13 @@ pub fn die_with_parent(expected_parent: libc::pid_t) -> io::Result<()> {
 }
 
 /// The parent's pid.
-pub fn parent_pid() -> libc::pid_t {
+pub(super) fn parent_pid() -> libc::pid_t {
     // SAFETY: getppid cannot fail.
     unsafe { libc::getppid() }
 }
 
 /// This process's pid.
-pub fn pid() -> libc::pid_t {
+pub(super) fn pid() -> libc::pid_t {
     // SAFETY: getpid cannot fail.
     unsafe { libc::getpid() }
 }
@@ -140,7 +140,7 @@ pub fn pid() -> libc::pid_t {
 /// Sets `PR_SET_NO_NEW_PRIVS`, which seccomp needs (and which stops any
 /// set-uid gain).
 #[cfg(target_os = "linux")]
-pub fn no_new_privs() -> io::Result<()> {
+pub(super) fn no_new_privs() -> io::Result<()> {
     // SAFETY: a prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })
 }
@@ -204,7 +204,7 @@ extern "C" fn on_sigsys(
 /// Installs [`on_sigsys`] as the SIGSYS handler, with every signal blocked
 /// while it runs.
 #[cfg(target_os = "linux")]
-pub fn install_sigsys_handler() -> io::Result<()> {
+pub(super) fn install_sigsys_handler() -> io::Result<()> {
     // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value.
     let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
     action.sa_sigaction = on_sigsys as *const () as libc::sighandler_t;
@@ -219,7 +219,7 @@ pub fn install_sigsys_handler() -> io::Result<()> {
 /// Makes sure SIGXCPU, SIGXFSZ and SIGPIPE have their default actions (the
 /// grader's runtime ignores SIGPIPE; execve keeps "ignored"), so that the
 /// kernel's limit signals end the process as the grader expects.
-pub fn default_signals() -> io::Result<()> {
+pub(super) fn default_signals() -> io::Result<()> {
     for signal in [libc::SIGXCPU, libc::SIGXFSZ] {
         // SAFETY: setting a default disposition installs no handler code.
         if unsafe { libc::signal(signal, libc::SIG_DFL) } == libc::SIG_ERR {
@@ -261,7 +261,7 @@ mod tests {
 /// `fork()`: `Ok(0)` in the child, `Ok(pid)` in the parent. Only for a
 /// single-threaded process (the box's init is one).
 #[cfg(target_os = "linux")]
-pub fn fork() -> io::Result<libc::pid_t> {
+pub(super) fn fork() -> io::Result<libc::pid_t> {
     // SAFETY: the box's init is single-threaded, so the child may go on
     // running ordinary Rust code (no lock can be held by another thread).
     let pid = unsafe { libc::fork() };
@@ -275,7 +275,7 @@ pub fn fork() -> io::Result<libc::pid_t> {
 /// SIGKILL to `pid` (a process, or with a negative value a group; -1 is
 /// every process this one may signal). Errors are ignored: the target may
 /// be gone.
-pub fn kill(pid: libc::pid_t, signal: libc::c_int) {
+pub(super) fn kill(pid: libc::pid_t, signal: libc::c_int) {
     // SAFETY: kill(2) has no memory-safety preconditions.
     unsafe {
         libc::kill(pid, signal);
@@ -284,7 +284,7 @@ pub fn kill(pid: libc::pid_t, signal: libc::c_int) {
 
 /// How a child ended, with its resource usage.
 #[derive(Clone, Copy, Debug)]
-pub struct Waited {
+pub(super) struct Waited {
     /// The raw wait status.
     pub status: libc::c_int,
     /// User + system CPU time, in milliseconds.
@@ -295,7 +295,7 @@ pub struct Waited {
 
 /// `wait4(pid, 0)`: waits for `pid` (or any child with -1), retrying on
 /// EINTR; `None` when there is no such child (ECHILD).
-pub fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, Waited)> {
+pub(super) fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, Waited)> {
     let flags = if nohang { libc::WNOHANG } else { 0 };
     loop {
         let mut status = 0;
@@ -324,7 +324,7 @@ pub fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, Waited)>
 /// A pidfd for `pid` (Linux 5.3+), to `poll` for its end; `None` where the
 /// kernel has none.
 #[cfg(target_os = "linux")]
-pub fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
+pub(super) fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -333,7 +333,7 @@ pub fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
 }
 
 /// `poll` on one fd for input, at most `timeout_ms`; true when it is ready.
-pub fn poll_in(fd: libc::c_int, timeout_ms: i32) -> bool {
+pub(super) fn poll_in(fd: libc::c_int, timeout_ms: i32) -> bool {
     let mut pollfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
@@ -346,7 +346,7 @@ pub fn poll_in(fd: libc::c_int, timeout_ms: i32) -> bool {
 
 /// The CPU time of process `pid` (all threads), in milliseconds.
 #[cfg(target_os = "linux")]
-pub fn process_cpu_ms(pid: libc::pid_t) -> Option<u64> {
+pub(super) fn process_cpu_ms(pid: libc::pid_t) -> Option<u64> {
     let mut clock: libc::clockid_t = 0;
     // SAFETY: `clock` is valid for writes.
     if unsafe { libc::clock_getcpuclockid(pid, &mut clock) } != 0 {
@@ -362,7 +362,7 @@ pub fn process_cpu_ms(pid: libc::pid_t) -> Option<u64> {
 }
 
 /// Replaces fd `target` with `/dev/null` (read and write).
-pub fn null_fd(target: libc::c_int) -> io::Result<()> {
+pub(super) fn null_fd(target: libc::c_int) -> io::Result<()> {
     // SAFETY: a constant, NUL-terminated path.
     let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
     if fd < 0 {
@@ -378,13 +378,13 @@ pub fn null_fd(target: libc::c_int) -> io::Result<()> {
 }
 
 /// Closes one fd.
-pub fn close(fd: libc::c_int) {
+pub(super) fn close(fd: libc::c_int) {
     // SAFETY: closing an fd this process owns (or a closed one: EBADF).
     unsafe { libc::close(fd) };
 }
 
 /// Puts this process in a new process group of its own.
-pub fn new_process_group() -> io::Result<()> {
+pub(super) fn new_process_group() -> io::Result<()> {
     // SAFETY: setpgid(0, 0) only changes this process's group.
     check(unsafe { libc::setpgid(0, 0) })
 }
@@ -392,14 +392,14 @@ pub fn new_process_group() -> io::Result<()> {
 /// Makes this process the reaper of its orphaned descendants, so that it
 /// can wait for (and count) whatever a run left behind.
 #[cfg(target_os = "linux")]
-pub fn become_subreaper() -> io::Result<()> {
+pub(super) fn become_subreaper() -> io::Result<()> {
     // SAFETY: a prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
 /// `mount(2)` with optional source, file system type and data.
 #[cfg(target_os = "linux")]
-pub fn mount(
+pub(super) fn mount(
     source: Option<&std::path::Path>,
     target: &std::path::Path,
     fstype: Option<&str>,
@@ -428,7 +428,11 @@ pub fn mount(
 }
 
 /// `execve(program, args, env)`; returns only on failure.
-pub fn execve(program: &std::path::Path, args: &[String], env: &[(String, String)]) -> io::Error {
+pub(super) fn execve(
+    program: &std::path::Path,
+    args: &[String],
+    env: &[(String, String)],
+) -> io::Error {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let Ok(path) = CString::new(program.as_os_str().as_bytes()) else {

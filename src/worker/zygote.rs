@@ -49,7 +49,7 @@ const EXEC_FAILED: i32 = crate::protocol::BOX_SETUP_FAILED_EXIT;
 ///
 /// # Errors
 /// When started by hand (no event pipe).
-pub fn main() -> anyhow::Result<u8> {
+pub(super) fn main() -> anyhow::Result<u8> {
     // SAFETY: F_GETFD only reads fd flags.
     if unsafe { libc::fcntl(BOX_EVENTS_FD, libc::F_GETFD) } == -1 || !sys::protocol_fd_open() {
         anyhow::bail!(

@@ -7,32 +7,32 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// The `grader` binary cargo built for these tests.
-pub fn grader_exe() -> &'static str {
+pub(crate) fn grader_exe() -> &'static str {
     env!("CARGO_BIN_EXE_grader")
 }
 
 /// A command running the `grader` binary, to be given arguments.
-pub fn grader() -> Command {
+pub(crate) fn grader() -> Command {
     Command::new(grader_exe())
 }
 
 /// The repository root (where `cases/`, `submissions/` and `data/` are).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The puzzle set `name` of the repository's `data/` folder.
-pub fn data(name: &str) -> PathBuf {
+pub(crate) fn data(name: &str) -> PathBuf {
     root().join("data").join(name)
 }
 
 /// Output bytes as text, invalid UTF-8 replaced.
-pub fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Runs `grader ARGS` in `dir` and waits for it.
-pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn run_in(dir: &Path, args: &[&str]) -> Output {
     grader()
         .args(args)
         .current_dir(dir)
@@ -41,7 +41,7 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// Runs `grader ARGS` in `dir` with `stdin` piped in, and waits for it.
-pub fn run_with_stdin(dir: &Path, args: &[&str], stdin: &str) -> Output {
+pub(crate) fn run_with_stdin(dir: &Path, args: &[&str], stdin: &str) -> Output {
     let mut child = grader()
         .args(args)
         .current_dir(dir)
