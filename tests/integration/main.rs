@@ -14,6 +14,8 @@
 //! - `reports`: every report format against the JSON report;
 //! - `runs`: streaming, resuming, sharding, merging, diffing runs;
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
+//! - `students`: `grader init` and `grader check` as a student meets them
+//!   (snapshots of the student view, shrinking);
 //! - `submissions`: the fixture submissions against `submissions/expected.toml`.
 //!
 //! Run one module with `cargo test --test integration MODULE::`.
@@ -30,4 +32,5 @@ mod recipes;
 mod reports;
 mod runs;
 mod sandbox;
+mod students;
 mod submissions;
