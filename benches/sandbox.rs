@@ -45,6 +45,7 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
+    use grader::runner::grade::{GradePlan, run_test_judged};
     use grader::runner::process::{self, SandboxEnv};
     use grader::runner::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
@@ -107,10 +108,18 @@ mod bench {
 
         let ctx = BuildContext::new().context("cannot find the lab crate")?;
         env.reach = ctx.tool_dirs();
-        let mut fixtures = build_fixtures(&ctx, &env)?;
         // The bundled folder, hidden cases included (the binary holds only
-        // the public ones).
-        let cases = grader::case::load(&[source_dir().join("cases")])?;
+        // the public ones). Tests run as `grade` runs them: one plan, one
+        // `run_test_judged` per test, in the fixture's box.
+        let plan = GradePlan {
+            cases: grader::case::load(&[source_dir().join("cases")])?,
+            build: ctx,
+            sandbox: env,
+            jobs: 1,
+            color: false,
+        };
+        let (ctx, env, cases) = (&plan.build, &plan.sandbox, &plan.cases);
+        let mut fixtures = build_fixtures(ctx, env)?;
         let tests: Vec<(&Case, Function)> = cases
             .cases
             .iter()
@@ -133,11 +142,11 @@ mod bench {
                     // runs on a warm cache.
                     let sandboxed_first = (run + t) % 2 == 0;
                     let (sb, in_process) = if sandboxed_first {
-                        let s = time_sandboxed(fixture, &cases, case, function)?;
-                        (s, time_in_process(fixture, &cases, case, function)?)
+                        let s = time_sandboxed(fixture, &plan, case, function)?;
+                        (s, time_in_process(fixture, cases, case, function)?)
                     } else {
-                        let i = time_in_process(fixture, &cases, case, function)?;
-                        (time_sandboxed(fixture, &cases, case, function)?, i)
+                        let i = time_in_process(fixture, cases, case, function)?;
+                        (time_sandboxed(fixture, &plan, case, function)?, i)
                     };
                     samples[f][t].push(Sample {
                         sandboxed: sb.wall,
@@ -157,7 +166,7 @@ mod bench {
             exec.len()
         );
 
-        let loop_costs = looping_cost(&ctx, &cases, &env)?;
+        let loop_costs = looping_cost(ctx, cases, env)?;
         let limit = LOOP_LIMIT_MS as f64;
         let over: Vec<f64> = loop_costs.iter().map(|(wall, _)| wall - limit).collect();
         let cpu_over: Vec<f64> = loop_costs.iter().map(|(_, cpu)| cpu - limit).collect();
@@ -170,7 +179,7 @@ mod bench {
             list(&cpu_over)
         );
 
-        build_overhead(&ctx, &env)?;
+        build_overhead(ctx, env)?;
 
         let rss = flood_rss()?;
         println!(
@@ -232,60 +241,38 @@ mod bench {
         Ok(built.path().to_path_buf())
     }
 
-    /// The limits `grader grade` gives a test of `case`.
-    fn limits(cases: &CaseSet, case: &Case) -> Limits {
-        Limits {
-            time_limit_ms: cases.time_limit_ms(case),
-            memory_limit_mb: cases.config.memory_limit_mb,
-        }
-    }
-
     /// One test through a sandboxed worker, as `grader grade` runs it;
     /// fails unless it passes. Returns the wall time in milliseconds.
     fn time_sandboxed(
         fixture: &mut Fixture<'_>,
-        cases: &CaseSet,
+        plan: &GradePlan,
         case: &Case,
         function: Function,
     ) -> anyhow::Result<Sandboxed> {
         let start = Instant::now();
-        let request = WorkerRequest {
-            kind: CodeKind::Library,
-            code: fixture.code.clone(),
-            probe: check::plan(case, function),
-            limits: limits(cases, case),
-            python: None,
-        };
-        let run = fixture.sandbox.run_test(&request).with_context(|| {
-            format!(
-                "cannot run {} {} {function} sandboxed",
-                fixture.name, case.name
-            )
-        })?;
-        let (judgement, worker_code) = match process::outcome(&run, &request.limits) {
-            Ok((response, code_ms)) => (
-                check::judge(
-                    case,
-                    cases.config.find_empty_policy,
-                    &request.probe,
-                    &response,
-                ),
-                code_ms,
-            ),
-            Err(outcome) => bail!(
+        let judged = run_test_judged(
+            &mut fixture.sandbox,
+            &fixture.code,
+            CodeKind::Library,
+            case,
+            function,
+            plan,
+        );
+        let wall = ms(start.elapsed());
+        let report = judged.report;
+        if report.verdict != Verdict::Pass {
+            bail!(
                 "{} {} {function} sandboxed: {} ({}), expected pass",
                 fixture.name,
                 case.name,
-                outcome.verdict,
-                outcome.message
-            ),
-        };
-        let wall = ms(start.elapsed());
-        expect_pass(judgement, fixture, case, function, "sandboxed")?;
+                report.verdict,
+                report.message
+            );
+        }
         Ok(Sandboxed {
             wall,
-            worker_wall: run.wall_ms as f64,
-            worker_code,
+            worker_wall: report.wall_ms.unwrap_or(0.0),
+            worker_code: report.time_ms.unwrap_or(0.0),
         })
     }
 
