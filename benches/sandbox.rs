@@ -47,7 +47,7 @@ mod bench {
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
     use grader::runner::grade::{GradePlan, run_test_judged};
     use grader::runner::process::{self, SandboxEnv};
-    use grader::runner::sandbox::SubmissionBox;
+    use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
     use grader::submission::discover;
     use grader::verdict::{Function, Verdict};

@@ -34,6 +34,7 @@ pub mod generate;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod sandbox;
 pub mod submission;
 pub mod verdict;
 pub mod worker;

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     };
     // A stop signal's handler is cleaning up and exits with 130 itself.
     #[cfg(unix)]
-    while grader::runner::cleanup::stopping() {
+    while grader::sandbox::cleanup::stopping() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     match result {

@@ -297,7 +297,7 @@ pub enum WorkerMessage {
 }
 
 // ---------------------------------------------------------------------------
-// The box: one per submission (see `runner::sandbox` and `worker::zygote`).
+// The box: one per submission (see `sandbox` and `worker::zygote`).
 // ---------------------------------------------------------------------------
 
 /// The box's file descriptor for its events to the grader ([`BoxEvent`]s,

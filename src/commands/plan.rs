@@ -67,7 +67,7 @@ pub fn prepare_with_notices(
     submissions: &Path,
     show_notices: bool,
 ) -> anyhow::Result<GradePlan> {
-    crate::runner::cleanup::install();
+    crate::sandbox::cleanup::install();
     let mut sandbox = SandboxEnv::detect();
     if show_notices {
         for notice in sandbox.notices() {

@@ -12,7 +12,7 @@ use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
 use crate::runner::process::{self, SandboxEnv};
-use crate::runner::sandbox::SubmissionBox;
+use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuildContext};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Blame, Function, Outcome, Verdict};

@@ -1,17 +1,7 @@
-//! The parent side of grading: run each test in a confined child process,
-//! and turn how it ended into a verdict; the grading loop.
-#[cfg(unix)]
-pub mod cgroup;
-#[cfg(unix)]
-pub mod cleanup;
+//! Grading on top of the box ([`crate::sandbox`]): how a test ended becomes
+//! a verdict ([`outcome`]), one test run and judged, the grading loop over
+//! the submissions ([`grade`]), and shrinking a failing board ([`shrink`]).
 pub mod grade;
 pub mod outcome;
 pub mod process;
-#[cfg(target_os = "linux")]
-pub mod sandbox;
-pub mod sandbox_env;
 pub mod shrink;
-#[cfg(unix)]
-pub mod uids;
-#[cfg(unix)]
-pub(crate) mod unix;

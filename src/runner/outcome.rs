@@ -14,105 +14,11 @@ use crate::protocol::{Limits, WorkerMessage};
 pub use crate::protocol::{decode_messages, overlong_line};
 use crate::verdict::{Outcome, Verdict};
 
+pub use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
+
 /// How the message of a test starts when the grader, not the student,
 /// failed (for people; the type that says so is [`crate::verdict::Blame`]).
 pub const GRADER_FAULT: &str = "the grader could not run this test";
-
-/// How a worker process ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// It exited with this code.
-    Exited(i32),
-    /// A signal ended it.
-    Signaled(i32),
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Status::Exited(code) => write!(f, "exit status {code}"),
-            Status::Signaled(signal) => write!(f, "signal {}", signal_name(signal)),
-        }
-    }
-}
-
-/// Why the grader killed a worker before it ended by itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kill {
-    /// Its CPU time reached the limit.
-    Cpu,
-    /// The wall-clock deadline passed (sleeping, blocked, or a busy
-    /// machine).
-    Wall,
-}
-
-/// Everything the grader saw of one worker process.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TestRun {
-    /// The protocol messages, in order (possibly forged by student code
-    /// that wrote to fd 3: [`outcome`] trusts them only together with the
-    /// wait status).
-    pub messages: Vec<WorkerMessage>,
-    /// The first protocol line that was not a message, truncated.
-    pub garbage: Option<String>,
-    /// How the process ended.
-    pub status: Status,
-    /// The grader killed it for time: [`TestRun::killed`] says why.
-    pub timed_out: bool,
-    /// Why the grader killed it, if it did.
-    pub killed: Option<Kill>,
-    /// The memory cgroup's OOM killer struck during this test.
-    pub oom_killed: bool,
-    /// CPU time used (user + system, all threads), in milliseconds.
-    pub cpu_ms: u64,
-    /// Wall-clock time from spawn to reaping, in milliseconds.
-    pub wall_ms: u64,
-    /// Peak resident set, in KiB.
-    pub max_rss_kb: u64,
-    /// What the student's code printed: stdout then stderr, each capped,
-    /// with a `[... N bytes dropped ...]` note where output was cut.
-    pub output: String,
-    /// Bytes of output dropped by the cap.
-    pub output_dropped: u64,
-    /// The worker's pid (also its process group id); gone by now.
-    pub pid: u32,
-}
-
-impl TestRun {
-    /// The messages written before the first `loading`: only the worker
-    /// runs then, so only these can be trusted to come from it.
-    pub fn worker_messages(&self) -> impl Iterator<Item = &WorkerMessage> {
-        self.messages
-            .iter()
-            .take_while(|m| !matches!(m, WorkerMessage::Loading))
-    }
-
-    /// Whether the worker reported that the code was loaded.
-    pub fn loaded(&self) -> bool {
-        self.messages
-            .iter()
-            .any(|m| matches!(m, WorkerMessage::Loaded))
-    }
-
-    /// Whether student code ran at all: the worker reported that its
-    /// sandbox was in place and loading began.
-    pub fn student_code_ran(&self) -> bool {
-        self.messages
-            .iter()
-            .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
-    }
-
-    /// The sandbox notes the worker sent (a safeguard only partly applied),
-    /// before student code ran (later ones could be forged).
-    pub fn sandbox_notes(&self) -> Vec<&str> {
-        self.worker_messages()
-            .filter_map(|m| match m {
-                WorkerMessage::SandboxNote { message } => Some(message.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-}
 
 /// Decides what a finished worker means: `Ok` with the answers and the
 /// test's time when it returned normally (then the caller judges the
@@ -369,42 +275,6 @@ mod libc_signal {
     pub(super) const SIGSYS: i32 = 31;
     #[cfg(not(target_os = "linux"))]
     pub const SIGSYS: i32 = 12;
-}
-
-/// The conventional name of a signal (`SIGSEGV`), or `signal N`.
-pub fn signal_name(signal: i32) -> String {
-    #[cfg(unix)]
-    {
-        let name = match signal {
-            libc::SIGHUP => "SIGHUP",
-            libc::SIGINT => "SIGINT",
-            libc::SIGQUIT => "SIGQUIT",
-            libc::SIGILL => "SIGILL",
-            libc::SIGTRAP => "SIGTRAP",
-            libc::SIGABRT => "SIGABRT",
-            libc::SIGBUS => "SIGBUS",
-            libc::SIGFPE => "SIGFPE",
-            libc::SIGKILL => "SIGKILL",
-            libc::SIGUSR1 => "SIGUSR1",
-            libc::SIGSEGV => "SIGSEGV",
-            libc::SIGUSR2 => "SIGUSR2",
-            libc::SIGPIPE => "SIGPIPE",
-            libc::SIGALRM => "SIGALRM",
-            libc::SIGTERM => "SIGTERM",
-            libc::SIGCHLD => "SIGCHLD",
-            libc::SIGXCPU => "SIGXCPU",
-            libc::SIGXFSZ => "SIGXFSZ",
-            libc::SIGVTALRM => "SIGVTALRM",
-            libc::SIGPROF => "SIGPROF",
-            libc::SIGSYS => "SIGSYS",
-            _ => return format!("signal {signal}"),
-        };
-        name.to_string()
-    }
-    #[cfg(not(unix))]
-    {
-        format!("signal {signal}")
-    }
 }
 
 /// A signal's name with what it usually means.

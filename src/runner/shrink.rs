@@ -21,7 +21,7 @@ use crate::case::{Case, Solutions};
 use crate::check::Failure;
 use crate::protocol::CodeKind;
 use crate::runner::grade::{GradePlan, run_test_judged};
-use crate::runner::sandbox::SubmissionBox;
+use crate::sandbox::SubmissionBox;
 use crate::verdict::Blame;
 use crate::verdict::{Function, Verdict};
 

@@ -1,6 +1,6 @@
 //! Building a submission into something a worker can load (SPEC 5): a
 //! shared library with the lab's C ABI, or a Python file — inside the
-//! submission's box ([`crate::runner::sandbox`]). The grader copies what
+//! submission's box ([`crate::sandbox`]). The grader copies what
 //! the build needs into the box's `work/` folder (the box user's), the
 //! compiler runs there as a confined run of the box, and the product is
 //! copied into the box's read-only `code/` folder (`0644`), which the tests
@@ -49,7 +49,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::protocol::BuildJob;
-use crate::runner::sandbox::{BuildRun, SubmissionBox};
+use crate::sandbox::{BuildRun, SubmissionBox};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::Blame;
 
@@ -326,7 +326,7 @@ fn tail(output: &str) -> String {
 
 /// Builds `sub` as `kind` inside its box: the submission is copied into
 /// the box, the compiler runs there (confined as the box's user, see
-/// [`crate::runner::sandbox`]), and the product is copied into the box's
+/// [`crate::sandbox`]), and the product is copied into the box's
 /// read-only `code/` folder, from which the tests load it.
 ///
 /// # Errors
@@ -983,7 +983,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         kind: SubmissionKind,
         ctx: &BuildContext,
     ) -> (Result<BuiltCode, BuildFailure>, Vec<u8>) {
-        let mut env = crate::runner::sandbox_env::SandboxEnv::for_tests();
+        let mut env = crate::sandbox::SandboxEnv::for_tests();
         env.reach = ctx.tool_dirs();
         let mut sandbox = SubmissionBox::open(&env).expect("a box");
         let built = build(&classify(file), kind, ctx, &mut sandbox);

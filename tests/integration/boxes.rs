@@ -377,7 +377,7 @@ fn rust_compile_time_reads_are_contained() {
 fn a_build_in_the_box_reads_and_leaves_nothing() {
     use grader::protocol::BuildJob;
     use grader::runner::process::SandboxEnv;
-    use grader::runner::sandbox::SubmissionBox;
+    use grader::sandbox::SubmissionBox;
     let (dir, cases, subs) = workspace();
     add_listing(&subs, "neighbour.c");
     let outside = dir.path().join("outside");

@@ -273,7 +273,7 @@ static void describe(char *out, size_t len, const char *when) {
             .find(|l| l.starts_with(when))
             .unwrap_or_else(|| panic!("no {when} line in {}", run.output));
         if root {
-            // A uid of the box's own (see runner::uids), the same gid.
+            // A uid of the box's own (see sandbox::uids), the same gid.
             let uid: u32 = line
                 .split("uid=")
                 .nth(1)

@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::SandboxEnv;
 use super::cgroup::CgroupSlot;
-use super::process::{Capped, Kill, SandboxEnv, Status, TestRun, join_output};
+use super::run::{Capped, Kill, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
 use crate::protocol::{
@@ -286,8 +287,7 @@ impl<'env> SubmissionBox<'env> {
             slot.set_pids_max(super::cgroup::PIDS_MAX)?;
         }
         let oom_before = self.slot.as_ref().map_or(0, CgroupSlot::oom_kills);
-        let wall =
-            super::process::wall_limit(Duration::from_millis(limits.time_limit_ms), self.env);
+        let wall = super::run::wall_limit(Duration::from_millis(limits.time_limit_ms), self.env);
         let input = WorkerInput {
             request: request.clone(),
             sandbox: self.env.plan(

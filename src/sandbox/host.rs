@@ -274,7 +274,7 @@ impl SandboxEnv {
                 "no temporary folder for the boxes could be made: check TMPDIR and the free space",
             )
         })?;
-        super::sandbox::make_box_dir(root.path(), uid)
+        super::make_box_dir(root.path(), uid)
     }
 
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.

@@ -18,7 +18,7 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-/// The `pre_exec` work for a box (see [`crate::runner::sandbox`]): the
+/// The `pre_exec` work for a box (see [`crate::sandbox`]): the
 /// protocol pipe becomes fd 3 and the event pipe fd 4 (everything above is
 /// closed at exec), a process group of its own, death with the grader, no
 /// core dumps; with `namespaces`, new PID,

@@ -1,0 +1,18 @@
+//! The box: the one child-process layer. Every process that touches
+//! student input — the C compiler, cargo and rustc, the interpreter, every
+//! test — runs in the box of its submission ([`SubmissionBox`]): its own
+//! namespaces, uid, cgroup and folder, with an init inside that forks one
+//! confined child per run (see `worker/zygote.rs`). [`SandboxEnv`] is what
+//! the host offers, probed once; [`run`] is what a run produced.
+
+pub mod cgroup;
+pub mod cleanup;
+mod host;
+pub mod run;
+mod submission_box;
+pub mod uids;
+pub(crate) mod unix;
+
+pub use host::SandboxEnv;
+pub(crate) use submission_box::make_box_dir;
+pub use submission_box::{BUILD_MEMORY_MB, BUILD_PIDS, BuildRun, SubmissionBox};

@@ -1,0 +1,255 @@
+//! What a run in a box produced, as the grader saw it: how the process
+//! ended ([`Status`], [`Kill`]), everything recorded of a test
+//! ([`TestRun`]), and the capped capture of the student's output
+//! (`Capped`). The verdict is decided from a [`TestRun`] by
+//! [`crate::runner::outcome`].
+
+use std::time::Duration;
+
+use super::SandboxEnv;
+use crate::protocol::WorkerMessage;
+
+/// How a worker process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it.
+    Signaled(i32),
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Status::Exited(code) => write!(f, "exit status {code}"),
+            Status::Signaled(signal) => write!(f, "signal {}", signal_name(signal)),
+        }
+    }
+}
+
+/// Why the grader killed a worker before it ended by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kill {
+    /// Its CPU time reached the limit.
+    Cpu,
+    /// The wall-clock deadline passed (sleeping, blocked, or a busy
+    /// machine).
+    Wall,
+}
+
+/// Everything the grader saw of one worker process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestRun {
+    /// The protocol messages, in order (possibly forged by student code
+    /// that wrote to fd 3: [`crate::runner::outcome::outcome`] trusts them only together with the
+    /// wait status).
+    pub messages: Vec<WorkerMessage>,
+    /// The first protocol line that was not a message, truncated.
+    pub garbage: Option<String>,
+    /// How the process ended.
+    pub status: Status,
+    /// The grader killed it for time: [`TestRun::killed`] says why.
+    pub timed_out: bool,
+    /// Why the grader killed it, if it did.
+    pub killed: Option<Kill>,
+    /// The memory cgroup's OOM killer struck during this test.
+    pub oom_killed: bool,
+    /// CPU time used (user + system, all threads), in milliseconds.
+    pub cpu_ms: u64,
+    /// Wall-clock time from spawn to reaping, in milliseconds.
+    pub wall_ms: u64,
+    /// Peak resident set, in KiB.
+    pub max_rss_kb: u64,
+    /// What the student's code printed: stdout then stderr, each capped,
+    /// with a `[... N bytes dropped ...]` note where output was cut.
+    pub output: String,
+    /// Bytes of output dropped by the cap.
+    pub output_dropped: u64,
+    /// The worker's pid (also its process group id); gone by now.
+    pub pid: u32,
+}
+
+impl TestRun {
+    /// The messages written before the first `loading`: only the worker
+    /// runs then, so only these can be trusted to come from it.
+    pub fn worker_messages(&self) -> impl Iterator<Item = &WorkerMessage> {
+        self.messages
+            .iter()
+            .take_while(|m| !matches!(m, WorkerMessage::Loading))
+    }
+
+    /// Whether the worker reported that the code was loaded.
+    pub fn loaded(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, WorkerMessage::Loaded))
+    }
+
+    /// Whether student code ran at all: the worker reported that its
+    /// sandbox was in place and loading began.
+    pub fn student_code_ran(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
+    }
+
+    /// The sandbox notes the worker sent (a safeguard only partly applied),
+    /// before student code ran (later ones could be forged).
+    pub fn sandbox_notes(&self) -> Vec<&str> {
+        self.worker_messages()
+            .filter_map(|m| match m {
+                WorkerMessage::SandboxNote { message } => Some(message.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The conventional name of a signal (`SIGSEGV`), or `signal N`.
+pub fn signal_name(signal: i32) -> String {
+    #[cfg(unix)]
+    {
+        let name = match signal {
+            libc::SIGHUP => "SIGHUP",
+            libc::SIGINT => "SIGINT",
+            libc::SIGQUIT => "SIGQUIT",
+            libc::SIGILL => "SIGILL",
+            libc::SIGTRAP => "SIGTRAP",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGKILL => "SIGKILL",
+            libc::SIGUSR1 => "SIGUSR1",
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGUSR2 => "SIGUSR2",
+            libc::SIGPIPE => "SIGPIPE",
+            libc::SIGALRM => "SIGALRM",
+            libc::SIGTERM => "SIGTERM",
+            libc::SIGCHLD => "SIGCHLD",
+            libc::SIGXCPU => "SIGXCPU",
+            libc::SIGXFSZ => "SIGXFSZ",
+            libc::SIGVTALRM => "SIGVTALRM",
+            libc::SIGPROF => "SIGPROF",
+            libc::SIGSYS => "SIGSYS",
+            _ => return format!("signal {signal}"),
+        };
+        name.to_string()
+    }
+    #[cfg(not(unix))]
+    {
+        format!("signal {signal}")
+    }
+}
+
+/// The wall-clock deadline of a test with CPU limit `limit`: twice the
+/// limit plus the environment's load allowance (CPU time is the judged
+/// limit; the wall clock is a backstop against sleeping and blocking).
+pub fn wall_limit(limit: Duration, env: &SandboxEnv) -> Duration {
+    limit * 2 + env.load_allowance
+}
+
+/// The student's output of one stream: the first bytes and the last bytes,
+/// with a count of what was dropped in between.
+#[derive(Debug)]
+pub(crate) struct Capped {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    head_cap: usize,
+    tail_cap: usize,
+    total: u64,
+}
+
+impl Capped {
+    /// Keeps up to `cap` bytes: the first 7/8 and the last 1/8 of them.
+    pub(crate) fn new(cap: usize) -> Capped {
+        let tail_cap = cap / 8;
+        Capped {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            head_cap: cap - tail_cap,
+            tail_cap,
+            total: 0,
+        }
+    }
+
+    /// Adds a chunk of output.
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let room = self.head_cap - self.head.len();
+        if room > 0 {
+            let take = room.min(bytes.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+        }
+        if bytes.len() >= self.tail_cap {
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - self.tail_cap..]);
+        } else {
+            self.tail.extend(bytes);
+            let excess = self.tail.len().saturating_sub(self.tail_cap);
+            self.tail.drain(..excess);
+        }
+    }
+
+    /// Bytes dropped in the middle.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.total - self.head.len() as u64 - self.tail.len() as u64
+    }
+
+    /// The kept output as text (invalid UTF-8 replaced), with the note.
+    pub(crate) fn render(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let dropped = self.dropped();
+        if dropped > 0 {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[... {dropped} bytes dropped ...]\n"));
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        text.push_str(&String::from_utf8_lossy(&tail));
+        text
+    }
+}
+
+/// Joins stdout and stderr for [`TestRun::output`].
+pub(crate) fn join_output(stdout: &Capped, stderr: &Capped) -> String {
+    let mut text = stdout.render();
+    let err = stderr.render();
+    if !text.is_empty() && !err.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&err);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn capped_output_keeps_head_and_tail() {
+        let mut capped = Capped::new(64);
+        for _ in 0..1000 {
+            capped.push(b"0123456789");
+        }
+        capped.push(b"THE END");
+        assert_eq!(capped.dropped(), 10_007 - 64);
+        let text = capped.render();
+        assert!(text.starts_with("0123456789"));
+        assert!(text.contains("[... 9943 bytes dropped ...]"), "{text}");
+        assert!(text.ends_with("THE END"), "{text}");
+        let mut small = Capped::new(64);
+        small.push(b"hello\xff");
+        assert_eq!(small.render(), "hello\u{fffd}");
+        assert_eq!(small.dropped(), 0);
+    }
+
+    #[test]
+    fn output_joins_stdout_then_stderr() {
+        let mut out = Capped::new(100);
+        out.push(b"printed");
+        let mut err = Capped::new(100);
+        err.push(b"warned\n");
+        assert_eq!(join_output(&out, &err), "printed\nwarned\n");
+    }
+}
