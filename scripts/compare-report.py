@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Compare two JSON reports of `grader grade`, times aside.
 
-Usage: scripts/compare-report.py BEFORE.json AFTER.json
+Usage: scripts/compare-report.py [--exact] BEFORE.json AFTER.json
 
 A refactor must not change a report: run the bundled job before and after
 (`cargo run --release -- grade submissions --cases cases --json PATH`) and
 compare. Fields that hold a measured time (`time_ms`, and any key naming a
 wall clock, a duration or an elapsed time) are dropped before comparing, since
-they differ between any two runs, and so does a figure measured by the
-grader inside a message ("having used 3 ms of CPU"), which is replaced by
-`<measured>`. Every other difference is printed with its
+they differ between any two runs, and so do figures measured inside a
+message ("having used 3 ms of CPU", "within 2503 ms of wall-clock time") and
+the thread id of a Rust panic, which are masked. A `timeout` ended by the CPU
+limit and one ended by the wall-clock backstop (which one, depends on the
+machine's load) compare equal unless `--exact` is given. Every other difference is printed with its
 path in the document, e.g. `submissions[3](c-leftover.c).tests[7].verdict`.
 
 Exit code: 0 the same, 1 some difference, 2 bad usage or unreadable input.
@@ -23,22 +25,45 @@ import sys
 TIMING_KEY = re.compile(r"(^|_)(time|times|wall|elapsed|duration|seconds|ms)(_|$)", re.IGNORECASE)
 
 
-# Figures measured by the grader that appear inside message text.
-MEASURED_IN_TEXT = re.compile(r"(having used )\d+( ms of CPU)")
+# Figures measured by the grader, or set by the machine, inside text:
+# the CPU and wall-clock milliseconds of a timeout message, the thread id a
+# Rust panic message prints, and code addresses in a backtrace (which move
+# with address-space randomisation and with every rebuild).
+MEASURED_IN_TEXT = [
+    (re.compile(r"(having used )\d+( ms of CPU)"), r"\1<measured>\2"),
+    (re.compile(r"(did not finish within )\d+( ms of wall-clock time)"), r"\1<measured>\2"),
+    (re.compile(r"(thread '[^']*' \()\d+(\))"), r"\1<tid>\2"),
+    (re.compile(r"\b0x[0-9a-f]{6,}\b"), "<address>"),
+]
+
+# Which clock ends an endless loop depends on the machine's load: the CPU
+# limit on a quiet machine, the wall-clock backstop on a busy one. Both are
+# a `timeout`; with --exact the two wordings count as a difference.
+TIMEOUT_WORDINGS = re.compile(
+    r"^(used more than the time limit of \d+ ms of CPU time \(an endless loop, or too slow\?\)"
+    r"|did not finish within <measured> ms of wall-clock time, having used <measured> ms of CPU"
+    r" \(sleeping, waiting, or a very busy machine\?\))$"
+)
 
 
 def is_timing_key(key):
     return bool(TIMING_KEY.search(key))
 
 
-def strip_times(value):
-    """The value with every timing key removed, at any depth."""
+def strip_times(value, exact=False):
+    """The value with every timing key removed and measured figures masked,
+    at any depth."""
     if isinstance(value, dict):
-        return {k: strip_times(v) for k, v in value.items() if not is_timing_key(k)}
+        out = {k: strip_times(v, exact) for k, v in value.items() if not is_timing_key(k)}
+        if not exact and out.get("verdict") == "timeout" and isinstance(out.get("message"), str):
+            out["message"] = TIMEOUT_WORDINGS.sub("<a timeout, either clock>", out["message"])
+        return out
     if isinstance(value, list):
-        return [strip_times(v) for v in value]
+        return [strip_times(v, exact) for v in value]
     if isinstance(value, str):
-        return MEASURED_IN_TEXT.sub(r"\1<measured>\2", value)
+        for pattern, replacement in MEASURED_IN_TEXT:
+            value = pattern.sub(replacement, value)
+        return value
     return value
 
 
@@ -69,8 +94,20 @@ def differences(before, after, path="$"):
             yield f"{path}: {len(before)} entries in the first report, {len(after)} in the second"
         for i, (b, a) in enumerate(zip(before, after)):
             yield from differences(b, a, f"{path}[{i}]{label(b)}")
+    elif isinstance(before, str) and isinstance(after, str) and before != after:
+        yield f"{path}: {excerpt(before, after)}"
     elif before != after or type(before) is not type(after):
         yield f"{path}: {json.dumps(before)[:300]} -> {json.dumps(after)[:300]}"
+
+
+def excerpt(before, after, context=60):
+    """Two strings around their first difference, for a readable line."""
+    start = 0
+    while start < min(len(before), len(after)) and before[start] == after[start]:
+        start += 1
+    start = max(0, start - context)
+    cut = lambda text: ("..." if start else "") + json.dumps(text[start:start + 4 * context])[1:-1]
+    return f'"{cut(before)}" -> "{cut(after)}"'
 
 
 def load(path):
@@ -83,10 +120,12 @@ def load(path):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: compare-report.py BEFORE.json AFTER.json", file=sys.stderr)
+    exact = "--exact" in argv[1:]
+    paths = [a for a in argv[1:] if a != "--exact"]
+    if len(paths) != 2:
+        print("usage: compare-report.py [--exact] BEFORE.json AFTER.json", file=sys.stderr)
         return 2
-    before, after = (strip_times(load(p)) for p in argv[1:])
+    before, after = (strip_times(load(p), exact) for p in paths)
     found = 0
     for line in differences(before, after):
         print(line)
