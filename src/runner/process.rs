@@ -965,6 +965,34 @@ mod tests {
     }
 
     #[test]
+    fn python_exceptions_are_crashes_and_memory_errors_memory() {
+        let raised = |name: &str| {
+            run(
+                Status::Exited(1),
+                vec![
+                    WorkerMessage::Loading,
+                    WorkerMessage::Loaded,
+                    WorkerMessage::Exception {
+                        name: name.to_string(),
+                        message: format!("raised {name} in solve"),
+                    },
+                ],
+                "",
+            )
+        };
+        expect(
+            &raised("IndexError"),
+            Verdict::Crash,
+            "raised IndexError in solve",
+        );
+        expect(
+            &raised("MemoryError"),
+            Verdict::Memory,
+            "raised MemoryError",
+        );
+    }
+
+    #[test]
     fn done_and_exit_zero_is_judged() {
         let run = run(Status::Exited(0), vec![WorkerMessage::Loaded, done()], "");
         let (response, time) = outcome(&run, &LIMITS).expect("ok");
