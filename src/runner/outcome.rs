@@ -537,6 +537,36 @@ mod tests {
                 Ended(Verdict::Error, Student, "no symbol `solve`"),
             ),
             (
+                "a Python exception in a test: the student's crash",
+                seen(
+                    Status::Exited(1),
+                    vec![
+                        Loading,
+                        Loaded,
+                        WorkerMessage::Exception {
+                            name: "IndexError".to_string(),
+                            message: "raised IndexError in solve".to_string(),
+                        },
+                    ],
+                ),
+                Ended(Verdict::Crash, Student, "raised IndexError in solve"),
+            ),
+            (
+                "a Python MemoryError: memory",
+                seen(
+                    Status::Exited(1),
+                    vec![
+                        Loading,
+                        Loaded,
+                        WorkerMessage::Exception {
+                            name: "MemoryError".to_string(),
+                            message: "raised MemoryError".to_string(),
+                        },
+                    ],
+                ),
+                Ended(Verdict::Memory, Student, "raised MemoryError"),
+            ),
+            (
                 "killed for CPU time",
                 ran(SIGKILL).killed(Kill::Cpu, 1003, 1010),
                 Ended(Verdict::Timeout, Student, "time limit of 1000 ms"),
