@@ -123,8 +123,9 @@ impl TestRun {
 /// trusted only as far as student code could not have written it: the
 /// messages before the first `loading` come from the worker alone (so a
 /// `worker_failed` counts only there); after it, fd 3 is student text too,
-/// so a `done` counts only with a clean exit and the time is never taken
-/// from it: the time is the CPU time the grader measured for the process.
+/// so a `done` counts only after `loaded`, alone, and with a clean exit,
+/// and the time is never taken from it: the time is the CPU time the
+/// grader measured for the process.
 pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcome> {
     let fail = |verdict, message: String| Err(Outcome::new(verdict, message));
     let loaded = run.loaded();
@@ -157,7 +158,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         return Err(Outcome::grader_fault(message));
     }
     if run.status == Status::Exited(0) && !run.timed_out {
-        let mut dones = run.messages.iter().filter_map(|m| match m {
+        // The worker answers only after `loaded`: a `done` before it was
+        // written by a load-time constructor.
+        let after_loaded = run
+            .messages
+            .iter()
+            .skip_while(|m| !matches!(m, WorkerMessage::Loaded));
+        let mut dones = after_loaded.filter_map(|m| match m {
             WorkerMessage::Done { response, .. } => Some(response),
             _ => None,
         });
@@ -612,6 +619,11 @@ mod tests {
                     vec![Loading, Loaded, done(1.0), done(2.0)],
                 ),
                 Ended(Verdict::Wrong, Student, "more than one `done`"),
+            ),
+            (
+                "a done forged by a constructor, before loaded, then exit 0",
+                seen(Status::Exited(0), vec![Loading, done(0.5)]),
+                Ended(Verdict::Crash, Student, "while loading"),
             ),
             (
                 "a done, then a crash: the done is not trusted",
