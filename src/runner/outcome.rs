@@ -498,6 +498,7 @@ pub fn overlong_line(len: u64) -> String {
 mod tests {
     use super::*;
     use crate::verdict::Blame::{self, Grader, Student};
+    use proptest::prelude::*;
 
     const LIMITS: Limits = Limits {
         time_limit_ms: 1000,
@@ -867,6 +868,48 @@ mod tests {
             }
         }
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    proptest! {
+        /// Whatever student code writes on fd 3 and however the process
+        /// ends, the classifier never panics, and a judged test's time is
+        /// the grader's.
+        #[test]
+        fn forged_messages_never_panic_and_never_set_the_time(
+            lines in prop::collection::vec(
+                prop_oneof![
+                    Just(Loading),
+                    Just(Loaded),
+                    ".{0,40}".prop_map(|message| failed(&message)),
+                    ".{0,40}".prop_map(|message| load_error(&message)),
+                    any::<i64>().prop_map(|syscall| WorkerMessage::Forbidden { syscall }),
+                    (any::<f64>(), prop::collection::vec(any::<u8>(), 0..90), any::<bool>())
+                        .prop_map(|(time_ms, board, solved)| WorkerMessage::Done {
+                            response: Response::Solve { solved, board },
+                            time_ms,
+                        }),
+                ],
+                0..8,
+            ),
+            signaled in any::<bool>(),
+            code in any::<i32>(),
+            cpu_ms in any::<u64>(),
+            wall_ms in any::<u64>(),
+            killed in prop::option::of(any::<bool>()),
+            oom in any::<bool>(),
+            output in ".{0,80}",
+        ) {
+            let status = if signaled { Status::Signaled(code) } else { Status::Exited(code) };
+            let mut run = seen(status, lines).printed(&output).0;
+            run.cpu_ms = cpu_ms;
+            run.wall_ms = wall_ms;
+            run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Wall });
+            run.timed_out = killed.is_some();
+            run.oom_killed = oom;
+            if let Ok((_, time)) = outcome(&run, &LIMITS) {
+                prop_assert_eq!(time, cpu_ms as f64);
+            }
+        }
     }
 
     #[test]
