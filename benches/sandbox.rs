@@ -85,7 +85,8 @@ mod bench {
         /// The sandboxed test's spawn-to-reap time (`TestRun::wall_ms`,
         /// whole milliseconds).
         worker_wall: f64,
-        /// Time in the student's code as the worker clocked it.
+        /// The test's time as `outcome` gives it: the worker's CPU time,
+        /// measured by the grader (whole milliseconds).
         worker_code: f64,
     }
 
@@ -345,7 +346,7 @@ mod bench {
             median(&mut medians)
         };
         println!(
-            "sandboxed test, overall medians: {:.3} ms in all, of which spawn to reap {:.0} ms (whole ms), student code {:.3} ms (worker's clock)",
+            "sandboxed test, overall medians: {:.3} ms in all, of which spawn to reap {:.0} ms (whole ms), the test's CPU time {:.3} ms (the grader's measurement, whole ms)",
             overall(&|s| s.sandboxed),
             overall(&|s| s.worker_wall),
             overall(&|s| s.worker_code)

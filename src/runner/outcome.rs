@@ -30,8 +30,9 @@ pub const GRADER_FAULT: &str = "the grader could not run this test";
 /// trusted only as far as student code could not have written it: the
 /// messages before the first `loading` come from the worker alone (so a
 /// `worker_failed` counts only there); after it, fd 3 is student text too,
-/// so a `done` counts only with a clean exit and the time is never taken
-/// from it: the time is the CPU time the grader measured for the process.
+/// so a `done` counts only after `loaded`, alone, and with a clean exit,
+/// and the time is never taken from it: the time is the CPU time the
+/// grader measured for the process.
 pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcome> {
     let fail = |verdict, message: String| Err(Outcome::new(verdict, message));
     let loaded = run.loaded();
@@ -79,7 +80,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         return Err(Outcome::grader_fault(message));
     }
     if run.status == Status::Exited(0) && !run.timed_out {
-        let mut dones = run.messages.iter().filter_map(|m| match m {
+        // The worker answers only after `loaded`: a `done` before it was
+        // written by a load-time constructor.
+        let after_loaded = run
+            .messages
+            .iter()
+            .skip_while(|m| !matches!(m, WorkerMessage::Loaded));
+        let mut dones = after_loaded.filter_map(|m| match m {
             WorkerMessage::Done { response, .. } => Some(response),
             _ => None,
         });
@@ -335,6 +342,7 @@ fn truncate(s: &str, max: usize) -> &str {
 mod tests {
     use super::*;
     use crate::verdict::Blame::{self, Grader, Student};
+    use proptest::prelude::*;
 
     const LIMITS: Limits = Limits {
         time_limit_ms: 1000,
@@ -456,6 +464,11 @@ mod tests {
                     vec![Loading, Loaded, done(1.0), done(2.0)],
                 ),
                 Ended(Verdict::Wrong, Student, "more than one `done`"),
+            ),
+            (
+                "a done forged by a constructor, before loaded, then exit 0",
+                seen(Status::Exited(0), vec![Loading, done(0.5)]),
+                Ended(Verdict::Crash, Student, "while loading"),
             ),
             (
                 "a done, then a crash: the done is not trusted",
@@ -729,6 +742,48 @@ mod tests {
             }
         }
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    proptest! {
+        /// Whatever student code writes on fd 3 and however the process
+        /// ends, the classifier never panics, and a judged test's time is
+        /// the grader's.
+        #[test]
+        fn forged_messages_never_panic_and_never_set_the_time(
+            lines in prop::collection::vec(
+                prop_oneof![
+                    Just(Loading),
+                    Just(Loaded),
+                    ".{0,40}".prop_map(|message| failed(&message)),
+                    ".{0,40}".prop_map(|message| load_error(&message)),
+                    any::<i64>().prop_map(|syscall| WorkerMessage::Forbidden { syscall }),
+                    (any::<f64>(), prop::collection::vec(any::<u8>(), 0..90), any::<bool>())
+                        .prop_map(|(time_ms, board, solved)| WorkerMessage::Done {
+                            response: Response::Solve { solved, board },
+                            time_ms,
+                        }),
+                ],
+                0..8,
+            ),
+            signaled in any::<bool>(),
+            code in any::<i32>(),
+            cpu_ms in any::<u64>(),
+            wall_ms in any::<u64>(),
+            killed in prop::option::of(any::<bool>()),
+            oom in any::<bool>(),
+            output in ".{0,80}",
+        ) {
+            let status = if signaled { Status::Signaled(code) } else { Status::Exited(code) };
+            let mut run = seen(status, lines).printed(&output).0;
+            run.cpu_ms = cpu_ms;
+            run.wall_ms = wall_ms;
+            run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Wall });
+            run.timed_out = killed.is_some();
+            run.oom_killed = oom;
+            if let Ok((_, time)) = outcome(&run, &LIMITS) {
+                prop_assert_eq!(time, cpu_ms as f64);
+            }
+        }
     }
 
     #[test]

@@ -407,7 +407,7 @@ sudoku-lab = { path = "../../lab" }
         );
         refused("[lib]\npath = 7\n", "leaves the crate folder");
         refused(
-            "[[bin]]\nname = \"b\"\npath = \"/root/x.rs\"\n",
+            "[[bin]]\nname = \"b\"\npath = \"/srv/x.rs\"\n",
             "[bin] path",
         );
         // An empty [workspace] is the grader's own; inside the crate is fine.

@@ -5,8 +5,9 @@
 //! run of the neighbours alone, no marker file, no process left behind, no
 //! grader fault (exit status 1), and every requested report written.
 //!
-//! Also here: a grader with no C compiler on its PATH (a grader fault for
-//! the C students, exit 2, while a `.so` beside them is graded) and
+//! Also here: a grader with no C compiler and no cargo on its PATH (a
+//! grader fault for the C and Rust students, exit 2, while a `.so` beside
+//! them is graded) and
 //! `grader check` of a bare file name.
 //!
 //! Expectations that need a part not on this branch are skipped with the
@@ -468,7 +469,7 @@ fn every_attack_is_contained_and_the_neighbours_are_unharmed() {
 }
 
 #[test]
-fn without_a_compiler_c_students_get_a_grader_fault_and_a_library_is_graded() {
+fn without_compilers_c_and_rust_students_get_a_grader_fault_and_a_library_is_graded() {
     let tmp = tempfile::Builder::new()
         .prefix("grader-no-cc-")
         .tempdir()
@@ -479,7 +480,8 @@ fn without_a_compiler_c_students_get_a_grader_fault_and_a_library_is_graded() {
     write_cases(&cases);
     let subs = tmp.join("subs");
     let mut neighbours = load_expected();
-    neighbours.retain(|id, _| id == "c-listing" || id == "prebuilt-listing");
+    neighbours
+        .retain(|id, _| ["c-listing", "rust-trait", "prebuilt-listing"].contains(&id.as_str()));
     lay_out(&subs, &neighbours);
     let empty = tmp.join("empty-path");
     fs::create_dir_all(&empty).expect("mkdir");
@@ -496,6 +498,12 @@ fn without_a_compiler_c_students_get_a_grader_fault_and_a_library_is_graded() {
     let message = c["message"].as_str().unwrap_or("");
     assert!(message.contains("not your fault"), "{message}");
     assert!(message.contains("no C compiler"), "{message}");
+    // No cargo either: the Rust student too.
+    let rust = &got["rust-trait"];
+    assert_eq!(rust["score"], 0, "{rust}");
+    let message = rust["message"].as_str().unwrap_or("");
+    assert!(message.contains("no Rust toolchain"), "{message}");
+    assert!(message.contains("not your fault"), "{message}");
     let library = &got["prebuilt-listing"];
     assert_eq!(library["status"], "ok", "{library}");
     assert_eq!(library["score"], library["max_score"], "{library}");

@@ -812,3 +812,17 @@ fn no_probe_board_agrees_with_the_solution_beyond_chance() {
     }
     assert!(checked > 30, "only {checked} boards checked");
 }
+
+#[test]
+fn every_bundled_case_gets_all_three_kinds_of_clash() {
+    for case in bundled_cases() {
+        let Probe::Legal { n, boards, .. } = plan(&case, Function::Legal) else {
+            panic!("a legal probe");
+        };
+        let boards: Vec<Board> = boards
+            .into_iter()
+            .map(|b| Board::from_cells(n, b).expect("a probe board"))
+            .collect();
+        assert_eq!(clash_kinds(&boards), [true; 3], "{}", case.name);
+    }
+}
