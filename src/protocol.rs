@@ -30,7 +30,7 @@
 //! stdin:  {"request":{"kind":"library","code":"/tmp/x/libsudoku.so",
 //!          "probe":{"function":"solve","args":{"n":2,"board":[1,0,0,4,...]}},
 //!          "limits":{"time_limit_ms":1000,"memory_limit_mb":256}},
-//!          "sandbox":{"cgroup_procs":[],"uid":null,"gid":null,...}}
+//!          "sandbox":{"uid":null,"gid":null,...}}
 //! fd 3:   {"type":"loading"}
 //!         {"type":"loaded"}
 //!         {"type":"done","response":{"function":"solve","args":{"solved":true,"board":[1,2,3,4,...]}},"time_ms":0.004}
@@ -143,15 +143,6 @@ pub struct WorkerInput {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SandboxPlan {
-    /// `cgroup.procs` files to write the worker's pid to (a memory and a
-    /// pids cgroup prepared by the grader).
-    pub cgroup_procs: Vec<PathBuf>,
-    /// `unshare` new IPC and UTS namespaces (needs root).
-    pub new_ipc_uts: bool,
-    /// `unshare` a new, empty network namespace too (needs root; costs
-    /// milliseconds per test, so the grader uses it only when no seccomp
-    /// filter stops sockets).
-    pub new_network: bool,
     /// The address-space limit (`RLIMIT_AS`) in MiB; `None` leaves it.
     pub address_space_mb: Option<u64>,
     /// The process/thread limit (`RLIMIT_NPROC`), applied after the uid
@@ -171,9 +162,6 @@ pub struct SandboxPlan {
 impl Default for SandboxPlan {
     fn default() -> SandboxPlan {
         SandboxPlan {
-            cgroup_procs: Vec::new(),
-            new_ipc_uts: false,
-            new_network: false,
             address_space_mb: None,
             nproc: None,
             landlock: cfg!(target_os = "linux"),

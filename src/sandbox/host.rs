@@ -315,10 +315,6 @@ impl SandboxEnv {
         let memory_cgroup = slot.is_some_and(CgroupSlot::has_memory);
         let pids_cgroup = self.pids_cgroup() && slot.is_some();
         SandboxPlan {
-            // The box is in the slot and in its namespaces already.
-            cgroup_procs: Vec::new(),
-            new_ipc_uts: false,
-            new_network: false,
             address_space_mb: Some(if memory_cgroup {
                 // A generous backstop: the cgroup is the real limit, and
                 // threads reserve far more address space than they use.

@@ -34,7 +34,7 @@ use super::run::{Capped, Kill, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
 use crate::protocol::{
-    BoxCommand, BoxEvent, BoxSetup, BuildJob, ProtocolLines, RunEnd, RunKill, WorkerInput,
+    BoxCommand, BoxEvent, BoxSetup, BuildJob, ProtocolLines, RunEnd, RunKill, SandboxPlan,
     WorkerRequest,
 };
 
@@ -91,7 +91,7 @@ impl<'env> SubmissionBox<'env> {
         let slot = env.take_slot()?;
         let uid = env.claim_uid()?;
         let dir = env.new_box_dir(uid.as_ref().map(UidClaim::uid))?;
-        let opened = Self::start(env, &dir, slot.as_ref(), uid.as_ref());
+        let opened = Self::start(env, &dir, slot.as_ref());
         let (process, commands, events, stdout, stderr, protocol) = match opened {
             Ok(parts) => parts,
             Err(err) => {
@@ -127,7 +127,6 @@ impl<'env> SubmissionBox<'env> {
         env: &SandboxEnv,
         dir: &Path,
         slot: Option<&CgroupSlot>,
-        uid: Option<&UidClaim>,
     ) -> io::Result<(std::process::Child, File, File, File, File, File)> {
         let (commands_read, commands_write) = unix::pipe()?;
         let (events_read, events_write) = unix::pipe()?;
@@ -157,7 +156,6 @@ impl<'env> SubmissionBox<'env> {
         let process = command.spawn()?;
         super::cleanup::track_pid(process.id());
         drop((events_write, protocol_write));
-        let _ = uid;
         if let Some(slot) = slot {
             let pid = process.id().to_string();
             for procs in slot.procs_files() {
@@ -288,16 +286,15 @@ impl<'env> SubmissionBox<'env> {
         }
         let oom_before = self.slot.as_ref().map_or(0, CgroupSlot::oom_kills);
         let wall = super::run::wall_limit(Duration::from_millis(limits.time_limit_ms), self.env);
-        let input = WorkerInput {
-            request: request.clone(),
-            sandbox: self.env.plan(
-                limits.memory_limit_mb,
-                self.slot.as_ref(),
-                self.uid.as_ref().map(UidClaim::uid),
-            ),
-        };
-        let command = BoxCommand::Test {
-            input,
+        let command = TestCommand {
+            input: InputRef {
+                request,
+                sandbox: self.env.plan(
+                    limits.memory_limit_mb,
+                    self.slot.as_ref(),
+                    self.uid.as_ref().map(UidClaim::uid),
+                ),
+            },
             wall_limit_ms: wall.as_millis() as u64,
         };
         let cap = self.env.output_cap / 2;
@@ -338,7 +335,12 @@ impl<'env> SubmissionBox<'env> {
     }
 
     /// Sends a command and collects the run's output until its end.
-    fn run(&mut self, command: &BoxCommand, wall: Duration, sink: &mut Sink) -> io::Result<RunEnd> {
+    fn run(
+        &mut self,
+        command: &impl serde::Serialize,
+        wall: Duration,
+        sink: &mut Sink,
+    ) -> io::Result<RunEnd> {
         if self.broken {
             return Err(io::Error::other("the box failed earlier"));
         }
@@ -474,6 +476,22 @@ impl Drop for SubmissionBox<'_> {
     }
 }
 
+/// [`BoxCommand::Test`] by reference: the same JSON, without copying the
+/// request (a `legal` probe is ~56 kB) for every test.
+#[derive(serde::Serialize)]
+#[serde(tag = "type", rename = "test")]
+struct TestCommand<'a> {
+    input: InputRef<'a>,
+    wall_limit_ms: u64,
+}
+
+/// [`crate::protocol::WorkerInput`] by reference.
+#[derive(serde::Serialize)]
+struct InputRef<'a> {
+    request: &'a WorkerRequest,
+    sandbox: SandboxPlan,
+}
+
 /// Reads what `file` has now into `push`, until it would block; false at
 /// end of file.
 fn read_into(file: &mut File, buf: &mut [u8], mut push: impl FnMut(&[u8])) -> bool {
@@ -536,4 +554,50 @@ pub(crate) fn make_box_dir(run_root: &Path, uid: Option<u32>) -> io::Result<Path
         None => set(&dir, 0o700)?,
     }
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{CodeKind, Limits, WorkerInput};
+
+    /// The command sent by reference decodes as the box reads it: a
+    /// [`BoxCommand::Test`] with the same request and plan.
+    #[test]
+    fn a_test_command_by_reference_is_a_box_command() {
+        let request = WorkerRequest {
+            kind: CodeKind::Library,
+            code: "/box/code/lib.so".into(),
+            probe: crate::check::Probe::Solve {
+                n: 2,
+                board: vec![1, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            },
+            limits: Limits {
+                time_limit_ms: 1000,
+                memory_limit_mb: 64,
+            },
+            python: None,
+        };
+        let sandbox = SandboxPlan {
+            uid: Some(61_000),
+            gid: Some(61_000),
+            ..SandboxPlan::default()
+        };
+        let by_ref = TestCommand {
+            input: InputRef {
+                request: &request,
+                sandbox: sandbox.clone(),
+            },
+            wall_limit_ms: 2500,
+        };
+        let json = serde_json::to_vec(&by_ref).expect("encodes");
+        let decoded: BoxCommand = serde_json::from_slice(&json).expect("decodes");
+        assert_eq!(
+            decoded,
+            BoxCommand::Test {
+                input: WorkerInput { request, sandbox },
+                wall_limit_ms: 2500,
+            }
+        );
+    }
 }

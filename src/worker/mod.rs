@@ -102,13 +102,6 @@ fn run_library(input: &WorkerInput) {
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
-    join_cgroups(plan);
-    #[cfg(target_os = "linux")]
-    if plan.new_ipc_uts || plan.new_network {
-        if let Err(err) = sys::unshare_namespaces(plan.new_network) {
-            safeguard_failed("enter new namespaces", err);
-        }
-    }
     set_limits(request.limits.time_limit_ms, plan);
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
@@ -193,13 +186,6 @@ fn run_python(input: &WorkerInput) {
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
-    join_cgroups(plan);
-    #[cfg(target_os = "linux")]
-    if plan.new_ipc_uts || plan.new_network {
-        if let Err(err) = sys::unshare_namespaces(plan.new_network) {
-            safeguard_failed("enter new namespaces", err);
-        }
-    }
     // Before the limits: the memfd write counts against the file-size limit.
     let prepared = match python::prepare(input) {
         Ok(prepared) => prepared,
@@ -255,17 +241,6 @@ fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
     #[cfg(target_os = "linux")]
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
-    }
-}
-
-/// Writes this process's pid into each planned `cgroup.procs`.
-#[cfg(unix)]
-fn join_cgroups(plan: &SandboxPlan) {
-    let pid = sys::pid().to_string();
-    for procs in &plan.cgroup_procs {
-        if let Err(err) = std::fs::write(procs, &pid) {
-            safeguard_failed(&format!("join the cgroup `{}`", procs.display()), err);
-        }
     }
 }
 

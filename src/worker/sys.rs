@@ -64,19 +64,6 @@ pub(super) fn set_rlimit(resource: Resource, soft: u64, hard: u64) -> io::Result
     check(unsafe { libc::setrlimit(resource, &limit) })
 }
 
-/// Moves this process into new IPC and UTS namespaces, and with `network`
-/// a new network namespace (only a loopback, down).
-#[cfg(target_os = "linux")]
-pub(super) fn unshare_namespaces(network: bool) -> io::Result<()> {
-    let mut flags = libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
-    if network {
-        flags |= libc::CLONE_NEWNET;
-    }
-    // SAFETY: unshare with these flags only changes this process's own
-    // namespaces; the process is single-threaded here.
-    check(unsafe { libc::unshare(flags) })
-}
-
 /// Drops every group and sets the real, effective and saved user and group
 /// ids to `uid`/`gid`; checks that root cannot be regained.
 pub(super) fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
