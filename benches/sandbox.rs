@@ -49,7 +49,7 @@ mod bench {
     use grader::runner::process::{self, SandboxEnv};
     use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
-    use grader::submission::discover;
+    use grader::submission::discover::{self, SubmissionKind};
     use grader::verdict::{Function, Verdict};
     use grader::worker::library::CLibrary;
 
@@ -101,14 +101,13 @@ mod bench {
     pub fn run() -> anyhow::Result<()> {
         let started = Instant::now();
         println!("sandbox bench: load average at start: {}", load_average());
-        let mut env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         println!("safeguards active: {}", env.active().join(", "));
         for notice in env.notices() {
             println!("notice: {notice}");
         }
 
         let ctx = BuildContext::new().context("cannot find the lab crate")?;
-        env.reach = ctx.tool_dirs();
         // The bundled folder, hidden cases included (the binary holds only
         // the public ones). Tests run as `grade` runs them: one plan, one
         // `run_test_judged` per test, in the fixture's box.
@@ -202,7 +201,8 @@ mod bench {
         let mut fixtures = Vec::new();
         for name in FIXTURES {
             let start = Instant::now();
-            let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+            let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
+                .context("cannot make a box")?;
             let code = build_submission(
                 ctx,
                 &source_dir().join("submissions").join(name),
@@ -395,7 +395,8 @@ mod bench {
             let (mut boxed, mut direct) = (Vec::new(), Vec::new());
             for _ in 0..RUNS {
                 let start = Instant::now();
-                let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+                let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
+                    .context("cannot make a box")?;
                 build_submission(ctx, &path, &mut sandbox)?;
                 drop(sandbox);
                 boxed.push(ms(start.elapsed()));
@@ -439,7 +440,8 @@ mod bench {
         cases: &CaseSet,
         env: &SandboxEnv,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        let mut sandbox = SubmissionBox::open(env).context("cannot make a box")?;
+        let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
+            .context("cannot make a box")?;
         let code = build_submission(
             ctx,
             &source_dir().join("submissions/hostile-infinite-loop.c"),

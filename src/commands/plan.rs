@@ -76,18 +76,6 @@ pub fn prepare_with_notices(
     }
     let build =
         BuildContext::new().context("cannot find the lab crate to build submissions with")?;
-    sandbox.reach = build.tool_dirs();
-    // Python's folders too, when the interpreter lies where the box user
-    // cannot reach it (a home folder of mode 0700): the box mounts them
-    // back in place.
-    if let Ok(python) = crate::worker::python::interpreter() {
-        if !python.world_reachable {
-            sandbox.reach.extend(python.read_dirs.iter().cloned());
-            if let Some(bin) = python.executable.parent() {
-                sandbox.reach.push(bin.to_path_buf());
-            }
-        }
-    }
     let mut hide: Vec<std::path::PathBuf> = cases
         .cases
         .iter()

@@ -20,6 +20,6 @@ pub fn run_test(
     request: &crate::protocol::WorkerRequest,
     env: &SandboxEnv,
 ) -> std::io::Result<TestRun> {
-    let mut sandbox = crate::sandbox::SubmissionBox::open(env)?;
+    let mut sandbox = crate::sandbox::SubmissionBox::open(env, Vec::new())?;
     sandbox.run_test(request)
 }

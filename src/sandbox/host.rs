@@ -39,9 +39,6 @@ pub struct SandboxEnv {
     seccomp: bool,
     namespaces: bool,
     notices: Vec<String>,
-    /// Folders the boxes must reach (toolchains, the interpreter); see
-    /// [`crate::protocol::BoxSetup::reach`].
-    pub reach: Vec<PathBuf>,
     /// Folders hidden inside every box (the cases, the submissions, the
     /// reports); see [`crate::protocol::BoxSetup::hide`].
     pub hide: Vec<PathBuf>,
@@ -94,7 +91,6 @@ impl SandboxEnv {
             seccomp,
             namespaces,
             notices: Vec::new(),
-            reach: Vec::new(),
             hide: Vec::new(),
             run_root: new_run_root(),
             uid_locks: super::uids::lock_dir(),

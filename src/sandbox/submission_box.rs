@@ -87,7 +87,9 @@ impl<'env> SubmissionBox<'env> {
     ///
     /// # Errors
     /// When any of them cannot be made: a grader fault.
-    pub fn open(env: &'env SandboxEnv) -> io::Result<SubmissionBox<'env>> {
+    /// `reach`: the toolchain folders its runs need (see
+    /// [`BoxSetup::reach`]).
+    pub fn open(env: &'env SandboxEnv, reach: Vec<PathBuf>) -> io::Result<SubmissionBox<'env>> {
         let slot = env.take_slot()?;
         let uid = env.claim_uid()?;
         let dir = env.new_box_dir(uid.as_ref().map(UidClaim::uid))?;
@@ -117,7 +119,7 @@ impl<'env> SubmissionBox<'env> {
             notes: Vec::new(),
             broken: false,
         };
-        sandbox.set_up()?;
+        sandbox.set_up(reach)?;
         Ok(sandbox)
     }
 
@@ -183,13 +185,13 @@ impl<'env> SubmissionBox<'env> {
     }
 
     /// Sends the setup line and waits for the box to be ready.
-    fn set_up(&mut self) -> io::Result<()> {
+    fn set_up(&mut self, reach: Vec<PathBuf>) -> io::Result<()> {
         let setup = BoxSetup {
             namespaces: self.env.namespaces(),
             uid: self.uid.as_ref().map(UidClaim::uid),
             gid: self.uid.as_ref().map(UidClaim::uid),
             dir: self.dir.clone(),
-            reach: self.env.reach.clone(),
+            reach,
             hide: self.env.hide.clone(),
         };
         self.send_line(&setup)?;

@@ -192,12 +192,27 @@ impl BuildContext {
             .map_err(|e| BuildFailure::Grader(e.clone()))
     }
 
-    /// The folders a box needs to reach to build: the Rust sysroot, when
-    /// there is a toolchain.
-    pub fn tool_dirs(&self) -> Vec<PathBuf> {
-        self.rust_toolchain()
-            .map(|t| vec![t.sysroot.clone()])
-            .unwrap_or_default()
+    /// The toolchain folders the box of a `kind` submission must reach
+    /// (see [`crate::protocol::BoxSetup::reach`]): the Rust sysroot for a
+    /// crate; the interpreter's folders for Python when the box user could
+    /// not enter them otherwise; nothing for C and libraries. Only the
+    /// tools of that kind are looked for.
+    pub fn reach_for(&self, kind: SubmissionKind) -> Vec<PathBuf> {
+        match kind {
+            SubmissionKind::Rust => self
+                .rust_toolchain()
+                .map(|t| vec![t.sysroot.clone()])
+                .unwrap_or_default(),
+            SubmissionKind::Python => match crate::worker::python::interpreter() {
+                Ok(python) if !python.world_reachable => {
+                    let mut dirs = python.read_dirs.clone();
+                    dirs.extend(python.executable.parent().map(Path::to_path_buf));
+                    dirs
+                }
+                _ => Vec::new(),
+            },
+            SubmissionKind::C | SubmissionKind::Library => Vec::new(),
+        }
     }
 }
 
@@ -983,9 +998,8 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         kind: SubmissionKind,
         ctx: &BuildContext,
     ) -> (Result<BuiltCode, BuildFailure>, Vec<u8>) {
-        let mut env = crate::sandbox::SandboxEnv::for_tests();
-        env.reach = ctx.tool_dirs();
-        let mut sandbox = SubmissionBox::open(&env).expect("a box");
+        let env = crate::sandbox::SandboxEnv::for_tests();
+        let mut sandbox = SubmissionBox::open(&env, ctx.reach_for(kind)).expect("a box");
         let built = build(&classify(file), kind, ctx, &mut sandbox);
         let bytes = built
             .as_ref()

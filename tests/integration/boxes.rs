@@ -383,10 +383,10 @@ fn a_build_in_the_box_reads_and_leaves_nothing() {
     let outside = dir.path().join("outside");
     let mut env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader"));
     env.hide = vec![cases.clone(), subs.clone()];
-    let mut sandbox = SubmissionBox::open(&env).expect("a box");
+    let mut sandbox = SubmissionBox::open(&env, Vec::new()).expect("a box");
     let work = sandbox.work_dir();
     let script = format!(
-        "cat {cases}/cases.toml; cat {subs}/neighbour.c; cat /etc/shadow; echo x > {outside}; (sleep 30 &); echo done",
+        "cat {cases}/cases.toml; cat {subs}/neighbour.c; cat /etc/shadow; echo x > {outside}; (sleep 30.4217 &); echo done",
         cases = cases.display(),
         subs = subs.display(),
         outside = outside.display()
@@ -421,14 +421,17 @@ fn a_build_in_the_box_reads_and_leaves_nothing() {
         run.output
     );
     assert!(!outside.exists(), "wrote outside its folder");
+    // The `sleep` it left behind died with the run, while the box lives on.
+    let survivors: Vec<String> = fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("sleep 30.4217"))
+        .collect();
+    assert!(
+        survivors.is_empty(),
+        "a process outlived its run: {survivors:?}"
+    );
     drop(sandbox);
-    // The `sleep 30` it left behind died with the run.
-    let out = Command::new("pgrep").args(["-f", "^sleep 30$"]).output();
-    if let Ok(out) = out {
-        assert!(
-            out.stdout.is_empty(),
-            "a process outlived its run: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
 }
