@@ -135,6 +135,31 @@ fn decode(trace: &WriteTrace) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
+/// The lab's listing's writes, undos and whether it finished within
+/// [`TRACE_CAP`], on `case`'s puzzle: walked once per puzzle and grader
+/// run, not for every traced test (a deep puzzle costs tens of ms).
+fn listing_cost(case: &Case) -> (u64, u64, bool) {
+    type Costs = std::collections::HashMap<Vec<u8>, (u64, u64, bool)>;
+    static WALKED: std::sync::Mutex<Option<Costs>> = std::sync::Mutex::new(None);
+    let key = case.puzzle.cells().to_vec();
+    if let Some(&cost) = WALKED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(Costs::new)
+        .get(&key)
+    {
+        return cost;
+    }
+    let walk = sudoku_reference::walk_listing(&case.puzzle, TRACE_CAP as u64);
+    let cost = (walk.writes, walk.undos, walk.finished);
+    WALKED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(Costs::new)
+        .insert(key, cost);
+    cost
+}
+
 /// The last write to a cell: its step (1-based), value and depth.
 #[derive(Clone, Copy)]
 struct LastWrite {
@@ -180,10 +205,7 @@ pub fn judge(
         writes: 0,
         undos: 0,
         capped: trace.capped,
-        listing: {
-            let walk = sudoku_reference::walk_listing(&case.puzzle, TRACE_CAP as u64);
-            (walk.writes, walk.undos, walk.finished)
-        },
+        listing: listing_cost(case),
     };
     let mut step = 0u64;
     for record in records {
