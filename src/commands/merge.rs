@@ -9,7 +9,6 @@
 
 use anyhow::bail;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use crate::cli::MergeArgs;
@@ -17,7 +16,7 @@ use crate::commands::outputs::{Outputs, exit_code};
 use crate::commands::plan::load_cases;
 use crate::commands::stored::{read_report, restore_cases};
 use crate::report::text::visible_line;
-use crate::report::{REPORT_VERSION, Report, terminal};
+use crate::report::{REPORT_VERSION, Report};
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
@@ -87,15 +86,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
         args.reports.len(),
         report.submissions.len()
     );
-    let to_stdout = outputs.uses_stdout();
-    outputs.write(&report)?;
-    if to_stdout {
-        terminal::write_summary(&report, &mut std::io::stderr().lock())?;
-    } else {
-        let mut out = std::io::stdout().lock();
-        terminal::write_summary(&report, &mut out)?;
-        out.flush()?;
-    }
+    outputs.write_with_summary(&report)?;
     Ok(exit_code(&report, args.fail_under))
 }
 

@@ -99,6 +99,27 @@ impl Outputs {
     }
 }
 
+impl Outputs {
+    /// [`Outputs::write`], then the terminal summary: on stdout, or on
+    /// stderr when a report took stdout.
+    ///
+    /// # Errors
+    /// When a report or the summary cannot be written.
+    pub fn write_with_summary(self, report: &Report) -> anyhow::Result<()> {
+        use std::io::Write;
+        let to_stdout = self.uses_stdout();
+        self.write(report)?;
+        if to_stdout {
+            report::terminal::write_summary(report, &mut std::io::stderr().lock())?;
+        } else {
+            let mut out = std::io::stdout().lock();
+            report::terminal::write_summary(report, &mut out)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
 /// The exit code of a command that produced `report`: 2 when the grader
 /// itself failed on a submission (its score is not a grade); with
 /// `fail_under`, 1 when a submission scores under that percent of its

@@ -2,12 +2,11 @@
 //! `grader grade --results DIR`, without grading anything.
 
 use anyhow::bail;
-use std::io::Write;
 
 use crate::cli::ReplayArgs;
 use crate::commands::outputs::{Outputs, exit_code};
 use crate::commands::results::{check_same_run, read_all};
-use crate::report::{REPORT_VERSION, Report, terminal};
+use crate::report::{REPORT_VERSION, Report};
 
 /// Runs `grader report`; the exit code is as `grade` would have given.
 pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
@@ -29,14 +28,6 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     if outputs.wants_gradescope() {
         crate::report::gradescope::check_submission_count(report.submissions.len())?;
     }
-    let to_stdout = outputs.uses_stdout();
-    outputs.write(&report)?;
-    if to_stdout {
-        terminal::write_summary(&report, &mut std::io::stderr().lock())?;
-    } else {
-        let mut out = std::io::stdout().lock();
-        terminal::write_summary(&report, &mut out)?;
-        out.flush()?;
-    }
+    outputs.write_with_summary(&report)?;
     Ok(exit_code(&report, args.fail_under))
 }
