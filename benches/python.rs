@@ -153,6 +153,7 @@ mod bench {
                 memory_limit_mb: cases.config.memory_limit_mb,
             },
             python: Some(python.clone()),
+            trace: false,
         };
         let mut sandboxed = Vec::new();
         for _ in 0..RUNS {

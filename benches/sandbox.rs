@@ -461,6 +461,7 @@ mod bench {
                 memory_limit_mb: cases.config.memory_limit_mb,
             },
             python: None,
+            trace: false,
         };
         let mut walls = Vec::new();
         for _ in 0..RUNS {

@@ -206,6 +206,12 @@ pub struct WorkerRequest {
     /// grader ([`crate::worker::python::find_interpreter`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PythonInterpreter>,
+    /// Record `solve`'s writes and send them as a [`WorkerMessage::Trace`]
+    /// before `done`: for a library, through the Rust lab crate's recording
+    /// board or the write watch (slow: only asked for on small boards);
+    /// Python traces every `solve` whatever this says.
+    #[serde(default)]
+    pub trace: bool,
 }
 
 /// The machine's `python3`, as found by the grader before any student code
@@ -260,8 +266,9 @@ pub enum WorkerMessage {
         /// Which one, and why.
         message: String,
     },
-    /// What a traced `solve` wrote to the board (Python submissions), sent
-    /// just before `done`.
+    /// What a traced `solve` wrote to the board (Python submissions, and
+    /// libraries when [`WorkerRequest::trace`] asks), sent just before
+    /// `done`.
     Trace {
         /// The writes and the calls and returns of `solve`.
         trace: crate::check::WriteTrace,

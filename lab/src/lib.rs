@@ -114,10 +114,67 @@ impl std::error::Error for BoardError {}
 ///
 /// Rows and columns count from 0, in the API and in messages: the top-left
 /// cell is `(row 0, col 0)`, as in the lab's listing and the C header.
-#[derive(Clone, PartialEq, Eq, Hash)]
+///
+/// A board the grader hands to a traced `solve` records every
+/// [`Board::set`] (the grader replays them to name the first step that
+/// breaks the lab's rules); a clone is never recorded, and an untraced
+/// board pays one branch per `set`.
 pub struct Board {
     n: usize,
     cells: Vec<u8>,
+    recorder: Option<Box<Recorder>>,
+}
+
+impl Clone for Board {
+    /// A copy of the cells; a copy is never recorded.
+    fn clone(&self) -> Board {
+        Board {
+            n: self.n,
+            cells: self.cells.clone(),
+            recorder: None,
+        }
+    }
+}
+
+impl PartialEq for Board {
+    fn eq(&self, other: &Board) -> bool {
+        self.n == other.n && self.cells == other.cells
+    }
+}
+
+impl Eq for Board {}
+
+impl std::hash::Hash for Board {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.n.hash(state);
+        self.cells.hash(state);
+    }
+}
+
+/// The writes of a traced board, six bytes each: `row, col, old, new` and
+/// two bytes of call depth (0: not known), as the grader's trace format
+/// has them.
+struct Recorder {
+    records: Vec<u8>,
+    /// The most records kept; later writes only set `capped`.
+    capacity: usize,
+    capped: bool,
+    /// The cells were borrowed writable ([`Board::cells_mut`]): writes may
+    /// have gone unrecorded, so the trace is not used.
+    unrecorded: bool,
+}
+
+impl Recorder {
+    /// Records `board[r][c] = new` over `old`.
+    fn record(&mut self, r: usize, c: usize, old: u8, new: u8) {
+        if self.records.len() / 6 >= self.capacity {
+            self.capped = true;
+            return;
+        }
+        // Rows and columns are below 25, so they fit a byte.
+        self.records
+            .extend_from_slice(&[r as u8, c as u8, old, new, 0, 0]);
+    }
 }
 
 impl Board {
@@ -127,6 +184,7 @@ impl Board {
         Ok(Board {
             n,
             cells: vec![0; n.pow(4)],
+            recorder: None,
         })
     }
 
@@ -158,7 +216,11 @@ impl Board {
                 found: cells.len(),
             });
         }
-        Ok(Board { n, cells })
+        Ok(Board {
+            n,
+            cells,
+            recorder: None,
+        })
     }
 
     /// The box size `n` (2 for the campus 4x4, 3 for a 9x9).
@@ -200,6 +262,9 @@ impl Board {
             "(row {r}, col {c}) is off a board of side {side}: rows and columns count from 0 to {}",
             side - 1
         );
+        if let Some(recorder) = self.recorder.as_deref_mut() {
+            recorder.record(r, c, self.cells[r * side + c], v);
+        }
         self.cells[r * side + c] = v;
     }
 
@@ -208,8 +273,13 @@ impl Board {
         &self.cells
     }
 
-    /// All cells, row-major, writable.
+    /// All cells, row-major, writable. Writes through it are not
+    /// recorded: a traced board borrowed this way is judged by its end
+    /// state only.
     pub fn cells_mut(&mut self) -> &mut [u8] {
+        if let Some(recorder) = self.recorder.as_deref_mut() {
+            recorder.unrecorded = true;
+        }
         &mut self.cells
     }
 
@@ -367,6 +437,23 @@ macro_rules! export_c_abi {
             solved
         }
 
+        /// `solve` with every [`Board::set`] recorded, for the grader's
+        /// write trace; exported by `sudoku_lab::export_c_abi!`.
+        ///
+        /// # Safety
+        /// As [`sudoku_lab::ffi::solve_traced`].
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn sudoku_solve_traced(
+            board: *mut u8,
+            n: usize,
+            records: *mut u8,
+            capacity: usize,
+            len: *mut usize,
+        ) -> u32 {
+            // SAFETY: the caller's promises are the ones this function asks.
+            unsafe { $crate::ffi::solve_traced(&$solver, board, n, records, capacity, len) }
+        }
+
         /// The version of the lab's C ABI this library implements.
         #[unsafe(no_mangle)]
         pub extern "C" fn sudoku_abi_version() -> u32 {
@@ -379,7 +466,72 @@ macro_rules! export_c_abi {
 /// direct use.
 #[doc(hidden)]
 pub mod ffi {
-    use super::Board;
+    use super::{Board, Recorder, Sudoku};
+
+    /// [`solve_traced`]'s status bit: `solve` returned true.
+    pub const TRACED_SOLVED: u32 = 1;
+    /// [`solve_traced`]'s status bit: more writes than `capacity` records.
+    pub const TRACED_CAPPED: u32 = 2;
+    /// [`solve_traced`]'s status bit: the board's cells were borrowed
+    /// writable or the board replaced, so writes may be missing: the
+    /// records are not a trace.
+    pub const TRACED_UNRECORDED: u32 = 4;
+
+    /// Runs `solver.solve` on the `n^4` cells at `board` with a recording
+    /// [`Board`], copies the cells back, and writes at most `capacity`
+    /// six-byte records (`row, col, old, new, 0, 0`) to `records` and their
+    /// byte count to `len`. Returns the status bits above; a bad board
+    /// answers 0 with no records.
+    ///
+    /// # Safety
+    /// `board` must point to `n^4` writable bytes, `records` to
+    /// `6 * capacity` writable bytes, and `len` must be writable.
+    pub unsafe fn solve_traced<S: Sudoku>(
+        solver: &S,
+        board: *mut u8,
+        n: usize,
+        records: *mut u8,
+        capacity: usize,
+        len: *mut usize,
+    ) -> u32 {
+        if records.is_null() || len.is_null() {
+            return 0;
+        }
+        // SAFETY: the caller promises `n^4` readable bytes at `board`.
+        let Some(mut b) = (unsafe { board_from_raw(board, n) }) else {
+            return 0;
+        };
+        b.recorder = Some(Box::new(Recorder {
+            records: Vec::with_capacity(capacity.min(1 << 20) * 6),
+            capacity,
+            capped: false,
+            unrecorded: false,
+        }));
+        let solved = solver.solve(&mut b);
+        // SAFETY: as above; `b` still has `n^4` cells.
+        unsafe { copy_back(&b, board) };
+        let mut status = if solved { TRACED_SOLVED } else { 0 };
+        match b.recorder.take() {
+            Some(recorder) if !recorder.unrecorded => {
+                if recorder.capped {
+                    status |= TRACED_CAPPED;
+                }
+                let kept = recorder.records.len().min(capacity * 6);
+                // SAFETY: the caller promises `6 * capacity` writable bytes
+                // at `records` and a writable `len`; `kept` is no more.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(recorder.records.as_ptr(), records, kept);
+                    len.write(kept);
+                }
+            }
+            _ => {
+                status |= TRACED_UNRECORDED;
+                // SAFETY: the caller promises a writable `len`.
+                unsafe { len.write(0) };
+            }
+        }
+        status
+    }
 
     /// Copies the `n^4` cells at `ptr` into a [`Board`]; `None` for a null
     /// pointer, a box size outside 2..=5, or a value above `N`.

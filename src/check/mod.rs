@@ -24,4 +24,4 @@ pub use execute::execute;
 pub use judge::{Failure, Judgement, judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{Probe, Response};
-pub use trace::{TraceSummary, WriteTrace};
+pub use trace::{TraceSource, TraceSummary, WriteTrace};

@@ -38,6 +38,24 @@ pub struct WriteTrace {
     pub records: String,
     /// Writes past [`TRACE_CAP`] were not recorded.
     pub capped: bool,
+    /// Who recorded it, which says how a student writes a cell.
+    #[serde(default)]
+    pub source: TraceSource,
+}
+
+/// Who recorded a [`WriteTrace`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceSource {
+    /// The Python harness's board of recording lists (with the calls and
+    /// returns of `solve`).
+    #[default]
+    Python,
+    /// The Rust lab crate's `Board`, recording `set` (writes only).
+    RustBoard,
+    /// The write watch on a C ABI library's board memory (writes, and the
+    /// calls and returns of `solve` where the watch could see them).
+    WriteWatch,
 }
 
 /// One decoded record.
@@ -397,6 +415,7 @@ mod tests {
         WriteTrace {
             records: parts.concat(),
             capped: false,
+            source: TraceSource::Python,
         }
     }
 
@@ -549,6 +568,7 @@ mod tests {
             let bad = WriteTrace {
                 records: records.to_string(),
                 capped: false,
+                source: TraceSource::Python,
             };
             let err = judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &bad).unwrap_err();
             assert_eq!(err.check, "solve.trace", "{records}: {err}");

@@ -201,6 +201,22 @@ pub fn run_test_judged(
     function: Function,
     plan: &GradePlan,
 ) -> JudgedTest {
+    run_test_traced(sandbox, code, kind, case, function, plan, false)
+}
+
+/// [`run_test_judged`], asking a library to record `solve`'s writes when
+/// `trace` is set (the write watch is slow: `grader check` asks for it on
+/// the shrunk board only); the trace is judged by
+/// [`check::judge_traced`] before the final board.
+pub fn run_test_traced(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    kind: CodeKind,
+    case: &Case,
+    function: Function,
+    plan: &GradePlan,
+    trace: bool,
+) -> JudgedTest {
     let mut failed = None;
     let probe = check::plan(case, function);
     let limits = Limits {
@@ -231,6 +247,7 @@ pub fn run_test_judged(
         probe,
         limits,
         python,
+        trace,
     };
     let mut board = None;
     let mut loaded = false;

@@ -579,6 +579,7 @@ mod tests {
                 memory_limit_mb: 64,
             },
             python: None,
+            trace: false,
         };
         let sandbox = SandboxPlan {
             uid: Some(61_000),

@@ -8,12 +8,18 @@ use std::path::Path;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW, Symbol};
 use sudoku_lab::{ABI_VERSION, Board, Sudoku};
 
+use crate::check::{Probe, ProbeError, Response, WriteTrace, trace::TRACE_CAP};
+
 /// `bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v)`.
 type LegalFn = unsafe extern "C" fn(*const u8, usize, usize, usize, u8) -> bool;
 /// `bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c)`.
 type FindEmptyFn = unsafe extern "C" fn(*const u8, usize, *mut usize, *mut usize) -> bool;
 /// `bool solve(uint8_t *board, size_t n)`.
 type SolveFn = unsafe extern "C" fn(*mut u8, usize) -> bool;
+/// `uint32_t sudoku_solve_traced(uint8_t *board, size_t n, uint8_t *records,
+/// size_t capacity, size_t *len)`, exported by the Rust lab crate's
+/// `export_c_abi!` (see `sudoku_lab::ffi::solve_traced`).
+type SolveTracedFn = unsafe extern "C" fn(*mut u8, usize, *mut u8, usize, *mut usize) -> u32;
 /// `uint32_t sudoku_abi_version(void)`.
 type VersionFn = unsafe extern "C" fn() -> u32;
 
@@ -23,6 +29,8 @@ pub struct CLibrary {
     legal: LegalFn,
     find_empty: FindEmptyFn,
     solve: SolveFn,
+    /// The Rust lab crate's recording `solve`, if the library has one.
+    solve_traced: Option<SolveTracedFn>,
     /// A copy of the board for `legal` and `find_empty`, which take a
     /// `const` pointer that a careless student may still write through.
     scratch: RefCell<Vec<u8>>,
@@ -68,10 +76,15 @@ impl CLibrary {
                 ));
             }
         }
+        // SAFETY: as above; the type is the lab crate's `sudoku_solve_traced`.
+        let solve_traced = unsafe { library.get::<SolveTracedFn>("sudoku_solve_traced") }
+            .ok()
+            .map(|symbol| *symbol);
         Ok(CLibrary {
             legal,
             find_empty,
             solve,
+            solve_traced,
             scratch: RefCell::new(Vec::new()),
             _library: library,
         })
@@ -125,4 +138,70 @@ impl Sudoku for CLibrary {
         // mutably for the whole call; any byte value is a valid u8.
         unsafe { (self.solve)(cells.as_mut_ptr(), n) }
     }
+}
+
+/// Runs a `solve` probe with its writes recorded: through the Rust lab
+/// crate's recording board when the library exports one, else under the
+/// write watch (C, or any `.so`). `None` for the trace when neither could
+/// record (the test is still run, untraced, and judged by its end state).
+///
+/// # Errors
+/// [`ProbeError`] for a malformed probe board; no student code ran then.
+pub fn solve_traced(
+    library: &CLibrary,
+    n: usize,
+    cells: &[u8],
+) -> Result<(Response, Option<WriteTrace>), ProbeError> {
+    let probe = Probe::Solve {
+        n,
+        board: cells.to_vec(),
+    };
+    let mut board = Board::from_cells(n, cells.to_vec())
+        .map_err(|reason| ProbeError::Board { index: 0, reason })?;
+    let (solved, trace) = match library.solve_traced {
+        Some(traced) => recorded_solve(traced, &mut board),
+        None => match super::watch::solve_watched(library.solve, &mut board, TRACE_CAP) {
+            Ok((solved, trace)) => (solved, Some(trace)),
+            Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
+        },
+    };
+    Ok((
+        Response::Solve {
+            solved,
+            board: board.into_cells(),
+        },
+        trace,
+    ))
+}
+
+/// Calls the Rust lab crate's recording `solve` on `board`.
+fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<WriteTrace>) {
+    const RECORD: usize = 6;
+    let mut records = vec![0u8; TRACE_CAP * RECORD];
+    let mut len = 0usize;
+    let n = board.n();
+    let cells = board.cells_mut();
+    // SAFETY: `cells` is the board's n^4 writable bytes, `records` has
+    // `TRACE_CAP` records of room and `len` is a writable local, all for the
+    // whole call; the function pointer is valid while the library is loaded.
+    let status = unsafe {
+        traced(
+            cells.as_mut_ptr(),
+            n,
+            records.as_mut_ptr(),
+            TRACE_CAP,
+            &mut len,
+        )
+    };
+    let solved = status & sudoku_lab::ffi::TRACED_SOLVED != 0;
+    if status & sudoku_lab::ffi::TRACED_UNRECORDED != 0 || len > records.len() {
+        return (solved, None);
+    }
+    records.truncate(len);
+    let trace = WriteTrace {
+        records: records.iter().map(|b| format!("{b:02x}")).collect(),
+        capped: status & sudoku_lab::ffi::TRACED_CAPPED != 0,
+        source: crate::check::TraceSource::RustBoard,
+    };
+    (solved, Some(trace))
 }

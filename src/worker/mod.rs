@@ -23,6 +23,8 @@ pub mod seccomp;
 #[cfg(unix)]
 mod sys;
 #[cfg(target_os = "linux")]
+mod watch;
+#[cfg(target_os = "linux")]
 mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
@@ -161,7 +163,17 @@ fn run_library(input: &WorkerInput) {
     }
 
     let start = std::time::Instant::now();
-    let result = crate::check::execute(&library, &request.probe);
+    let result = match &request.probe {
+        crate::check::Probe::Solve { n, board } if request.trace => {
+            library::solve_traced(&library, *n, board).map(|(response, trace)| {
+                if let Some(trace) = trace {
+                    send(&WorkerMessage::Trace { trace });
+                }
+                response
+            })
+        }
+        probe => crate::check::execute(&library, probe),
+    };
     let time_ms = start.elapsed().as_secs_f64() * 1000.0;
     match result {
         Ok(response) => send(&WorkerMessage::Done { response, time_ms }),
