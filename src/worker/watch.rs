@@ -18,9 +18,23 @@
 //!    each in index order), clears TF and makes the page read-only again.
 //!
 //! A write of the value a cell already holds changes nothing and is not
-//! recorded; writes carry depth 0 (the watch does not see calls of `solve`).
-//! Past `cap` records the trace is marked capped, the page stays writable
-//! and the watch stops, so a long search runs at full speed.
+//! recorded. Past `cap` writes the trace is marked capped, the page stays
+//! writable and the watch stops, so a long search runs at full speed.
+//!
+//! The calls and returns of `solve` are followed too, where the library's
+//! text segment can be made writable (else writes carry depth 0 and there
+//! are no events): an int3 at `solve`'s entry records the call (depth =
+//! active calls), remembers the entry stack pointer and puts an int3 at the
+//! return address when it lies in the library's text; an int3 at such a
+//! return site is a return when the stack pointer is 8 above the entry's
+//! of an active call, with `al` the bool. After either the original byte
+//! runs once, single-stepped, and the int3 goes back. Frames sharing an
+//! entry stack pointer (tail calls) return together; frames skipped over
+//! (a longjmp) return "anything else"; the outermost call returns to the
+//! grader and is recorded after it. Only the thread that runs the watch is
+//! followed: a breakpoint hit in another thread takes every int3 out and
+//! stops the events (the trace then has calls without returns, which the
+//! grader's replay does not check).
 //!
 //! Anything the watch does not recognise as its own (a fault elsewhere, a
 //! second fault on the page it just made writable, a trap it did not ask
@@ -98,6 +112,19 @@ mod imp {
     const TRAP_TRACE: i32 = 2;
     /// The size of the signal stack the watch installs.
     const ALT_STACK: usize = 64 * 1024;
+    /// The int3 instruction.
+    const INT3: u8 = 0xCC;
+    /// `si_code` of an int3 (the kernel sends it as `SI_KERNEL`).
+    const SI_KERNEL: i32 = 0x80;
+    /// `si_code` of a breakpoint (`TRAP_BRKPT`).
+    const TRAP_BRKPT: i32 = 1;
+    /// The most breakpoints: `solve`'s entry and the return sites of the
+    /// calls of it.
+    const MAX_BREAKPOINTS: usize = 64;
+    /// The most active calls of `solve` followed.
+    const MAX_FRAMES: usize = 1 << 14;
+    /// Records of room per allowed write, for the calls and returns.
+    const ROOM_PER_WRITE: usize = 3;
 
     /// No watch, or the watch stopped (capped, or handed a signal back).
     const OFF: u8 = 0;
@@ -129,11 +156,16 @@ mod imp {
         snapshot: [AtomicU8; MAX_CELLS],
         /// The record buffer, `capacity` records long, owned by [`run`].
         records: AtomicPtr<u8>,
-        /// How many records fit (the cap).
+        /// How many records fit (writes, calls and returns).
         capacity: AtomicUsize,
         /// How many are written.
         len: AtomicUsize,
-        /// A change was seen with the buffer full.
+        /// How many writes may be recorded (the cap).
+        write_cap: AtomicUsize,
+        /// How many are.
+        writes: AtomicUsize,
+        /// A write past the cap was seen, or the buffer was full: nothing
+        /// more is recorded.
         capped: AtomicBool,
     }
 
@@ -148,7 +180,47 @@ mod imp {
         records: AtomicPtr::new(std::ptr::null_mut()),
         capacity: AtomicUsize::new(0),
         len: AtomicUsize::new(0),
+        write_cap: AtomicUsize::new(0),
+        writes: AtomicUsize::new(0),
         capped: AtomicBool::new(false),
+    };
+
+    /// The calls and returns of `solve`, followed with breakpoints in one
+    /// thread (the one that runs the watch; see [`run`]).
+    struct Events {
+        /// Following: the breakpoints are (being) put in place.
+        on: AtomicBool,
+        /// The thread followed.
+        thread: AtomicI32,
+        /// `solve`'s entry.
+        entry: AtomicUsize,
+        /// The library's text segment, `[lo, hi)`, writable while the watch
+        /// runs.
+        text: [AtomicUsize; 2],
+        /// Breakpoint addresses (slot 0: the entry) and the bytes they
+        /// replaced; the first `count` slots are used.
+        at: [AtomicUsize; MAX_BREAKPOINTS],
+        byte: [AtomicU8; MAX_BREAKPOINTS],
+        count: AtomicUsize,
+        /// The stack pointer at each active call's entry (where its return
+        /// address is); `depth` are active.
+        frames: [AtomicUsize; MAX_FRAMES],
+        depth: AtomicUsize,
+        /// A breakpoint being stepped over, to put back after the step.
+        reinsert: AtomicUsize,
+    }
+
+    static EVENTS: Events = Events {
+        on: AtomicBool::new(false),
+        thread: AtomicI32::new(0),
+        entry: AtomicUsize::new(0),
+        text: [const { AtomicUsize::new(0) }; 2],
+        at: [const { AtomicUsize::new(0) }; MAX_BREAKPOINTS],
+        byte: [const { AtomicU8::new(0) }; MAX_BREAKPOINTS],
+        count: AtomicUsize::new(0),
+        frames: [const { AtomicUsize::new(0) }; MAX_FRAMES],
+        depth: AtomicUsize::new(0),
+        reinsert: AtomicUsize::new(0),
     };
 
     /// The SIGSEGV and SIGTRAP dispositions from before the watch.
@@ -210,6 +282,27 @@ mod imp {
         }
     }
 
+    /// Reads register `reg` (`REG_*`) of the interrupted context.
+    ///
+    /// # Safety
+    /// As for [`set_trap_flag`].
+    unsafe fn register(context: *mut libc::c_void, reg: libc::c_int) -> usize {
+        // SAFETY: per the contract; `reg` is one of libc's REG_* indices.
+        unsafe { (*context.cast::<libc::ucontext_t>()).uc_mcontext.gregs[reg as usize] as usize }
+    }
+
+    /// Sets the interrupted context's instruction pointer.
+    ///
+    /// # Safety
+    /// As for [`set_trap_flag`].
+    unsafe fn set_rip(context: *mut libc::c_void, rip: usize) {
+        // SAFETY: per the contract.
+        unsafe {
+            (*context.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize] =
+                rip as i64;
+        }
+    }
+
     /// Reads cell `i` of the page.
     ///
     /// # Safety
@@ -264,7 +357,8 @@ mod imp {
         WATCH.state.store(STEPPING, Ordering::SeqCst);
     }
 
-    /// The SIGTRAP handler (see the module doc).
+    /// The SIGTRAP handler: the end of a stepped store, a breakpoint of the
+    /// watch's, or the end of a step over one (see the module doc).
     extern "C" fn on_trap(
         _signal: libc::c_int,
         info: *mut libc::siginfo_t,
@@ -272,34 +366,59 @@ mod imp {
     ) {
         // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
         let code = unsafe { (*info).si_code };
-        let ours = code == TRAP_TRACE
-            && WATCH.state.load(Ordering::SeqCst) == STEPPING
-            && WATCH.stepper.load(Ordering::SeqCst) == tid();
-        if !ours {
-            // Not a step the watch asked for: the previous disposition
-            // takes it, as if the watch were not there (a breakpoint or TF
-            // of the student's own, unhandled, ends the process). The
-            // signal is blocked while this handler runs, so it is delivered
-            // on return.
-            restore(libc::SIGTRAP, TRAP);
-            // SAFETY: tgkill to this very thread; integer arguments only.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_tgkill,
-                    libc::getpid(),
-                    libc::c_long::from(tid()),
-                    libc::SIGTRAP,
-                );
+        let me = tid();
+        if code == SI_KERNEL || code == TRAP_BRKPT {
+            // SAFETY: `context` is this handler's ucontext.
+            let at = unsafe { register(context, libc::REG_RIP) }.wrapping_sub(1);
+            if let Some(slot) = breakpoint_at(at) {
+                // SAFETY: as above.
+                unsafe { breakpoint(context, slot, at, me) };
+                return;
             }
-            return;
+        } else if code == TRAP_TRACE {
+            let write = WATCH.state.load(Ordering::SeqCst) == STEPPING
+                && WATCH.stepper.load(Ordering::SeqCst) == me;
+            let reinsert = if EVENTS.thread.load(Ordering::SeqCst) == me {
+                EVENTS.reinsert.swap(0, Ordering::SeqCst)
+            } else {
+                0
+            };
+            if write || reinsert != 0 {
+                // SAFETY: as above.
+                unsafe { set_trap_flag(context, false) };
+                if reinsert != 0 {
+                    arm(reinsert);
+                }
+                if write {
+                    stepped();
+                }
+                return;
+            }
         }
-        // SAFETY: `context` is this handler's ucontext.
-        unsafe { set_trap_flag(context, false) };
+        // Not the watch's: the previous disposition takes it, as if the
+        // watch were not there (a breakpoint or TF of the student's own,
+        // unhandled, ends the process). The signal is blocked while this
+        // handler runs, so it is delivered on return.
+        restore(libc::SIGTRAP, TRAP);
+        // SAFETY: tgkill to this very thread; integer arguments only.
+        unsafe {
+            libc::syscall(
+                libc::SYS_tgkill,
+                libc::getpid(),
+                libc::c_long::from(me),
+                libc::SIGTRAP,
+            );
+        }
+    }
+
+    /// The stepped store ran: records the cells it changed (clears first,
+    /// then the other changes, each in index order) and makes the page
+    /// read-only again, or leaves it writable for good once capped.
+    fn stepped() {
         let page = WATCH.page.load(Ordering::SeqCst);
         let size = WATCH.page_size.load(Ordering::SeqCst);
         let cells = WATCH.cells.load(Ordering::SeqCst).min(MAX_CELLS).min(size);
         let side = WATCH.side.load(Ordering::SeqCst).max(1);
-        // Clears first, then the other changes, each in index order.
         for clears in [true, false] {
             for (i, slot) in WATCH.snapshot.iter().enumerate().take(cells) {
                 let old = slot.load(Ordering::Relaxed);
@@ -310,12 +429,13 @@ mod imp {
                 if old == new || (new == 0 && old != 0) != clears {
                     continue;
                 }
-                append([(i / side) as u8, (i % side) as u8, old, new, 0, 0]);
+                append_write((i / side) as u8, (i % side) as u8, old, new);
             }
         }
         if WATCH.capped.load(Ordering::SeqCst) {
             // Stop watching: the page stays writable.
             WATCH.state.store(OFF, Ordering::SeqCst);
+            events_off();
         } else if protect(page, size, libc::PROT_READ) {
             WATCH.state.store(IDLE, Ordering::SeqCst);
         } else {
@@ -323,22 +443,220 @@ mod imp {
         }
     }
 
-    /// Appends one record, or marks the trace capped when the buffer is full.
-    /// Called only by the stepping thread's SIGTRAP handler.
-    fn append(record: [u8; RECORD]) {
+    /// Appends one record; false (and the trace capped) when the buffer is
+    /// full. Called by the followed or stepping thread's handlers, one at a
+    /// time (the state machine), or by [`run`] after the call.
+    fn append(record: [u8; RECORD]) -> bool {
         let len = WATCH.len.load(Ordering::SeqCst);
         let records = WATCH.records.load(Ordering::SeqCst);
         if len >= WATCH.capacity.load(Ordering::SeqCst) || records.is_null() {
             WATCH.capped.store(true, Ordering::SeqCst);
-            return;
+            return false;
         }
         // SAFETY: `records` is `run`'s buffer of `capacity * RECORD` bytes,
-        // alive for the whole watch, and `len < capacity`; only the stepping
-        // thread writes it, one step at a time (the state machine).
+        // alive for the whole watch, and `len < capacity`.
         unsafe {
             std::ptr::copy_nonoverlapping(record.as_ptr(), records.add(len * RECORD), RECORD);
         }
         WATCH.len.store(len + 1, Ordering::SeqCst);
+        true
+    }
+
+    /// Records a write at the current depth (0 when calls are not followed),
+    /// or marks the trace capped past the cap.
+    fn append_write(row: u8, col: u8, old: u8, new: u8) {
+        if WATCH.capped.load(Ordering::SeqCst) {
+            return;
+        }
+        let writes = WATCH.writes.load(Ordering::SeqCst);
+        if writes >= WATCH.write_cap.load(Ordering::SeqCst) {
+            WATCH.capped.store(true, Ordering::SeqCst);
+            return;
+        }
+        let depth = if EVENTS.on.load(Ordering::SeqCst) {
+            EVENTS.depth.load(Ordering::SeqCst)
+        } else {
+            0
+        };
+        let [lo, hi] = (depth.min(usize::from(u16::MAX)) as u16).to_le_bytes();
+        if append([row, col, old, new, lo, hi]) {
+            WATCH.writes.store(writes + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// Records a call (`kind` 0) or a return (1 false, 2 true, 3 anything
+    /// else) with `depth` calls active after it; nothing once capped.
+    fn append_event(kind: u8, depth: usize) {
+        if WATCH.capped.load(Ordering::SeqCst) {
+            return;
+        }
+        let [lo, hi] = (depth.min(usize::from(u16::MAX)) as u16).to_le_bytes();
+        if !append([255, kind, 0, 0, lo, hi]) {
+            events_off();
+        }
+    }
+
+    /// The slot of the watch's breakpoint at `at`.
+    fn breakpoint_at(at: usize) -> Option<usize> {
+        let count = EVENTS.count.load(Ordering::SeqCst).min(MAX_BREAKPOINTS);
+        (0..count).find(|&slot| EVENTS.at[slot].load(Ordering::SeqCst) == at)
+    }
+
+    /// The text byte at `at`, as an atomic (so that the stores of two
+    /// threads' handlers are ordered with [`Events::on`]).
+    ///
+    /// # Safety
+    /// `at` is inside the text segment [`run`] made writable, and it still
+    /// is.
+    unsafe fn text_byte<'a>(at: usize) -> &'a AtomicU8 {
+        // SAFETY: per the contract; AtomicU8 has u8's layout.
+        unsafe { &*(at as *const AtomicU8) }
+    }
+
+    /// Puts the int3 at `at` (a breakpoint slot's address) back, unless the
+    /// calls stopped being followed meanwhile.
+    fn arm(at: usize) {
+        let Some(slot) = breakpoint_at(at) else {
+            return;
+        };
+        // SAFETY: breakpoints are only ever set inside the writable text,
+        // and every one is restored (by `events_off`) before the text is
+        // made read-only again.
+        let byte = unsafe { text_byte(at) };
+        byte.store(INT3, Ordering::SeqCst);
+        // If another thread turned the events off since the check, its
+        // restore may have run before the store above: restore again.
+        if !EVENTS.on.load(Ordering::SeqCst) {
+            byte.store(EVENTS.byte[slot].load(Ordering::SeqCst), Ordering::SeqCst);
+        }
+    }
+
+    /// Stops following calls: every breakpoint gets its byte back.
+    fn events_off() {
+        if !EVENTS.on.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let count = EVENTS.count.load(Ordering::SeqCst).min(MAX_BREAKPOINTS);
+        for slot in 0..count {
+            let at = EVENTS.at[slot].load(Ordering::SeqCst);
+            // SAFETY: as in `arm`.
+            let byte = unsafe { text_byte(at) };
+            byte.store(EVENTS.byte[slot].load(Ordering::SeqCst), Ordering::SeqCst);
+        }
+        EVENTS.reinsert.store(0, Ordering::SeqCst);
+    }
+
+    /// A breakpoint of the watch's was hit at `at` (slot `slot`): records
+    /// the call or return, then lets the original instruction run once (it
+    /// is stepped, and the int3 put back after it).
+    ///
+    /// # Safety
+    /// `context` is the running SIGTRAP handler's ucontext.
+    unsafe fn breakpoint(context: *mut libc::c_void, slot: usize, at: usize, me: i32) {
+        if EVENTS.on.load(Ordering::SeqCst) && EVENTS.thread.load(Ordering::SeqCst) == me {
+            if slot == 0 {
+                // SAFETY: per the contract.
+                unsafe { called(context) };
+            } else {
+                // SAFETY: per the contract.
+                unsafe { returned(context) };
+            }
+        } else {
+            // Another thread (or a breakpoint left over): stop following.
+            events_off();
+        }
+        // SAFETY: per the contract.
+        unsafe { set_rip(context, at) };
+        // SAFETY: as in `arm`.
+        let byte = unsafe { text_byte(at) };
+        byte.store(EVENTS.byte[slot].load(Ordering::SeqCst), Ordering::SeqCst);
+        if EVENTS.on.load(Ordering::SeqCst) {
+            EVENTS.reinsert.store(at, Ordering::SeqCst);
+            // SAFETY: per the contract.
+            unsafe { set_trap_flag(context, true) };
+        }
+    }
+
+    /// `solve` was entered: records the call, pushes the frame, and puts a
+    /// breakpoint at the return address if it is in the library's text.
+    ///
+    /// # Safety
+    /// As for [`breakpoint`].
+    unsafe fn called(context: *mut libc::c_void) {
+        // SAFETY: per the contract.
+        let rsp = unsafe { register(context, libc::REG_RSP) };
+        let depth = EVENTS.depth.load(Ordering::SeqCst);
+        if depth >= MAX_FRAMES {
+            return events_off();
+        }
+        EVENTS.frames[depth].store(rsp, Ordering::SeqCst);
+        EVENTS.depth.store(depth + 1, Ordering::SeqCst);
+        append_event(0, depth + 1);
+        // SAFETY: at a function's entry the stack pointer points at the
+        // return address the call pushed (an entry reached some other way
+        // with a bad stack would have faulted on its first push anyway).
+        let back = unsafe { std::ptr::read_volatile(rsp as *const usize) };
+        let (lo, hi) = (
+            EVENTS.text[0].load(Ordering::SeqCst),
+            EVENTS.text[1].load(Ordering::SeqCst),
+        );
+        if back == EVENTS.entry.load(Ordering::SeqCst)
+            || !(lo..hi).contains(&back)
+            || breakpoint_at(back).is_some()
+        {
+            return;
+        }
+        let count = EVENTS.count.load(Ordering::SeqCst);
+        if count >= MAX_BREAKPOINTS {
+            return events_off();
+        }
+        // SAFETY: `back` is inside the writable text (checked above).
+        let byte = unsafe { text_byte(back) };
+        EVENTS.byte[count].store(byte.load(Ordering::SeqCst), Ordering::SeqCst);
+        EVENTS.at[count].store(back, Ordering::SeqCst);
+        EVENTS.count.store(count + 1, Ordering::SeqCst);
+        arm(back);
+    }
+
+    /// A return site was reached: a return of the frame whose entry stack
+    /// pointer is 8 below the stack pointer now (else a jump, ignored).
+    /// Frames above it left unseen (a longjmp) return "anything else";
+    /// frames that share its entry stack pointer (tail calls) return with
+    /// it. The value is `al`.
+    ///
+    /// # Safety
+    /// As for [`breakpoint`].
+    unsafe fn returned(context: *mut libc::c_void) {
+        // SAFETY: per the contract.
+        let (rsp, rax) = unsafe {
+            (
+                register(context, libc::REG_RSP),
+                register(context, libc::REG_RAX),
+            )
+        };
+        let depth = EVENTS.depth.load(Ordering::SeqCst).min(MAX_FRAMES);
+        let Some(frame) = (0..depth)
+            .rev()
+            .find(|&i| EVENTS.frames[i].load(Ordering::SeqCst).wrapping_add(8) == rsp)
+        else {
+            return;
+        };
+        let kind = match rax & 0xff {
+            0 => 1,
+            1 => 2,
+            _ => 3,
+        };
+        let mut depth = depth;
+        while depth > frame + 1 {
+            depth -= 1;
+            append_event(3, depth);
+        }
+        let entry_rsp = rsp.wrapping_sub(8);
+        while depth > 0 && EVENTS.frames[depth - 1].load(Ordering::SeqCst) == entry_rsp {
+            depth -= 1;
+            append_event(kind, depth);
+        }
+        EVENTS.depth.store(depth, Ordering::SeqCst);
     }
 
     /// An anonymous private mapping, unmapped on drop.
@@ -443,6 +761,104 @@ mod imp {
         }
     }
 
+    /// The library's executable segment, made writable for the breakpoints
+    /// while the watch runs; on drop every breakpoint is taken out and the
+    /// segment gets its protection back.
+    struct Text {
+        /// Page-aligned start and length of the pages made writable.
+        pages: (usize, usize),
+        /// Their protection before.
+        prot: libc::c_int,
+    }
+
+    impl Text {
+        /// Finds the loaded object's executable segment that holds `entry`
+        /// and makes its pages writable as well. `None` when there is no
+        /// such segment, when its pages are shared with another segment
+        /// (changing their protection would change that one's), or when
+        /// mprotect refuses.
+        fn open(entry: usize, page_size: usize) -> Option<(Text, usize, usize)> {
+            struct Search {
+                entry: usize,
+                page_size: usize,
+                found: Option<(usize, usize, libc::c_int)>,
+                shared: bool,
+            }
+            unsafe extern "C" fn each(
+                info: *mut libc::dl_phdr_info,
+                _size: libc::size_t,
+                data: *mut libc::c_void,
+            ) -> libc::c_int {
+                // SAFETY: `data` is the `Search` passed below, alive and not
+                // otherwise borrowed during the call; `info` is the loader's
+                // valid description of one object, with `dlpi_phnum` headers.
+                let (search, info) = unsafe { (&mut *data.cast::<Search>(), &*info) };
+                let page = search.page_size;
+                let headers: Vec<libc::Elf64_Phdr> = (0..usize::from(info.dlpi_phnum))
+                    // SAFETY: as above: `i < dlpi_phnum`.
+                    .map(|i| unsafe { *info.dlpi_phdr.add(i) })
+                    .filter(|h| h.p_type == libc::PT_LOAD)
+                    .collect();
+                let span = |h: &libc::Elf64_Phdr| {
+                    let lo = (info.dlpi_addr as usize).wrapping_add(h.p_vaddr as usize);
+                    (lo, lo.wrapping_add(h.p_memsz as usize))
+                };
+                let Some(text) = headers.iter().find(|h| {
+                    let (lo, hi) = span(h);
+                    h.p_flags & libc::PF_X != 0 && (lo..hi).contains(&search.entry)
+                }) else {
+                    return 0;
+                };
+                let (lo, hi) = span(text);
+                let (first, last) = (lo / page * page, hi.div_ceil(page) * page);
+                search.shared = headers.iter().any(|h| {
+                    let (l, h) = span(h);
+                    (l, h) != (lo, hi) && l / page * page < last && h.div_ceil(page) * page > first
+                });
+                let mut prot = 0;
+                for (flag, p) in [
+                    (libc::PF_R, libc::PROT_READ),
+                    (libc::PF_W, libc::PROT_WRITE),
+                    (libc::PF_X, libc::PROT_EXEC),
+                ] {
+                    if text.p_flags & flag != 0 {
+                        prot |= p;
+                    }
+                }
+                search.found = Some((lo, hi, prot));
+                1
+            }
+            let mut search = Search {
+                entry,
+                page_size,
+                found: None,
+                shared: false,
+            };
+            // SAFETY: `each` matches the callback type and only uses
+            // `search` through the pointer, during the call.
+            unsafe { libc::dl_iterate_phdr(Some(each), (&raw mut search).cast()) };
+            let (lo, hi, prot) = search.found.filter(|_| !search.shared)?;
+            let first = lo / page_size * page_size;
+            let len = hi.div_ceil(page_size) * page_size - first;
+            let writable = prot | libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC;
+            protect(first, len, writable).then_some((
+                Text {
+                    pages: (first, len),
+                    prot,
+                },
+                lo,
+                hi,
+            ))
+        }
+    }
+
+    impl Drop for Text {
+        fn drop(&mut self) {
+            events_off();
+            protect(self.pages.0, self.pages.1, self.prot);
+        }
+    }
+
     /// [`super::solve_watched`] without the lock, for a caller that holds it
     /// (or a forked child, where nobody else can).
     pub(super) fn run(
@@ -463,7 +879,8 @@ mod imp {
                 "a board of {cells} cells is larger than the watch's"
             ));
         }
-        let bytes = cap
+        let capacity = cap.saturating_mul(ROOM_PER_WRITE).saturating_add(16);
+        let bytes = capacity
             .checked_mul(RECORD)
             .ok_or("the trace cap is too large")?;
         // Mapped, not allocated: pages are zeroed lazily, only as records
@@ -493,9 +910,19 @@ mod imp {
         WATCH.side.store(side, Ordering::SeqCst);
         WATCH.stepper.store(0, Ordering::SeqCst);
         WATCH.records.store(records_ptr, Ordering::SeqCst);
-        WATCH.capacity.store(cap, Ordering::SeqCst);
+        WATCH.capacity.store(capacity, Ordering::SeqCst);
         WATCH.len.store(0, Ordering::SeqCst);
+        WATCH.write_cap.store(cap, Ordering::SeqCst);
+        WATCH.writes.store(0, Ordering::SeqCst);
         WATCH.capped.store(false, Ordering::SeqCst);
+
+        let entry = solve as usize;
+        EVENTS.on.store(false, Ordering::SeqCst);
+        EVENTS.thread.store(tid(), Ordering::SeqCst);
+        EVENTS.entry.store(entry, Ordering::SeqCst);
+        EVENTS.count.store(0, Ordering::SeqCst);
+        EVENTS.depth.store(0, Ordering::SeqCst);
+        EVENTS.reinsert.store(0, Ordering::SeqCst);
 
         let stack = AltStack::install()?;
         install(libc::SIGSEGV, SEGV, on_segv)?;
@@ -503,6 +930,20 @@ mod imp {
             restore(libc::SIGSEGV, SEGV);
             return Err(err);
         }
+        // The calls and returns, where the text can be made writable: a
+        // breakpoint at the entry (the handlers are in place).
+        let text = Text::open(entry, page_size).map(|(text, lo, hi)| {
+            EVENTS.text[0].store(lo, Ordering::SeqCst);
+            EVENTS.text[1].store(hi, Ordering::SeqCst);
+            // SAFETY: `entry` is inside the text segment just made writable.
+            let byte = unsafe { text_byte(entry) };
+            EVENTS.byte[0].store(byte.load(Ordering::SeqCst), Ordering::SeqCst);
+            EVENTS.at[0].store(entry, Ordering::SeqCst);
+            EVENTS.count.store(1, Ordering::SeqCst);
+            EVENTS.on.store(true, Ordering::SeqCst);
+            arm(entry);
+            text
+        });
         WATCH.state.store(IDLE, Ordering::SeqCst);
 
         // SAFETY: student code: `page` holds the board's n^4 cells (in a
@@ -511,11 +952,12 @@ mod imp {
         let solved = unsafe { solve(page.addr.cast(), n) };
 
         WATCH.state.store(OFF, Ordering::SeqCst);
+        let followed = EVENTS.on.load(Ordering::SeqCst);
+        drop(text);
         restore(libc::SIGTRAP, TRAP);
         restore(libc::SIGSEGV, SEGV);
         drop(stack);
         WATCH.page.store(0, Ordering::SeqCst);
-        WATCH.records.store(std::ptr::null_mut(), Ordering::SeqCst);
         // Readable again, whatever the student did to it; if that fails the
         // page is gone (unmapped by the student) and the board stays as it
         // was given.
@@ -526,12 +968,29 @@ mod imp {
             board.cells_mut().copy_from_slice(after);
         }
         drop(page);
+        if followed {
+            // The outermost call returns to the grader, where no breakpoint
+            // is: its return (and that of its tail calls, and "anything
+            // else" for frames left unseen above them) is recorded here.
+            let mut depth = EVENTS.depth.load(Ordering::SeqCst).min(MAX_FRAMES);
+            let outer = EVENTS.frames[0].load(Ordering::SeqCst);
+            while depth > 0 {
+                depth -= 1;
+                let kind = match EVENTS.frames[depth].load(Ordering::SeqCst) == outer {
+                    true => 1 + u8::from(solved),
+                    false => 3,
+                };
+                append_event(kind, depth);
+            }
+        }
+        EVENTS.depth.store(0, Ordering::SeqCst);
+        WATCH.records.store(std::ptr::null_mut(), Ordering::SeqCst);
 
-        let len = WATCH.len.load(Ordering::SeqCst).min(cap);
+        let len = WATCH.len.load(Ordering::SeqCst).min(capacity);
         let capped = WATCH.capped.load(Ordering::SeqCst);
         let written: &[u8] = match &records {
-            // SAFETY: the handlers wrote `len <= cap` records into the
-            // mapping of `cap * RECORD` bytes; none runs any more.
+            // SAFETY: the handlers wrote `len <= capacity` records into the
+            // mapping of `capacity * RECORD` bytes; none runs any more.
             Some(m) => unsafe { std::slice::from_raw_parts(m.addr.cast::<u8>(), len * RECORD) },
             None => &[],
         };
@@ -705,7 +1164,11 @@ bool solve(uint8_t *board, size_t n) {
     /// One decoded write: (row, col, old, new), after checking depth 0.
     type Write = (u8, u8, u8, u8);
 
-    fn decode(trace: &WriteTrace) -> Vec<Write> {
+    /// One decoded record: `(row, col, old, new, depth)`, row 255 for a
+    /// call (col 0) or a return (col 1 false, 2 true, 3 other).
+    type Record = (u8, u8, u8, u8, u16);
+
+    fn decode_all(trace: &WriteTrace) -> Vec<Record> {
         assert_eq!(trace.source, TraceSource::WriteWatch);
         assert_eq!(trace.records.len() % 12, 0, "whole records");
         let bytes: Vec<u8> = (0..trace.records.len())
@@ -714,10 +1177,16 @@ bool solve(uint8_t *board, size_t n) {
             .collect();
         bytes
             .chunks_exact(6)
-            .map(|r| {
-                assert_eq!((r[4], r[5]), (0, 0), "writes carry depth 0");
-                (r[0], r[1], r[2], r[3])
-            })
+            .map(|r| (r[0], r[1], r[2], r[3], u16::from_le_bytes([r[4], r[5]])))
+            .collect()
+    }
+
+    /// The writes of a trace, without their depths.
+    fn decode(trace: &WriteTrace) -> Vec<Write> {
+        decode_all(trace)
+            .into_iter()
+            .filter(|r| r.0 != 255)
+            .map(|(r, c, old, new, _)| (r, c, old, new))
             .collect()
     }
 
@@ -770,6 +1239,92 @@ bool solve(uint8_t *board, size_t n) {
         let mut out = Vec::new();
         go(&mut b, clear, &mut out);
         out
+    }
+
+    /// The full trace of the listing (with or without the clear) on
+    /// `board`: calls, writes and returns with their depths.
+    fn expected_records(board: [u8; 16], clear: bool) -> Vec<Record> {
+        fn go(b: &mut [u8; 16], clear: bool, depth: u16, out: &mut Vec<Record>) -> bool {
+            out.push((255, 0, 0, 0, depth));
+            let result = 'call: {
+                let Some(i) = b.iter().position(|&v| v == 0) else {
+                    break 'call true;
+                };
+                let (r, c) = (i / 4, i % 4);
+                for v in 1..=4u8 {
+                    let legal = (0..4).all(|k| b[r * 4 + k] != v && b[k * 4 + c] != v)
+                        && (0..4).all(|k| b[(r / 2 * 2 + k / 2) * 4 + c / 2 * 2 + k % 2] != v);
+                    if legal {
+                        out.push((r as u8, c as u8, b[i], v, depth));
+                        b[i] = v;
+                        if go(b, clear, depth + 1, out) {
+                            break 'call true;
+                        }
+                        if clear {
+                            out.push((r as u8, c as u8, v, 0, depth));
+                            b[i] = 0;
+                        }
+                    }
+                }
+                false
+            };
+            out.push((255, 1 + u8::from(result), 0, 0, depth - 1));
+            result
+        }
+        let mut b = board;
+        let mut out = Vec::new();
+        go(&mut b, clear, 1, &mut out);
+        out
+    }
+
+    fn watched_records(built: &Built, cells: &[u8], cap: usize) -> (bool, Vec<u8>, Vec<Record>) {
+        let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
+        let (solved, trace) = super::solve_watched(built.solve, &mut board, cap).expect("watch");
+        (solved, board.into_cells(), decode_all(&trace))
+    }
+
+    #[test]
+    fn calls_and_returns_of_solve_are_recorded_with_depths() {
+        let built = build(LISTING);
+        let (solved, _, records) = watched_records(&built, &BACKTRACK, 1000);
+        assert!(solved);
+        assert_eq!(records, expected_records(BACKTRACK, true));
+        let (_, _, records) = watched_records(&built, &CAMPUS, 1000);
+        assert_eq!(records, expected_records(CAMPUS, true));
+        // An unsolvable board: every call returns false.
+        let dead = [0, 0, 0, 0, 0, 3, 0, 0, 1, 2, 0, 0, 4, 0, 0, 0];
+        let (solved, after, records) = watched_records(&built, &dead, 1000);
+        assert!(!solved);
+        assert_eq!(after, dead);
+        assert_eq!(records, expected_records(dead, true));
+        assert!(records.iter().any(|r| r.0 == 255 && r.1 == 1 && r.4 > 0));
+        let built = build(NO_CLEAR);
+        let (solved, _, records) = watched_records(&built, &dead, 1000);
+        assert!(!solved);
+        assert_eq!(records, expected_records(dead, false));
+    }
+
+    #[test]
+    fn tail_calls_return_together() {
+        // `return solve(board, n)` compiles to a jump: every call shares
+        // the outermost return.
+        let built = build(
+            r#"
+static const uint8_t solved4[16] = {1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1};
+bool solve(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    board[r * 4 + c] = solved4[r * 4 + c];
+    return solve(board, n);
+}
+"#,
+        );
+        let (solved, after, records) = watched_records(&built, &CAMPUS, 1000);
+        assert!(solved);
+        assert_eq!(after, CAMPUS_SOLVED);
+        assert_eq!(records, expected_records(CAMPUS, true));
     }
 
     #[test]
