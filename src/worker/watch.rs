@@ -1642,19 +1642,22 @@ bool solve(uint8_t *board, size_t n) {
         }
         let plain = start.elapsed() / rounds;
         let start = std::time::Instant::now();
-        let mut writes = 0;
+        let mut records = Vec::new();
         for _ in 0..rounds {
             let mut board = Board::from_cells(3, puzzle.clone()).expect("board");
             let (solved, trace) =
                 super::solve_watched(built.solve, &mut board, crate::check::trace::TRACE_CAP)
                     .expect("watch");
             assert!(solved && !trace.capped);
-            writes = trace.records.len() / 12;
+            records = decode_all(&trace);
         }
+        let writes = records.iter().filter(|r| r.0 != 255).count();
         let traced = start.elapsed() / rounds;
         let per = (traced.saturating_sub(plain)).as_secs_f64() / writes as f64;
         println!(
-            "9x9: {writes} writes; untraced {plain:?}, traced {traced:?}; {:.2} us per recorded write",
+            "9x9: {writes} writes, {} calls and returns; untraced {plain:?}, traced {traced:?}; \
+             {:.2} us per recorded write (calls and returns included)",
+            records.len() - writes,
             per * 1e6
         );
     }
