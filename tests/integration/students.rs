@@ -379,6 +379,30 @@ fn snapshots_of_check_and_the_first_line_names_the_bug() {
     }
 }
 
+/// A Rust trait submission's `solve` is traced through the lab crate's
+/// recording board: `grader check` quotes the write that left the dead
+/// branch's digit, on the shrunk board, in place of the end state.
+#[test]
+fn a_rust_trait_solve_is_traced_through_its_board() {
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    let (status, shown) = check_fixture(&kit, &cases, "rust-no-clear");
+    assert_eq!(status, 1, "{shown}");
+    let block = shown
+        .split_once("the first step that breaks the lab's rules (the grader recorded every board.set on the small board):\n")
+        .unwrap_or_else(|| panic!("no first step in:\n{shown}"))
+        .1;
+    assert!(
+        block.trim_start().starts_with(
+            "solve returned false after step 1, but the write at step 1 left 2 at (row 2, col 2)"
+        ),
+        "{shown}"
+    );
+    // The correct trait submission passes, traced or not.
+    let (status, shown) = check_fixture(&kit, &cases, "rust-trait");
+    assert_eq!(status, 0, "{shown}");
+}
+
 // ---------------------------------------------------------------- shrinking
 
 fn plan_for(cases: CaseSet) -> GradePlan {
