@@ -519,6 +519,9 @@ pub fn judge(
                 if result == Some(false) {
                     leftover(&entry, &board, &last, step, Some(entries.len()), &words)?;
                 }
+                if result == Some(true) && summary.writes > 0 {
+                    true_with_empty(&board, step, entries.len() + 1, &words)?;
+                }
             }
         }
     }
@@ -650,6 +653,29 @@ fn leftover(
         ),
     };
     Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+}
+
+/// At a `solve` (at `depth`) that returned true after `step`: the board
+/// must be complete, since the search returns true only when no cell is
+/// left empty.
+fn true_with_empty(board: &Board, step: u64, depth: usize, words: &Words) -> Result<(), Failure> {
+    let Some((r, c)) = board.empty_cells().next() else {
+        return Ok(());
+    };
+    let fits = (1..=board.side() as u8).any(|v| clashes(board, r, c, v).is_empty());
+    let why = if fits { "" } else { ", where no digit fits" };
+    Err(Failure::new(
+        "solve.trace.true_with_empty",
+        format!(
+            "solve (depth {depth}) returned {} after step {step} with {} still empty{why}: \
+             return {} only when find_empty finds no empty cell; when no digit fits, return {}",
+            words.truthy,
+            cell(r, c),
+            words.truthy,
+            words.falsy
+        ),
+    )
+    .on(board, Some((r, c))))
 }
 
 /// A recorded value as people read it: 255 stands for anything that was
@@ -926,6 +952,23 @@ mod tests {
         parts.push(write(0, 0, 0, 4, 0));
         parts.push(write(0, 0, 4, 0, 0));
         assert_eq!(judged(&parts).hint, None);
+    }
+
+    #[test]
+    fn returning_true_with_an_empty_cell_is_caught() {
+        // The first cell is written, then solve returns true at once.
+        let parts = [event(0), write(0, 1, 0, 2, 1), event(2)];
+        let mut after = CAMPUS.to_vec();
+        after[1] = 2;
+        let err = judge(&campus(), 2, &CAMPUS, true, &after, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.true_with_empty");
+        assert!(
+            err.message.starts_with(
+                "solve (depth 1) returned True after step 1 with (row 0, col 2) still empty:"
+            ),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
