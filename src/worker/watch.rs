@@ -3,6 +3,36 @@
 //! each trapped store is let through with a single step and recorded as a
 //! [`WriteTrace`] record (see [`crate::check::trace`] for the format).
 //!
+//! Why: a C `solve` writes its board through a raw pointer, so there is no
+//! `board[r][c] = v` to hook as in Python or the Rust lab crate. The memory
+//! itself is the only place every write passes through.
+//!
+//! How, for one store:
+//!
+//! 1. the store faults (SIGSEGV, `si_addr` in the board page); the handler
+//!    makes the page writable, snapshots the cells, sets the trap flag (TF)
+//!    in the saved RFLAGS and returns, so the store runs again, once;
+//! 2. right after it, the CPU traps (SIGTRAP, `TRAP_TRACE`); the handler
+//!    diffs the cells against the snapshot, appends one record per changed
+//!    cell (the clears of that instruction first, then the other changes,
+//!    each in index order), clears TF and makes the page read-only again.
+//!
+//! A write of the value a cell already holds changes nothing and is not
+//! recorded; writes carry depth 0 (the watch does not see calls of `solve`).
+//! Past `cap` records the trace is marked capped, the page stays writable
+//! and the watch stops, so a long search runs at full speed.
+//!
+//! Anything the watch does not recognise as its own (a fault elsewhere, a
+//! second fault on the page it just made writable, a trap it did not ask
+//! for) is handed back: the SIGSEGV or SIGTRAP disposition from before the
+//! watch is restored and the signal happens again, so the process ends the
+//! way an unwatched run would (for SIGSEGV that is the Rust runtime's
+//! handler, which tells a stack overflow from any other bad access). The
+//! student's code runs in this process and may install handlers, change
+//! the page's protection or write around the watch: none of that can make
+//! the watch loop or read outside its page; the grader judges the final
+//! board anyway, and a trace that does not account for it is caught there.
+//!
 //! Linux x86-64 only; elsewhere, or when a step of the set-up fails, the
 //! caller falls back to an untraced `solve` and the end-state checks.
 
@@ -18,11 +48,1059 @@ pub(crate) type SolveFn = unsafe extern "C" fn(*mut u8, usize) -> bool;
 /// # Errors
 /// Why the watch is not available here; `board` is untouched then and no
 /// student code has run.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub(crate) fn solve_watched(
+    solve: SolveFn,
+    board: &mut Board,
+    cap: usize,
+) -> Result<(bool, WriteTrace), String> {
+    // One watch at a time in this process: the handlers and their state are
+    // process-wide.
+    let _guard = imp::LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    imp::run(solve, board, cap)
+}
+
+/// Runs `solve` on `board` under the watch, recording at most `cap` writes.
+///
+/// # Errors
+/// Always here: the watch needs Linux on x86-64.
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
 pub(crate) fn solve_watched(
     solve: SolveFn,
     board: &mut Board,
     cap: usize,
 ) -> Result<(bool, WriteTrace), String> {
     let _ = (solve, board, cap);
-    Err("the write watch is not built yet".to_string())
+    Err("the write watch needs Linux on x86-64".to_string())
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod imp {
+    use std::cell::UnsafeCell;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+
+    use sudoku_lab::Board;
+
+    use super::SolveFn;
+    use crate::check::{TraceSource, WriteTrace};
+
+    /// Serialises [`super::solve_watched`] calls.
+    pub(super) static LOCK: Mutex<()> = Mutex::new(());
+
+    /// The most cells a board has (n = 5: 25 x 25).
+    const MAX_CELLS: usize = 625;
+    /// Bytes per record.
+    const RECORD: usize = 6;
+    /// The trap flag in RFLAGS.
+    const TF: i64 = 0x100;
+    /// `si_code` of a single-step trap (`TRAP_TRACE` in `<signal.h>`).
+    const TRAP_TRACE: i32 = 2;
+    /// The size of the signal stack the watch installs.
+    const ALT_STACK: usize = 64 * 1024;
+
+    /// No watch, or the watch stopped (capped, or handed a signal back).
+    const OFF: u8 = 0;
+    /// Watching: the page is read-only.
+    const IDLE: u8 = 1;
+    /// A handler is setting up a step.
+    const BUSY: u8 = 2;
+    /// One store is being let through: the page is writable and TF is set
+    /// in the thread [`Watch::stepper`].
+    const STEPPING: u8 = 3;
+
+    /// What the handlers share with [`run`]. Everything is an atomic: a
+    /// handler may run in any thread of the process (the student's code
+    /// may start threads), and atomics are async-signal-safe.
+    struct Watch {
+        /// The board page's address (0: none).
+        page: AtomicUsize,
+        /// Its size.
+        page_size: AtomicUsize,
+        /// The cells on it: the board's first `cells` bytes.
+        cells: AtomicUsize,
+        /// The board's side (rows, columns).
+        side: AtomicUsize,
+        /// [`OFF`], [`IDLE`], [`BUSY`] or [`STEPPING`].
+        state: AtomicU8,
+        /// The thread that is stepping (its tid).
+        stepper: AtomicI32,
+        /// The cells before the stepped store.
+        snapshot: [AtomicU8; MAX_CELLS],
+        /// The record buffer, `capacity` records long, owned by [`run`].
+        records: AtomicPtr<u8>,
+        /// How many records fit (the cap).
+        capacity: AtomicUsize,
+        /// How many are written.
+        len: AtomicUsize,
+        /// A change was seen with the buffer full.
+        capped: AtomicBool,
+    }
+
+    static WATCH: Watch = Watch {
+        page: AtomicUsize::new(0),
+        page_size: AtomicUsize::new(0),
+        cells: AtomicUsize::new(0),
+        side: AtomicUsize::new(0),
+        state: AtomicU8::new(OFF),
+        stepper: AtomicI32::new(0),
+        snapshot: [const { AtomicU8::new(0) }; MAX_CELLS],
+        records: AtomicPtr::new(std::ptr::null_mut()),
+        capacity: AtomicUsize::new(0),
+        len: AtomicUsize::new(0),
+        capped: AtomicBool::new(false),
+    };
+
+    /// The SIGSEGV and SIGTRAP dispositions from before the watch.
+    struct Previous(UnsafeCell<[libc::sigaction; 2]>);
+
+    // SAFETY: [`run`] writes the cell only while none of the watch's
+    // handlers is installed (before it installs them, under [`LOCK`]); the
+    // handlers and [`run`]'s restore only read it, while it is not written.
+    unsafe impl Sync for Previous {}
+
+    // SAFETY: an all-zero sigaction is a valid value (SIG_DFL, no flags,
+    // empty mask); it is overwritten before any use.
+    static PREVIOUS: Previous = Previous(UnsafeCell::new(unsafe { std::mem::zeroed() }));
+    const SEGV: usize = 0;
+    const TRAP: usize = 1;
+
+    /// This thread's id (async-signal-safe: a bare system call).
+    fn tid() -> i32 {
+        // SAFETY: gettid takes no arguments and cannot fail.
+        unsafe { libc::syscall(libc::SYS_gettid) as i32 }
+    }
+
+    /// Puts the disposition of `signal` from before the watch back.
+    fn restore(signal: libc::c_int, which: usize) {
+        // SAFETY: `PREVIOUS` holds the disposition read by sigaction before
+        // the watch's were installed (see `Previous`); sigaction is
+        // async-signal-safe.
+        unsafe {
+            let previous = PREVIOUS.0.get().cast::<libc::sigaction>().add(which);
+            libc::sigaction(signal, previous, std::ptr::null_mut());
+        }
+    }
+
+    /// `mprotect` of the board page; false when it failed.
+    fn protect(page: usize, size: usize, prot: libc::c_int) -> bool {
+        // SAFETY: `page` is the watch's own page-aligned mapping of `size`
+        // bytes (or, if the student replaced it, whatever is mapped there:
+        // mprotect then fails or changes that mapping, never memory safety
+        // of ours).
+        unsafe { libc::mprotect(page as *mut libc::c_void, size, prot) == 0 }
+    }
+
+    /// Sets or clears TF in the interrupted context's saved RFLAGS.
+    ///
+    /// # Safety
+    /// `context` is the `ucontext_t` the kernel passed to an SA_SIGINFO
+    /// handler that is running now.
+    unsafe fn set_trap_flag(context: *mut libc::c_void, on: bool) {
+        let context = context.cast::<libc::ucontext_t>();
+        // SAFETY: per the contract, `context` points to the live ucontext of
+        // this signal; REG_EFL indexes its RFLAGS slot.
+        unsafe {
+            let flags = &mut (*context).uc_mcontext.gregs[libc::REG_EFL as usize];
+            if on {
+                *flags |= TF;
+            } else {
+                *flags &= !TF;
+            }
+        }
+    }
+
+    /// Reads cell `i` of the page.
+    ///
+    /// # Safety
+    /// The page is mapped and readable and `i < cells`.
+    unsafe fn cell(page: usize, i: usize) -> u8 {
+        // SAFETY: per the contract; a volatile read because other threads
+        // of the student's may write the page.
+        unsafe { std::ptr::read_volatile((page as *const u8).add(i)) }
+    }
+
+    /// The SIGSEGV handler (see the module doc).
+    extern "C" fn on_segv(
+        _signal: libc::c_int,
+        info: *mut libc::siginfo_t,
+        context: *mut libc::c_void,
+    ) {
+        // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler;
+        // for SIGSEGV, si_addr is the faulting address.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        let page = WATCH.page.load(Ordering::SeqCst);
+        let size = WATCH.page_size.load(Ordering::SeqCst);
+        if page == 0 || addr < page || addr - page >= size {
+            return restore(libc::SIGSEGV, SEGV);
+        }
+        match WATCH
+            .state
+            .compare_exchange(IDLE, BUSY, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => {}
+            // Another thread is setting up or stepping its store: the page
+            // is (about to be) writable; retry the store.
+            Err(BUSY) => return,
+            Err(STEPPING) if WATCH.stepper.load(Ordering::SeqCst) != tid() => return,
+            // A fault on the page this thread's store was let through on,
+            // or after the watch stopped: not the watch's.
+            Err(_) => return restore(libc::SIGSEGV, SEGV),
+        }
+        // Writable first: the student may have made the page unreadable.
+        if !protect(page, size, libc::PROT_READ | libc::PROT_WRITE) {
+            WATCH.state.store(OFF, Ordering::SeqCst);
+            return restore(libc::SIGSEGV, SEGV);
+        }
+        let cells = WATCH.cells.load(Ordering::SeqCst).min(MAX_CELLS).min(size);
+        for (i, slot) in WATCH.snapshot.iter().enumerate().take(cells) {
+            // SAFETY: the page is mapped and readable (mprotect succeeded on
+            // it) and `i < cells <= size`.
+            slot.store(unsafe { cell(page, i) }, Ordering::Relaxed);
+        }
+        WATCH.stepper.store(tid(), Ordering::SeqCst);
+        // SAFETY: `context` is this handler's ucontext.
+        unsafe { set_trap_flag(context, true) };
+        WATCH.state.store(STEPPING, Ordering::SeqCst);
+    }
+
+    /// The SIGTRAP handler (see the module doc).
+    extern "C" fn on_trap(
+        _signal: libc::c_int,
+        info: *mut libc::siginfo_t,
+        context: *mut libc::c_void,
+    ) {
+        // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+        let code = unsafe { (*info).si_code };
+        let ours = code == TRAP_TRACE
+            && WATCH.state.load(Ordering::SeqCst) == STEPPING
+            && WATCH.stepper.load(Ordering::SeqCst) == tid();
+        if !ours {
+            // Not a step the watch asked for: the previous disposition
+            // takes it, as if the watch were not there (a breakpoint or TF
+            // of the student's own, unhandled, ends the process). The
+            // signal is blocked while this handler runs, so it is delivered
+            // on return.
+            restore(libc::SIGTRAP, TRAP);
+            // SAFETY: tgkill to this very thread; integer arguments only.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_tgkill,
+                    libc::getpid(),
+                    libc::c_long::from(tid()),
+                    libc::SIGTRAP,
+                );
+            }
+            return;
+        }
+        // SAFETY: `context` is this handler's ucontext.
+        unsafe { set_trap_flag(context, false) };
+        let page = WATCH.page.load(Ordering::SeqCst);
+        let size = WATCH.page_size.load(Ordering::SeqCst);
+        let cells = WATCH.cells.load(Ordering::SeqCst).min(MAX_CELLS).min(size);
+        let side = WATCH.side.load(Ordering::SeqCst).max(1);
+        // Clears first, then the other changes, each in index order.
+        for clears in [true, false] {
+            for (i, slot) in WATCH.snapshot.iter().enumerate().take(cells) {
+                let old = slot.load(Ordering::Relaxed);
+                // SAFETY: the page was made readable and writable when the
+                // step began; a student who unmapped it since gets the
+                // fault, which SIGSEGV being blocked here turns fatal.
+                let new = unsafe { cell(page, i) };
+                if old == new || (new == 0 && old != 0) != clears {
+                    continue;
+                }
+                append([(i / side) as u8, (i % side) as u8, old, new, 0, 0]);
+            }
+        }
+        if WATCH.capped.load(Ordering::SeqCst) {
+            // Stop watching: the page stays writable.
+            WATCH.state.store(OFF, Ordering::SeqCst);
+        } else if protect(page, size, libc::PROT_READ) {
+            WATCH.state.store(IDLE, Ordering::SeqCst);
+        } else {
+            WATCH.state.store(OFF, Ordering::SeqCst);
+        }
+    }
+
+    /// Appends one record, or marks the trace capped when the buffer is full.
+    /// Called only by the stepping thread's SIGTRAP handler.
+    fn append(record: [u8; RECORD]) {
+        let len = WATCH.len.load(Ordering::SeqCst);
+        let records = WATCH.records.load(Ordering::SeqCst);
+        if len >= WATCH.capacity.load(Ordering::SeqCst) || records.is_null() {
+            WATCH.capped.store(true, Ordering::SeqCst);
+            return;
+        }
+        // SAFETY: `records` is `run`'s buffer of `capacity * RECORD` bytes,
+        // alive for the whole watch, and `len < capacity`; only the stepping
+        // thread writes it, one step at a time (the state machine).
+        unsafe {
+            std::ptr::copy_nonoverlapping(record.as_ptr(), records.add(len * RECORD), RECORD);
+        }
+        WATCH.len.store(len + 1, Ordering::SeqCst);
+    }
+
+    /// An anonymous private mapping, unmapped on drop.
+    struct Mapping {
+        addr: *mut libc::c_void,
+        len: usize,
+    }
+
+    impl Mapping {
+        fn new(len: usize) -> Result<Mapping, String> {
+            // SAFETY: a fresh anonymous mapping; no existing memory is
+            // touched.
+            let addr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if addr == libc::MAP_FAILED {
+                return Err(format!("mmap: {}", std::io::Error::last_os_error()));
+            }
+            Ok(Mapping { addr, len })
+        }
+    }
+
+    impl Drop for Mapping {
+        fn drop(&mut self) {
+            // SAFETY: our own mapping (or whatever the student mapped over
+            // it: then munmap removes that, which nothing of ours uses).
+            unsafe { libc::munmap(self.addr, self.len) };
+        }
+    }
+
+    /// Installs `handler` for `signal` (SA_SIGINFO | SA_ONSTACK, every
+    /// signal blocked while it runs), saving the previous disposition.
+    fn install(
+        signal: libc::c_int,
+        which: usize,
+        handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void),
+    ) -> Result<(), String> {
+        // SAFETY: a zeroed sigaction is valid (see `PREVIOUS`).
+        let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+        action.sa_sigaction = handler as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+        // SAFETY: `sa_mask` is a valid sigset_t inside `action`; the
+        // previous disposition goes to `PREVIOUS`, which no handler of the
+        // watch reads yet (this runs before they are installed, under
+        // `LOCK`); the handler is async-signal-safe.
+        let ret = unsafe {
+            libc::sigfillset(&mut action.sa_mask);
+            let previous = PREVIOUS.0.get().cast::<libc::sigaction>().add(which);
+            libc::sigaction(signal, &action, previous)
+        };
+        if ret != 0 {
+            return Err(format!("sigaction: {}", std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
+    /// The signal stack the watch installs, and the one it replaced.
+    struct AltStack {
+        _memory: Mapping,
+        previous: libc::stack_t,
+    }
+
+    impl AltStack {
+        fn install() -> Result<AltStack, String> {
+            let memory = Mapping::new(ALT_STACK)?;
+            let stack = libc::stack_t {
+                ss_sp: memory.addr,
+                ss_flags: 0,
+                ss_size: ALT_STACK,
+            };
+            // SAFETY: a zeroed stack_t is a valid out-value.
+            let mut previous: libc::stack_t = unsafe { std::mem::zeroed() };
+            // SAFETY: `stack` describes `memory`, which lives as long as the
+            // returned value, whose drop puts `previous` back first.
+            if unsafe { libc::sigaltstack(&stack, &mut previous) } != 0 {
+                return Err(format!("sigaltstack: {}", std::io::Error::last_os_error()));
+            }
+            Ok(AltStack {
+                _memory: memory,
+                previous,
+            })
+        }
+    }
+
+    impl Drop for AltStack {
+        fn drop(&mut self) {
+            let mut previous = self.previous;
+            if previous.ss_flags & libc::SS_ONSTACK != 0 {
+                // Not a flag sigaltstack accepts on input.
+                previous.ss_flags &= !libc::SS_ONSTACK;
+            }
+            // SAFETY: puts back the stack this thread had (or disables it);
+            // no handler is running on ours now.
+            unsafe { libc::sigaltstack(&previous, std::ptr::null_mut()) };
+        }
+    }
+
+    /// [`super::solve_watched`] without the lock, for a caller that holds it
+    /// (or a forked child, where nobody else can).
+    pub(super) fn run(
+        solve: SolveFn,
+        board: &mut Board,
+        cap: usize,
+    ) -> Result<(bool, WriteTrace), String> {
+        let n = board.n();
+        let side = board.side();
+        let cells = board.cells().len();
+        // SAFETY: sysconf with a constant name.
+        let page_size = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|&size| size >= cells && size > 0)
+            .ok_or("the page size is unknown or smaller than the board")?;
+        if cells > MAX_CELLS {
+            return Err(format!(
+                "a board of {cells} cells is larger than the watch's"
+            ));
+        }
+        let bytes = cap
+            .checked_mul(RECORD)
+            .ok_or("the trace cap is too large")?;
+        // Mapped, not allocated: pages are zeroed lazily, only as records
+        // reach them, and a failure is an error, not an abort.
+        let records = match bytes {
+            0 => None,
+            _ => {
+                Some(Mapping::new(bytes).map_err(|err| format!("no memory for the trace: {err}"))?)
+            }
+        };
+        let records_ptr = records
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |m| m.addr.cast::<u8>());
+
+        let page = Mapping::new(page_size)?;
+        let base = page.addr as usize;
+        // SAFETY: the page is ours, writable and at least `cells` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(board.cells().as_ptr(), page.addr.cast(), cells) };
+        if !protect(base, page_size, libc::PROT_READ) {
+            return Err(format!("mprotect: {}", std::io::Error::last_os_error()));
+        }
+
+        WATCH.state.store(OFF, Ordering::SeqCst);
+        WATCH.page.store(base, Ordering::SeqCst);
+        WATCH.page_size.store(page_size, Ordering::SeqCst);
+        WATCH.cells.store(cells, Ordering::SeqCst);
+        WATCH.side.store(side, Ordering::SeqCst);
+        WATCH.stepper.store(0, Ordering::SeqCst);
+        WATCH.records.store(records_ptr, Ordering::SeqCst);
+        WATCH.capacity.store(cap, Ordering::SeqCst);
+        WATCH.len.store(0, Ordering::SeqCst);
+        WATCH.capped.store(false, Ordering::SeqCst);
+
+        let stack = AltStack::install()?;
+        install(libc::SIGSEGV, SEGV, on_segv)?;
+        if let Err(err) = install(libc::SIGTRAP, TRAP, on_trap) {
+            restore(libc::SIGSEGV, SEGV);
+            return Err(err);
+        }
+        WATCH.state.store(IDLE, Ordering::SeqCst);
+
+        // SAFETY: student code: `page` holds the board's n^4 cells (in a
+        // page of its own) for the whole call, as the ABI requires; the
+        // function pointer is valid while the caller's library is loaded.
+        let solved = unsafe { solve(page.addr.cast(), n) };
+
+        WATCH.state.store(OFF, Ordering::SeqCst);
+        restore(libc::SIGTRAP, TRAP);
+        restore(libc::SIGSEGV, SEGV);
+        drop(stack);
+        WATCH.page.store(0, Ordering::SeqCst);
+        WATCH.records.store(std::ptr::null_mut(), Ordering::SeqCst);
+        // Readable again, whatever the student did to it; if that fails the
+        // page is gone (unmapped by the student) and the board stays as it
+        // was given.
+        if protect(base, page_size, libc::PROT_READ) {
+            // SAFETY: the page is mapped and readable and holds `cells`
+            // bytes.
+            let after = unsafe { std::slice::from_raw_parts(page.addr.cast::<u8>(), cells) };
+            board.cells_mut().copy_from_slice(after);
+        }
+        drop(page);
+
+        let len = WATCH.len.load(Ordering::SeqCst).min(cap);
+        let capped = WATCH.capped.load(Ordering::SeqCst);
+        let written: &[u8] = match &records {
+            // SAFETY: the handlers wrote `len <= cap` records into the
+            // mapping of `cap * RECORD` bytes; none runs any more.
+            Some(m) => unsafe { std::slice::from_raw_parts(m.addr.cast::<u8>(), len * RECORD) },
+            None => &[],
+        };
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(written.len() * 2);
+        for &byte in written {
+            hex.push(char::from(HEX[usize::from(byte >> 4)]));
+            hex.push(char::from(HEX[usize::from(byte & 15)]));
+        }
+        Ok((
+            solved,
+            WriteTrace {
+                records: hex,
+                capped,
+                source: TraceSource::WriteWatch,
+            },
+        ))
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+    use sudoku_lab::Board;
+
+    use super::{SolveFn, imp};
+    use crate::check::{Response, TraceSource, WriteTrace};
+    use crate::worker::library::{self, CLibrary};
+
+    /// The lab listing's `legal` and `find_empty`, with the includes every
+    /// test library needs.
+    const HELPERS: &str = r#"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <emmintrin.h>
+
+bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        if (board[r * N + i] == v || board[i * N + c] == v) {
+            return false;
+        }
+    }
+    size_t br = n * (r / n), bc = n * (c / n);
+    for (size_t i = br; i < br + n; i++) {
+        for (size_t j = bc; j < bc + n; j++) {
+            if (board[i * N + j] == v) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            if (board[i * N + j] == 0) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+"#;
+
+    /// The lab listing's in-place `solve`.
+    const LISTING: &str = r#"
+bool solve(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (solve(board, n)) {
+                return true;
+            }
+            board[r * N + c] = 0;
+        }
+    }
+    return false;
+}
+"#;
+
+    /// The listing without the clear after a dead branch.
+    const NO_CLEAR: &str = r#"
+bool solve(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (!find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (solve(board, n)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+"#;
+
+    /// The campus board of the lab's handout: solved without backtracking.
+    const CAMPUS: [u8; 16] = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
+    const CAMPUS_SOLVED: [u8; 16] = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+    /// A 4x4 board on which the listing backtracks once.
+    const BACKTRACK: [u8; 16] = [4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 4];
+    const BACKTRACK_SOLVED: [u8; 16] = [4, 2, 1, 3, 1, 3, 4, 2, 2, 4, 3, 1, 3, 1, 2, 4];
+
+    /// A test library: built, loaded as the worker loads it, and its
+    /// `solve` resolved for [`super::solve_watched`].
+    struct Built {
+        library: CLibrary,
+        solve: SolveFn,
+        _raw: Library,
+        _dir: tempfile::TempDir,
+    }
+
+    /// Compiles `HELPERS` + `solve_source` into a shared library and loads it.
+    fn build(solve_source: &str) -> Built {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let source = dir.path().join("sudoku.c");
+        std::fs::write(&source, format!("{HELPERS}\n{solve_source}")).expect("write source");
+        let so = dir.path().join("libsudoku.so");
+        let output = Command::new("cc")
+            .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-o"])
+            .arg(&so)
+            .arg(&source)
+            .output()
+            .expect("cc runs");
+        assert!(
+            output.status.success(),
+            "cc failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let library = CLibrary::load(&so, &so).expect("loads");
+        let (raw, solve) = resolve(&so);
+        Built {
+            library,
+            solve,
+            _raw: raw,
+            _dir: dir,
+        }
+    }
+
+    /// `solve` of the library at `so` (loaded again: the same handle).
+    fn resolve(so: &Path) -> (Library, SolveFn) {
+        // SAFETY: a library this test just built; its constructors are
+        // the compiler's.
+        let raw = unsafe { Library::open(Some(so), RTLD_NOW | RTLD_LOCAL) }.expect("opens");
+        // SAFETY: `solve` has the ABI's type; the pointer is used only
+        // while `raw` (kept in `Built`) is loaded.
+        let solve = *unsafe { raw.get::<SolveFn>(b"solve") }.expect("has solve");
+        (raw, solve)
+    }
+
+    /// One decoded write: (row, col, old, new), after checking depth 0.
+    type Write = (u8, u8, u8, u8);
+
+    fn decode(trace: &WriteTrace) -> Vec<Write> {
+        assert_eq!(trace.source, TraceSource::WriteWatch);
+        assert_eq!(trace.records.len() % 12, 0, "whole records");
+        let bytes: Vec<u8> = (0..trace.records.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&trace.records[i..i + 2], 16).expect("hex"))
+            .collect();
+        bytes
+            .chunks_exact(6)
+            .map(|r| {
+                assert_eq!((r[4], r[5]), (0, 0), "writes carry depth 0");
+                (r[0], r[1], r[2], r[3])
+            })
+            .collect()
+    }
+
+    /// Replays `writes` on `start` (side 4), checking each `old`.
+    fn replay(start: &[u8], writes: &[Write]) -> Vec<u8> {
+        let mut cells = start.to_vec();
+        for (step, &(r, c, old, new)) in writes.iter().enumerate() {
+            let i = usize::from(r) * 4 + usize::from(c);
+            assert_eq!(cells[i], old, "step {step}: old value");
+            assert_ne!(old, new, "step {step}: a write that changes nothing");
+            cells[i] = new;
+        }
+        cells
+    }
+
+    /// Runs `built`'s solve under the watch (holding the watch's lock).
+    fn watched(built: &Built, cells: &[u8], cap: usize) -> (bool, Vec<u8>, Vec<Write>, bool) {
+        let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
+        let (solved, trace) = super::solve_watched(built.solve, &mut board, cap).expect("watch");
+        let writes = decode(&trace);
+        (solved, board.into_cells(), writes, trace.capped)
+    }
+
+    /// The writes of the listing on `board` with (`clear`) or without the
+    /// clear after a dead branch, as the C code makes them.
+    fn expected(board: [u8; 16], clear: bool) -> Vec<Write> {
+        fn go(b: &mut [u8; 16], clear: bool, out: &mut Vec<Write>) -> bool {
+            let Some(i) = b.iter().position(|&v| v == 0) else {
+                return true;
+            };
+            let (r, c) = (i / 4, i % 4);
+            for v in 1..=4u8 {
+                let legal = (0..4).all(|k| b[r * 4 + k] != v && b[k * 4 + c] != v)
+                    && (0..4).all(|k| b[(r / 2 * 2 + k / 2) * 4 + c / 2 * 2 + k % 2] != v);
+                if legal {
+                    out.push((r as u8, c as u8, b[i], v));
+                    b[i] = v;
+                    if go(b, clear, out) {
+                        return true;
+                    }
+                    if clear {
+                        out.push((r as u8, c as u8, v, 0));
+                        b[i] = 0;
+                    }
+                }
+            }
+            false
+        }
+        let mut b = board;
+        let mut out = Vec::new();
+        go(&mut b, clear, &mut out);
+        out
+    }
+
+    #[test]
+    fn listing_on_the_campus_board_writes_eight_digits_in_reading_order() {
+        let built = build(LISTING);
+        let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
+        assert!(solved);
+        assert!(!capped);
+        assert_eq!(after, CAMPUS_SOLVED);
+        assert_eq!(writes.len(), 8);
+        let empties: Vec<usize> = (0..16).filter(|&i| CAMPUS[i] == 0).collect();
+        for (&(r, c, old, new), &i) in writes.iter().zip(&empties) {
+            assert_eq!((usize::from(r), usize::from(c)), (i / 4, i % 4));
+            assert_eq!((old, new), (0, CAMPUS_SOLVED[i]));
+        }
+        assert_eq!(writes, expected(CAMPUS, true));
+        assert_eq!(replay(&CAMPUS, &writes), after);
+    }
+
+    #[test]
+    fn the_worker_path_traces_through_the_watch() {
+        let built = build(LISTING);
+        let (response, trace) = library::solve_traced(&built.library, 2, &BACKTRACK).expect("ok");
+        let trace = trace.expect("a trace");
+        assert!(!trace.capped);
+        assert_eq!(
+            response,
+            Response::Solve {
+                solved: true,
+                board: BACKTRACK_SOLVED.to_vec()
+            }
+        );
+        let writes = decode(&trace);
+        assert_eq!(writes, expected(BACKTRACK, true));
+        assert!(writes.iter().any(|w| w.3 == 0), "the listing clears once");
+        assert_eq!(replay(&BACKTRACK, &writes), BACKTRACK_SOLVED);
+    }
+
+    #[test]
+    fn a_dead_branch_left_on_the_board_shows_as_an_overwrite() {
+        let built = build(NO_CLEAR);
+        let (solved, after, writes, capped) = watched(&built, &BACKTRACK, 1000);
+        assert!(solved && !capped);
+        assert_eq!(after, BACKTRACK_SOLVED);
+        assert_eq!(writes, expected(BACKTRACK, false));
+        assert!(writes.iter().all(|w| w.3 != 0), "no clears");
+        assert!(writes.contains(&(1, 2, 2, 4)), "the overwrite: {writes:?}");
+        assert_eq!(replay(&BACKTRACK, &writes), after);
+    }
+
+    #[test]
+    fn one_store_that_changes_several_cells_records_its_clears_first() {
+        // One 16-byte SSE store over the campus board.
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    (void)n;
+    static const uint8_t next[16] = {0, 2, 0, 4, 3, 0, 1, 0, 2, 0, 0, 3, 0, 3, 2, 1};
+    _mm_storeu_si128((__m128i *)board, _mm_loadu_si128((const __m128i *)next));
+    return true;
+}
+"#,
+        );
+        let next = [0, 2, 0, 4, 3, 0, 1, 0, 2, 0, 0, 3, 0, 3, 2, 1];
+        let (solved, after, writes, _) = watched(&built, &CAMPUS, 1000);
+        assert!(solved);
+        assert_eq!(after, next);
+        // Clears: index 0 (1) and 5 (4); then the others in index order.
+        assert_eq!(
+            writes,
+            vec![
+                (0, 0, 1, 0),
+                (1, 1, 4, 0),
+                (0, 1, 0, 2),
+                (1, 0, 0, 3),
+                (3, 3, 0, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn memset_and_memcpy_are_recorded_cell_by_cell() {
+        let built = build(
+            r#"
+static const uint8_t solved4[16] = {1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1};
+bool solve(uint8_t *board, size_t n) {
+    memset(board, 0, n * n * n * n);
+    memcpy(board, solved4, n * n * n * n);
+    return true;
+}
+"#,
+        );
+        let (solved, after, writes, _) = watched(&built, &CAMPUS, 1000);
+        assert!(solved);
+        assert_eq!(after, CAMPUS_SOLVED);
+        let clears: Vec<Write> = (0..16)
+            .filter(|&i| CAMPUS[i] != 0)
+            .map(|i| ((i / 4) as u8, (i % 4) as u8, CAMPUS[i], 0))
+            .collect();
+        let fills: Vec<Write> = (0..16)
+            .map(|i| ((i / 4) as u8, (i % 4) as u8, 0, CAMPUS_SOLVED[i]))
+            .collect();
+        assert_eq!(writes, [clears, fills].concat());
+    }
+
+    #[test]
+    fn a_solve_that_writes_nothing_has_an_empty_trace() {
+        let built =
+            build("bool solve(uint8_t *board, size_t n) { (void)board; (void)n; return true; }");
+        let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
+        assert!(solved && !capped);
+        assert_eq!(after, CAMPUS);
+        assert!(writes.is_empty());
+    }
+
+    #[test]
+    fn rewriting_a_cell_with_its_own_value_is_not_a_write() {
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    (void)n;
+    volatile uint8_t *b = board;
+    b[0] = b[0];
+    b[1] = 2;
+    b[1] = 2;
+    return false;
+}
+"#,
+        );
+        let (solved, after, writes, _) = watched(&built, &CAMPUS, 1000);
+        assert!(!solved);
+        assert_eq!(writes, vec![(0, 1, 0, 2)]);
+        assert_eq!(replay(&CAMPUS, &writes), after);
+    }
+
+    #[test]
+    fn the_cap_stops_the_trace_not_the_search() {
+        let built = build(LISTING);
+        let (solved, after, writes, capped) = watched(&built, &CAMPUS, 3);
+        assert!(solved && capped);
+        assert_eq!(after, CAMPUS_SOLVED);
+        assert_eq!(writes, expected(CAMPUS, true)[..3]);
+        // Exactly at the cap is not capped.
+        let (_, _, writes, capped) = watched(&built, &CAMPUS, 8);
+        assert_eq!(writes.len(), 8);
+        assert!(!capped);
+        let (solved, after, writes, capped) = watched(&built, &CAMPUS, 0);
+        assert!(solved && capped && writes.is_empty());
+        assert_eq!(after, CAMPUS_SOLVED);
+    }
+
+    #[test]
+    fn writes_around_the_watch_are_not_recorded_and_do_not_hang() {
+        // The student makes the page writable, then unreadable, itself.
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    (void)n;
+    volatile uint8_t *b = board;
+    void *page = (void *)((uintptr_t)board & ~(uintptr_t)4095);
+    b[1] = 2;
+    mprotect(page, 4096, PROT_READ | PROT_WRITE);
+    b[2] = 3;
+    mprotect(page, 4096, PROT_NONE);
+    b[4] = 3;
+    mprotect(page, 4096, PROT_READ);
+    return true;
+}
+"#,
+        );
+        let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
+        assert!(solved && !capped);
+        let mut want = CAMPUS;
+        want[1] = 2;
+        want[2] = 3;
+        want[4] = 3;
+        assert_eq!(after, want);
+        // b[2] went around the watch; b[4] on a PROT_NONE page still traps.
+        assert_eq!(writes, vec![(0, 1, 0, 2), (1, 0, 0, 3)]);
+    }
+
+    /// Runs `f` in a forked child (holding the watch's lock across the
+    /// fork, so the child starts with no watch under way) and returns its
+    /// wait status.
+    fn in_child(f: impl FnOnce()) -> libc::c_int {
+        let _guard = imp::LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the child only runs `f` (which calls the watch without its
+        // lock: the parent holds it) and `_exit`s; glibc keeps malloc usable
+        // after fork.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork");
+        if pid == 0 {
+            let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_ok();
+            // SAFETY: ends the child without running the parent's atexit
+            // handlers or destructors.
+            unsafe { libc::_exit(if ok { 0 } else { 101 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for our own child; `status` is writable.
+        let got = unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert_eq!(got, pid);
+        status
+    }
+
+    fn run_in_child(built: &Built, cells: &'static [u8], watch: bool) -> libc::c_int {
+        let solve = built.solve;
+        in_child(move || {
+            let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
+            if watch {
+                let _ = imp::run(solve, &mut board, 1000);
+            } else {
+                // SAFETY: the board's cells, writable, for the call.
+                unsafe { solve(board.cells_mut().as_mut_ptr(), 2) };
+            }
+        })
+    }
+
+    fn signal_of(status: libc::c_int) -> Option<libc::c_int> {
+        libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status))
+    }
+
+    #[test]
+    fn a_null_pointer_write_dies_of_sigsegv() {
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    board[1] = 2;
+    volatile uint8_t *null = (volatile uint8_t *)(uintptr_t)(n - 2);
+    *null = 1;
+    return true;
+}
+"#,
+        );
+        assert_eq!(
+            signal_of(run_in_child(&built, &CAMPUS, true)),
+            Some(libc::SIGSEGV)
+        );
+        assert_eq!(
+            signal_of(run_in_child(&built, &CAMPUS, false)),
+            Some(libc::SIGSEGV)
+        );
+        // The control: the same child without the fault exits normally.
+        let fine = build(LISTING);
+        assert_eq!(run_in_child(&fine, &CAMPUS, true), 0);
+    }
+
+    #[test]
+    fn a_stack_overflow_ends_as_it_does_unwatched() {
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    /* Small frames, each touched: the recursion meets the stack's guard
+     * page (larger frames could step over it, and where the fault lands
+     * would depend on the caller's depth). */
+    volatile uint8_t frame[64];
+    for (size_t i = 0; i < sizeof frame; i++) {
+        frame[i] = board[0];
+    }
+    board[1] = 2;
+    board[1] = 0;
+    bool deeper = solve(board, n);
+    return deeper && frame[n] == 0;
+}
+"#,
+        );
+        let unwatched = signal_of(run_in_child(&built, &CAMPUS, false));
+        let watched = signal_of(run_in_child(&built, &CAMPUS, true));
+        // The Rust runtime's handler (the previous disposition) reports the
+        // overflow and aborts, watched or not.
+        assert_eq!(unwatched, Some(libc::SIGABRT), "the control");
+        assert_eq!(watched, unwatched);
+    }
+
+    #[test]
+    fn a_trap_flag_of_the_students_own_ends_the_process() {
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    board[1] = 2;
+    __asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tnop" ::: "memory", "cc");
+    board[2] = 3;
+    (void)n;
+    return true;
+}
+"#,
+        );
+        assert_eq!(
+            signal_of(run_in_child(&built, &CAMPUS, false)),
+            Some(libc::SIGTRAP)
+        );
+        assert_eq!(
+            signal_of(run_in_child(&built, &CAMPUS, true)),
+            Some(libc::SIGTRAP)
+        );
+    }
+
+    /// The cost of a recorded write: the listing on a 9x9 puzzle, watched
+    /// and not. `cargo test --release --lib watch::tests::cost -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore = "a measurement, not a check"]
+    fn cost_per_recorded_write() {
+        let built = build(LISTING);
+        let puzzle: Vec<u8> =
+            "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
+                .bytes()
+                .map(|b| b - b'0')
+                .collect();
+        let rounds = 20;
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            let mut cells = puzzle.clone();
+            // SAFETY: 81 writable cells for the call.
+            assert!(unsafe { (built.solve)(cells.as_mut_ptr(), 3) });
+        }
+        let plain = start.elapsed() / rounds;
+        let start = std::time::Instant::now();
+        let mut writes = 0;
+        for _ in 0..rounds {
+            let mut board = Board::from_cells(3, puzzle.clone()).expect("board");
+            let (solved, trace) =
+                super::solve_watched(built.solve, &mut board, crate::check::trace::TRACE_CAP)
+                    .expect("watch");
+            assert!(solved && !trace.capped);
+            writes = trace.records.len() / 12;
+        }
+        let traced = start.elapsed() / rounds;
+        let per = (traced.saturating_sub(plain)).as_secs_f64() / writes as f64;
+        println!(
+            "9x9: {writes} writes; untraced {plain:?}, traced {traced:?}; {:.2} us per recorded write",
+            per * 1e6
+        );
+    }
 }
