@@ -553,7 +553,10 @@ pub fn judge(
             .on(&after, Some((r, c))));
         }
     }
-    if solved && summary.writes == 0 {
+    // A puzzle with no solution answered true without a write is a wrong
+    // answer, not a copy: the end-state checks say so.
+    let solvable = case.solutions != Some(crate::case::Solutions::None);
+    if solved && summary.writes == 0 && solvable {
         if let Some((r, c)) = givens.empty_cells().next() {
             return Err(Failure::new(
                 "solve.trace.copy",
