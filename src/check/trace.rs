@@ -27,9 +27,15 @@ use super::Failure;
 use super::rule::{cell, clashes};
 use crate::case::Case;
 
-/// The most writes a worker records (and sends, about 12 bytes each);
-/// later writes are counted as "capped" and not checked.
-pub const TRACE_CAP: usize = 1_000_000;
+/// The most writes a worker records (and sends, 12 hex digits each);
+/// later writes are counted as "capped" and not checked. The whole trace
+/// travels in one protocol line, which the grader keeps only up to
+/// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
+/// records are 960,000 bytes.
+pub const TRACE_CAP: usize = 80_000;
+
+/// A trace at the cap fits a protocol line, with room for the JSON around it.
+const _: () = assert!(TRACE_CAP * 12 + 1024 <= crate::protocol::MAX_LINE_BYTES);
 
 /// A trace as the worker sends it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
