@@ -37,6 +37,10 @@ pub const TRACE_CAP: usize = 80_000;
 /// A trace at the cap fits a protocol line, with room for the JSON around it.
 const _: () = assert!(TRACE_CAP * 12 + 1024 <= crate::protocol::MAX_LINE_BYTES);
 
+/// The most writes of the lab's listing counted for a report's comparison
+/// (walked in the grader's own process, a few ms per 100,000 writes).
+const LISTING_WALK_CAP: u64 = 1_000_000;
+
 /// A trace as the worker sends it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteTrace {
@@ -90,12 +94,12 @@ pub struct TraceSummary {
     pub writes: u64,
     /// Digits cleared (writes of 0 over a digit).
     pub undos: u64,
-    /// The trace stopped at [`TRACE_CAP`] writes.
+    /// The trace stopped at [`TRACE_CAP`] records.
     pub capped: bool,
     /// The lab's listing's own writes and undos on the case's puzzle (the
     /// numbers `grader reference` stores as `listing_writes` and
     /// `listing_undos`), and whether its walk finished within
-    /// [`TRACE_CAP`] writes.
+    /// [`LISTING_WALK_CAP`] writes.
     pub listing: (u64, u64, bool),
     /// What the search did that a correct one may also do but that explains
     /// a failure (a digit never tried at a cell given up, a cell cleared
@@ -113,7 +117,7 @@ impl std::fmt::Display for TraceSummary {
         if self.capped {
             write!(
                 f,
-                " (trace capped at {TRACE_CAP} writes: later ones unchecked)"
+                " (trace capped at {TRACE_CAP} records, writes and calls: later ones unchecked)"
             )?;
         }
         let (writes, undos, finished) = self.listing;
@@ -164,7 +168,7 @@ fn decode(trace: &WriteTrace) -> Result<Vec<Record>, String> {
 }
 
 /// The lab's listing's writes, undos and whether it finished within
-/// [`TRACE_CAP`], on `case`'s puzzle: walked once per puzzle and grader
+/// [`LISTING_WALK_CAP`], on `case`'s puzzle: walked once per puzzle and grader
 /// run, not for every traced test (a deep puzzle costs tens of ms).
 fn listing_cost(case: &Case) -> (u64, u64, bool) {
     type Costs = std::collections::HashMap<Vec<u8>, (u64, u64, bool)>;
@@ -178,7 +182,7 @@ fn listing_cost(case: &Case) -> (u64, u64, bool) {
     {
         return cost;
     }
-    let walk = sudoku_reference::walk_listing(&case.puzzle, TRACE_CAP as u64);
+    let walk = sudoku_reference::walk_listing(&case.puzzle, LISTING_WALK_CAP);
     let cost = (walk.writes, walk.undos, walk.finished);
     WALKED
         .lock()
