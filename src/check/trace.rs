@@ -34,7 +34,6 @@ use crate::case::Case;
 /// records are 960,000 bytes.
 pub const TRACE_CAP: usize = 80_000;
 
-
 /// The most writes of the lab's listing counted for a report's comparison
 /// (walked in the grader's own process, a few ms per 100,000 writes).
 const LISTING_WALK_CAP: u64 = 1_000_000;
