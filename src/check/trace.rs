@@ -96,7 +96,7 @@ pub struct TraceSummary {
     /// The lab's listing's own writes and undos on the case's puzzle (the
     /// numbers `grader reference` stores as `listing_writes` and
     /// `listing_undos`), and whether its walk finished within
-    /// [`LISTING_WALK_CAP`] writes.
+    /// `LISTING_WALK_CAP` writes.
     pub listing: (u64, u64, bool),
     /// What the search did that a correct one may also do but that explains
     /// a failure (a digit never tried at a cell given up, a cell cleared
