@@ -15,6 +15,12 @@
 //! 4. Prints what a submission that loops forever costs beyond its time
 //!    limit, and the peak RSS of the real `grader grade` while a fixture
 //!    prints 200 MB.
+//! 5. Prints what recording `solve`'s writes costs (`grader check`'s run
+//!    for the first rule-breaking step): each public `solve` case, traced
+//!    and untraced in turn, for the write watch (`c-listing.c`) and the
+//!    Rust lab crate's recording board (`rust-trait`); medians, their
+//!    ratio, and the cost per recorded write
+//!    (`SANDBOX_BENCH_TRACE_ONLY=1` runs this step alone).
 //!
 //! The machine is shared: the load average is printed at the start and the
 //! end. Any test that does not pass makes the bench fail (exit status 1).
@@ -45,7 +51,7 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
-    use grader::runner::grade::{GradePlan, run_test_judged};
+    use grader::runner::grade::{GradePlan, run_test_judged, run_test_traced};
     use grader::runner::process::{self, SandboxEnv};
     use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
@@ -133,6 +139,10 @@ mod bench {
             fixtures.len()
         );
 
+        if std::env::var_os("SANDBOX_BENCH_TRACE_ONLY").is_some() {
+            // Only step 5, for a quick look at the trace's cost.
+            return trace_cost(&mut fixtures, &plan);
+        }
         // samples[fixture][test][run]
         let mut samples = vec![vec![Vec::with_capacity(RUNS); tests.len()]; fixtures.len()];
         for run in 0..RUNS {
@@ -178,6 +188,8 @@ mod bench {
             median(&mut cpu_over.clone()),
             list(&cpu_over)
         );
+
+        trace_cost(&mut fixtures, &plan)?;
 
         build_overhead(ctx, env)?;
 
@@ -382,6 +394,93 @@ mod bench {
             tests.len(),
             total_sandboxed / total_in_process
         );
+    }
+
+    /// Runs of each way in [`trace_cost`].
+    const TRACE_RUNS: usize = 5;
+
+    /// Traced vs untraced `solve` on every public case, for the write watch
+    /// and the recording board: median wall time of each (taking turns),
+    /// their ratio, the writes recorded and the cost of one.
+    fn trace_cost(fixtures: &mut [Fixture<'_>], plan: &GradePlan) -> anyhow::Result<()> {
+        println!(
+            "{:<12} {:<16} {:>8} {:>12} {:>12} {:>7} {:>12}",
+            "fixture", "case", "writes", "untraced ms", "traced ms", "ratio", "us/write"
+        );
+        for fixture in fixtures.iter_mut() {
+            if !["c-listing.c", "rust-trait"].contains(&fixture.name) {
+                continue;
+            }
+            for case in plan.cases.cases.iter().filter(|c| !c.hidden) {
+                if !case.tests.contains(&Function::Solve) {
+                    continue;
+                }
+                let (mut plain, mut traced, mut writes) = (Vec::new(), Vec::new(), 0u64);
+                for run in 0..TRACE_RUNS {
+                    for trace in [run % 2 == 0, run % 2 != 0] {
+                        let start = Instant::now();
+                        let judged = run_test_traced(
+                            &mut fixture.sandbox,
+                            &fixture.code,
+                            CodeKind::Library,
+                            case,
+                            Function::Solve,
+                            plan,
+                            trace,
+                        );
+                        let wall = ms(start.elapsed());
+                        if judged.report.verdict != Verdict::Pass {
+                            bail!(
+                                "{} {} traced={trace}: {} ({})",
+                                fixture.name,
+                                case.name,
+                                judged.report.verdict,
+                                judged.report.message
+                            );
+                        }
+                        if trace {
+                            if judged.trace_source.is_none() {
+                                bail!("{} {}: no trace came back", fixture.name, case.name);
+                            }
+                            writes = recorded_writes(&judged.report.message);
+                            traced.push(wall);
+                        } else {
+                            plain.push(wall);
+                        }
+                    }
+                }
+                let (plain, traced) = (median(&mut plain), median(&mut traced));
+                println!(
+                    "{:<12} {:<16} {writes:>8} {plain:>12.2} {traced:>12.2} {:>6.1}x {:>12.2}",
+                    fixture.name,
+                    case.name,
+                    traced / plain,
+                    (traced - plain) * 1000.0 / writes.max(1) as f64
+                );
+            }
+        }
+        println!(
+            "(median of {TRACE_RUNS} sandboxed runs each, taking turns; us/write: the difference over the writes and undos recorded)"
+        );
+        println!();
+        Ok(())
+    }
+
+    /// The writes and undos a passing traced test's message counts ("the
+    /// search wrote 8 digit(s) and undid 0; ...").
+    fn recorded_writes(message: &str) -> u64 {
+        let number_after = |word: &str| {
+            message
+                .split_once(word)
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .and_then(|n| {
+                    n.trim_end_matches(|c: char| !c.is_ascii_digit())
+                        .parse::<u64>()
+                        .ok()
+                })
+                .unwrap_or(0)
+        };
+        number_after("wrote ") + number_after("undid ")
     }
 
     /// Build overhead: each correct C and Rust fixture built [`RUNS`] times

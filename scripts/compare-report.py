@@ -2,6 +2,7 @@
 """Compare two JSON reports of `grader grade`, times aside.
 
 Usage: scripts/compare-report.py [--exact] BEFORE.json AFTER.json
+       scripts/compare-report.py --normalize REPORT.json > BASELINE.json
 
 A refactor must not change a report: run the bundled job before and after
 (`cargo run --release -- grade submissions --cases cases --json PATH`) and
@@ -13,6 +14,14 @@ the thread id of a Rust panic, which are masked. A `timeout` ended by the CPU
 limit and one ended by the wall-clock backstop (which one, depends on the
 machine's load) compare equal unless `--exact` is given. Every other difference is printed with its
 path in the document, e.g. `submissions[3](c-leftover.c).tests[7].verdict`.
+
+The `run` section's fields that describe the host and the moment rather
+than the grading (`grader`, the version; `started`; `safeguards`, which
+differ between a root CI runner and a laptop) are dropped too.
+
+`--normalize` prints a report as it is compared: that is how the committed
+baseline of the bundled run, tests/baseline/bundled-run.json, is written
+(scripts/update-baseline), and CI compares every run against it.
 
 Exit code: 0 the same, 1 some difference, 2 bad usage or unreadable input.
 """
@@ -44,6 +53,19 @@ TIMEOUT_WORDINGS = re.compile(
     r"|did not finish within <measured> ms of wall-clock time, having used <measured> ms of CPU"
     r" \(sleeping, waiting, or a very busy machine\?\))$"
 )
+
+
+# Fields of the top-level `run` section that describe the host or the
+# moment, not the grading.
+HOST_KEYS = ("grader", "started", "safeguards")
+
+
+def host_neutral(report):
+    """The report without the `run` fields that differ between hosts."""
+    if isinstance(report, dict) and isinstance(report.get("run"), dict):
+        report = dict(report)
+        report["run"] = {k: v for k, v in report["run"].items() if k not in HOST_KEYS}
+    return report
 
 
 def is_timing_key(key):
@@ -121,11 +143,20 @@ def load(path):
 
 def main(argv):
     exact = "--exact" in argv[1:]
-    paths = [a for a in argv[1:] if a != "--exact"]
-    if len(paths) != 2:
-        print("usage: compare-report.py [--exact] BEFORE.json AFTER.json", file=sys.stderr)
+    normalize = "--normalize" in argv[1:]
+    paths = [a for a in argv[1:] if a not in ("--exact", "--normalize")]
+    if normalize and len(paths) == 1:
+        json.dump(strip_times(host_neutral(load(paths[0])), exact), sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+        return 0
+    if normalize or len(paths) != 2:
+        print(
+            "usage: compare-report.py [--exact] BEFORE.json AFTER.json\n"
+            "       compare-report.py [--exact] --normalize REPORT.json",
+            file=sys.stderr,
+        )
         return 2
-    before, after = (strip_times(load(p), exact) for p in paths)
+    before, after = (strip_times(host_neutral(load(p)), exact) for p in paths)
     found = 0
     for line in differences(before, after):
         print(line)

@@ -58,6 +58,10 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// are cut while reading, before any decoding: student code wrote them.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
+/// A write trace at its cap (12 hex digits a record) fits one line, with
+/// room for the JSON around it.
+const _: () = assert!(crate::check::trace::TRACE_CAP * 12 + 1024 <= MAX_LINE_BYTES);
+
 /// The most protocol bytes the grader keeps per test.
 pub const MAX_PROTOCOL_BYTES: usize = 16 << 20;
 

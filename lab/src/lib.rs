@@ -609,4 +609,91 @@ mod tests {
         assert_eq!(b.empty_cells().next(), Some((0, 1)));
         assert_eq!(b.filled(), 8);
     }
+
+    /// Fills the first empty cell with 1, clears it, fills it with 2; with
+    /// `copy`, writes on a clone; with `raw`, through `cells_mut`.
+    struct Writer {
+        copy: bool,
+        raw: bool,
+    }
+
+    impl Sudoku for Writer {
+        fn legal(&self, _: &Board, _: usize, _: usize, _: u8) -> bool {
+            true
+        }
+        fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
+            board.empty_cells().next()
+        }
+        fn solve(&self, board: &mut Board) -> bool {
+            let (r, c) = self.find_empty(board).expect("an empty cell");
+            if self.copy {
+                let mut copy = board.clone();
+                copy.set(r, c, 1);
+            }
+            if self.raw {
+                board.cells_mut()[0] = 3;
+            }
+            board.set(r, c, 1);
+            board.set(r, c, 0);
+            board.set(r, c, 2);
+            true
+        }
+    }
+
+    /// Runs `writer` through the exported glue with room for `capacity`
+    /// records: the status, the records and the board.
+    fn traced(writer: &Writer, capacity: usize) -> (u32, Vec<u8>, Vec<u8>) {
+        let mut cells = vec![0u8; 16];
+        let mut records = vec![0u8; capacity * 6];
+        let mut len = 0usize;
+        // SAFETY: 16 cells for n = 2, `capacity` records of room, a local `len`.
+        let status = unsafe {
+            ffi::solve_traced(
+                writer,
+                cells.as_mut_ptr(),
+                2,
+                records.as_mut_ptr(),
+                capacity,
+                &mut len,
+            )
+        };
+        records.truncate(len);
+        (status, records, cells)
+    }
+
+    #[test]
+    fn a_traced_board_records_set_but_not_its_clones() {
+        let (status, records, cells) = traced(
+            &Writer {
+                copy: true,
+                raw: false,
+            },
+            8,
+        );
+        assert_eq!(status, ffi::TRACED_SOLVED);
+        assert_eq!(
+            records,
+            [0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2, 0, 0]
+        );
+        assert_eq!(cells[0], 2);
+        let (status, records, _) = traced(
+            &Writer {
+                copy: false,
+                raw: false,
+            },
+            2,
+        );
+        assert_eq!(status, ffi::TRACED_SOLVED | ffi::TRACED_CAPPED);
+        assert_eq!(records.len(), 12);
+        let (status, records, cells) = traced(
+            &Writer {
+                copy: false,
+                raw: true,
+            },
+            8,
+        );
+        assert_eq!(status, ffi::TRACED_SOLVED | ffi::TRACED_UNRECORDED);
+        assert!(records.is_empty());
+        assert_eq!(cells[0], 2);
+    }
 }

@@ -27,9 +27,16 @@ use super::Failure;
 use super::rule::{cell, clashes};
 use crate::case::Case;
 
-/// The most writes a worker records (and sends, about 12 bytes each);
-/// later writes are counted as "capped" and not checked.
-pub const TRACE_CAP: usize = 1_000_000;
+/// The most writes a worker records (and sends, 12 hex digits each);
+/// later writes are counted as "capped" and not checked. The whole trace
+/// travels in one protocol line, which the grader keeps only up to
+/// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
+/// records are 960,000 bytes.
+pub const TRACE_CAP: usize = 80_000;
+
+/// The most writes of the lab's listing counted for a report's comparison
+/// (walked in the grader's own process, a few ms per 100,000 writes).
+const LISTING_WALK_CAP: u64 = 1_000_000;
 
 /// A trace as the worker sends it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,13 +91,17 @@ pub struct TraceSummary {
     pub writes: u64,
     /// Digits cleared (writes of 0 over a digit).
     pub undos: u64,
-    /// The trace stopped at [`TRACE_CAP`] writes.
+    /// The trace stopped at [`TRACE_CAP`] records.
     pub capped: bool,
     /// The lab's listing's own writes and undos on the case's puzzle (the
     /// numbers `grader reference` stores as `listing_writes` and
     /// `listing_undos`), and whether its walk finished within
-    /// [`TRACE_CAP`] writes.
+    /// `LISTING_WALK_CAP` writes.
     pub listing: (u64, u64, bool),
+    /// What the search did that a correct one may also do but that explains
+    /// a failure (a digit never tried at a cell given up, a cell cleared
+    /// after the board was complete): shown only when the end state fails.
+    pub hint: Option<Failure>,
 }
 
 impl std::fmt::Display for TraceSummary {
@@ -103,7 +114,7 @@ impl std::fmt::Display for TraceSummary {
         if self.capped {
             write!(
                 f,
-                " (trace capped at {TRACE_CAP} writes: later ones unchecked)"
+                " (trace capped at {TRACE_CAP} records, writes and calls: later ones unchecked)"
             )?;
         }
         let (writes, undos, finished) = self.listing;
@@ -154,7 +165,7 @@ fn decode(trace: &WriteTrace) -> Result<Vec<Record>, String> {
 }
 
 /// The lab's listing's writes, undos and whether it finished within
-/// [`TRACE_CAP`], on `case`'s puzzle: walked once per puzzle and grader
+/// [`LISTING_WALK_CAP`], on `case`'s puzzle: walked once per puzzle and grader
 /// run, not for every traced test (a deep puzzle costs tens of ms).
 fn listing_cost(case: &Case) -> (u64, u64, bool) {
     type Costs = std::collections::HashMap<Vec<u8>, (u64, u64, bool)>;
@@ -168,7 +179,7 @@ fn listing_cost(case: &Case) -> (u64, u64, bool) {
     {
         return cost;
     }
-    let walk = sudoku_reference::walk_listing(&case.puzzle, TRACE_CAP as u64);
+    let walk = sudoku_reference::walk_listing(&case.puzzle, LISTING_WALK_CAP);
     let cost = (walk.writes, walk.undos, walk.finished);
     WALKED
         .lock()
@@ -184,6 +195,163 @@ struct LastWrite {
     step: u64,
     value: u8,
     depth: u16,
+}
+
+/// How a step is named: with its call depth when the trace has the calls
+/// of `solve`, without when it has writes only (the Rust board, the write
+/// watch).
+fn step_name(step: u64, depth: u16, calls: bool) -> String {
+    if calls {
+        format!("step {step} (depth {depth})")
+    } else {
+        format!("step {step}")
+    }
+}
+
+/// The cells a search has filled and not yet cleared, in the order their
+/// digits were first written: the search's stack as the writes show it,
+/// for traces without calls. When the search writes a new digit into a
+/// cell on the stack (it went back there to try the next digit), every
+/// cell filled after it must be empty again: a digit left there was
+/// written on a dead branch.
+struct OpenCells {
+    order: Vec<usize>,
+    open: Vec<bool>,
+}
+
+impl OpenCells {
+    fn new(cells: usize) -> OpenCells {
+        OpenCells {
+            order: Vec::new(),
+            open: vec![false; cells],
+        }
+    }
+
+    /// Records a write of `new` at cell `i` of `board` (before the write);
+    /// returns a cell filled after `i` that still holds a digit, if the
+    /// write is a retry at `i`.
+    fn write(&mut self, board: &Board, i: usize, new: u8) -> Option<usize> {
+        if !self.open[i] {
+            if new != 0 {
+                self.open[i] = true;
+                self.order.push(i);
+            }
+            return None;
+        }
+        let at = self.order.iter().rposition(|&j| j == i)?;
+        let stale = if new != 0 {
+            self.order[at + 1..]
+                .iter()
+                .copied()
+                .find(|&j| board.cells()[j] != 0)
+        } else {
+            None
+        };
+        if stale.is_none() {
+            // Cells filled after `i` that are empty again leave the stack;
+            // on a clear, so does `i` (cells filled after it that still
+            // hold digits stay, to be caught when an earlier cell is
+            // retried or the search ends).
+            let later: Vec<usize> = self.order.drain(at + 1..).collect();
+            for j in later {
+                if board.cells()[j] == 0 {
+                    self.open[j] = false;
+                } else {
+                    self.order.push(j);
+                }
+            }
+            if new == 0 {
+                self.order.retain(|&j| j != i);
+                self.open[i] = false;
+            }
+        }
+        stale
+    }
+}
+
+/// The digits a search tried at each cell on its current visit there,
+/// to name a digit it never tried when it gave a cell up (the digit loop's
+/// bound): a hint, shown only when the test fails otherwise, since a
+/// search that prunes harder than the lab's may skip a digit on purpose.
+struct Visits {
+    tried: Vec<u32>,
+    /// The last cell cleared: its index, the step, and the digits that fit
+    /// there then. The visit ends when the next write goes elsewhere.
+    cleared: Option<(usize, u64, u32)>,
+}
+
+impl Visits {
+    fn new(cells: usize) -> Visits {
+        Visits {
+            tried: vec![0; cells],
+            cleared: None,
+        }
+    }
+
+    /// Records a write of `new` over `old` at cell `i`; `board` is the
+    /// board after it. Returns the hint for a visit that ended without
+    /// trying a digit that fits.
+    fn write(&mut self, board: &Board, step: u64, i: usize, old: u8, new: u8) -> Option<Failure> {
+        let side = board.side();
+        let mut hint = None;
+        let continued = match self.cleared.take() {
+            Some((j, _, _)) if j == i => true,
+            Some((j, step, fits)) => {
+                hint = self.gave_up(board, j, step, fits);
+                false
+            }
+            None => false,
+        };
+        if new != 0 && old == 0 && !continued {
+            self.tried[i] = 0;
+        }
+        if new != 0 && usize::from(new) <= side {
+            self.tried[i] |= 1 << (new - 1);
+        }
+        if new == 0 && old != 0 {
+            let (r, c) = (i / side, i % side);
+            let fits = (1..=side as u8)
+                .filter(|&v| clashes(board, r, c, v).is_empty())
+                .fold(0u32, |mask, v| mask | 1 << (v - 1));
+            self.cleared = Some((i, step, fits));
+        }
+        hint
+    }
+
+    /// The search gave up cell `i` (cleared at `step`, where `fits` fit):
+    /// a hint if a digit that fits was never tried.
+    fn gave_up(&mut self, board: &Board, i: usize, step: u64, fits: u32) -> Option<Failure> {
+        let side = board.side();
+        let tried = std::mem::take(&mut self.tried[i]);
+        let missing = fits & !tried;
+        if missing == 0 || tried == 0 {
+            return None;
+        }
+        let list = |mask: u32| -> String {
+            (1..=side as u32)
+                .filter(|v| mask & 1 << (v - 1) != 0)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (r, c) = (i / side, i % side);
+        let mut shown = board.clone();
+        shown.set(r, c, 0);
+        Some(
+            Failure::new(
+                "solve.trace.untried",
+                format!(
+                    "at {} the search tried {} and then gave the cell up at step {step}, but {} also fit there and {} never tried: \
+                     the digit loop must try every digit from 1 to {side} (v <= N, not v < N; range(1, N + 1) in Python)",
+                    cell(r, c),
+                    list(tried),
+                    list(missing),
+                    if missing.count_ones() == 1 { "was" } else { "were" },
+                ),
+            )
+            .on(&shown, Some((r, c))),
+        )
+    }
 }
 
 /// Replays `trace`, the writes of `solve(input)` which returned `solved` and
@@ -216,14 +384,21 @@ pub fn judge(
         ));
     };
     let side = board.side();
+    let calls = records.iter().any(|r| matches!(r, Record::Call));
+    let words = Words::of(trace.source);
     let givens = board.clone();
     let mut last: Vec<Option<LastWrite>> = vec![None; side * side];
     let mut entries: Vec<Board> = Vec::new();
+    let mut open = OpenCells::new(side * side);
+    let mut visits = Visits::new(side * side);
+    let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
+    let mut full_after: Option<u64> = None;
     let mut summary = TraceSummary {
         writes: 0,
         undos: 0,
         capped: trace.capped,
         listing: listing_cost(case),
+        hint: None,
     };
     let mut step = 0u64;
     for record in records {
@@ -240,23 +415,42 @@ pub fn judge(
                     return Err(Failure::new(
                         "solve.trace",
                         format!(
-                            "step {step}: the trace names row {row}, column {col}, off the board: \
-                             write cells with board[r][c] = v and leave the board's rows as they are"
+                            "step {step}: the trace names row {row}, column {col}, off the board: {}",
+                            words.off_board
                         ),
                     ));
                 }
                 let at = cell(row, col);
+                let named = step_name(step, depth, calls);
                 let given = givens.get(row, col);
                 if given != 0 && new != given {
                     board.set(row, col, new);
                     return Err(Failure::new(
                         "solve.trace.given",
                         format!(
-                            "step {step} (depth {depth}): solve wrote {new} over the given {at} (which holds {given}): \
+                            "{named}: solve wrote {new} over the given {at} (which holds {given}): \
                              never write to a cell that was filled at the start"
                         ),
                     )
                     .on(&board, Some((row, col))));
+                }
+                let i = row * side + col;
+                if let Some(j) = open.write(&board, i, new) {
+                    let stale = last[j].map_or(0, |w| w.step);
+                    let (r, c) = (j / side, j % side);
+                    return Err(Failure::new(
+                        "solve.trace.leftover",
+                        format!(
+                            "{named}: solve went back to {at} to try {new} there, but {} still holds {} from step {stale}, \
+                             written after {at}'s earlier digit, on the branch that just failed: \
+                             a leftover digit is a fake given for the rest of the search; \
+                             set the cell back to 0 when the recursive call returns {}, before trying the next digit",
+                            cell(r, c),
+                            board.get(r, c),
+                            words.falsy
+                        ),
+                    )
+                    .on(&board, Some((r, c))));
                 }
                 if new != 0 {
                     if usize::from(new) > side {
@@ -264,7 +458,7 @@ pub fn judge(
                         return Err(Failure::new(
                             "solve.trace.range",
                             format!(
-                                "step {step} (depth {depth}): solve wrote {} at {at}, outside 1..={side}: \
+                                "{named}: solve wrote {} at {at}, outside 1..={side}: \
                                  write only digits 1 to {side} (0 clears a cell)",
                                 shown(new)
                             ),
@@ -276,7 +470,7 @@ pub fn judge(
                         return Err(Failure::new(
                             "solve.trace.illegal",
                             format!(
-                                "step {step} (depth {depth}): solve wrote {new} at {at}, but {} already held {new} (at {}): \
+                                "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
                                  every placement must be legal when it is written; call legal(board, r, c, v) before writing",
                                 unit.name(n, row, col),
                                 cell(i, j)
@@ -288,8 +482,33 @@ pub fn judge(
                 } else if old != 0 {
                     summary.undos += 1;
                 }
+                let was = board.get(row, col);
                 board.set(row, col, new);
-                last[row * side + col] = Some(LastWrite {
+                match (was == 0, new == 0) {
+                    (true, false) => empty -= 1,
+                    (false, true) => empty += 1,
+                    _ => {}
+                }
+                if summary.hint.is_none() {
+                    summary.hint = visits.write(&board, step, i, was, new);
+                }
+                if summary.hint.is_none() && new == 0 && was != 0 {
+                    if let Some(full) = full_after {
+                        summary.hint = Some(
+                            Failure::new(
+                                "solve.trace.cleared_solution",
+                                format!(
+                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: \
+                                     when the recursive call returns {}, return {} at once; clear the cell only when it returns {}",
+                                    words.truthy, words.truthy, words.falsy
+                                ),
+                            )
+                            .on(&board, Some((row, col))),
+                        );
+                    }
+                }
+                full_after = (empty == 0).then_some(step);
+                last[i] = Some(LastWrite {
                     step,
                     value: new,
                     depth,
@@ -305,7 +524,10 @@ pub fn judge(
                     ));
                 };
                 if result == Some(false) {
-                    leftover(&entry, &board, &last, step, entries.len())?;
+                    leftover(&entry, &board, &last, step, Some(entries.len()), &words)?;
+                }
+                if result == Some(true) && summary.writes > 0 {
+                    true_with_empty(&board, step, entries.len() + 1, &words)?;
                 }
             }
         }
@@ -313,30 +535,42 @@ pub fn judge(
     if trace.capped {
         return Ok(summary);
     }
+    if summary.hint.is_none() {
+        if let Some((i, step, fits)) = visits.cleared.take() {
+            summary.hint = visits.gave_up(&board, i, step, fits);
+        }
+    }
+    if !calls && !solved {
+        leftover(&givens, &board, &last, step, None, &words)?;
+    }
     if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
         if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
             let (r, c) = (i / side, i % side);
             return Err(Failure::new(
                 "solve.trace.untraced",
                 format!(
-                    "after solve, {} holds {}, but the writes made through board[r][c] = v leave {} there: \
-                     the board was changed some other way (list.__setitem__, a patched row, a method); \
-                     write cells with board[r][c] = v",
+                    "after solve, {} holds {}, but the writes {} leave {} there: {}",
                     cell(r, c),
                     shown(after.get(r, c)),
-                    shown(board.get(r, c))
+                    words.recorded,
+                    shown(board.get(r, c)),
+                    words.untraced
                 ),
             )
             .on(&after, Some((r, c))));
         }
     }
-    if solved && summary.writes == 0 {
+    // A puzzle with no solution answered true without a write is a wrong
+    // answer, not a copy: the end-state checks say so.
+    let solvable = case.solutions != Some(crate::case::Solutions::None);
+    if solved && summary.writes == 0 && solvable {
         if let Some((r, c)) = givens.empty_cells().next() {
             return Err(Failure::new(
                 "solve.trace.copy",
                 format!(
-                    "solve returned true without writing a single digit on the board it was given ({} is still empty): \
-                     it solved a copy; write in place, board[r][c] = v, and clear on the way back",
+                    "solve returned {} without writing a single digit on the board it was given ({} is still empty): \
+                     it solved a copy; write in place and clear on the way back",
+                    words.truthy,
                     cell(r, c)
                 ),
             )
@@ -346,33 +580,82 @@ pub fn judge(
     Ok(summary)
 }
 
-/// At a `solve` that returned false, with `calls` calls still active: the
-/// board must be as that call found it (`entry`).
+/// How the student's language says what a message needs.
+struct Words {
+    /// `False` or `false`.
+    falsy: &'static str,
+    /// `True` or `true`.
+    truthy: &'static str,
+    /// The writes the trace saw, as the student made them.
+    recorded: &'static str,
+    /// What to do when the board changed some way the trace did not see.
+    untraced: &'static str,
+    /// What to do when the trace names a cell off the board.
+    off_board: &'static str,
+}
+
+impl Words {
+    fn of(source: TraceSource) -> Words {
+        match source {
+            TraceSource::Python => Words {
+                falsy: "False",
+                truthy: "True",
+                recorded: "made through board[r][c] = v",
+                untraced: "the board was changed some other way (list.__setitem__, a patched row, a method); \
+                           write cells with board[r][c] = v",
+                off_board: "write cells with board[r][c] = v and leave the board's rows as they are",
+            },
+            TraceSource::RustBoard => Words {
+                falsy: "false",
+                truthy: "true",
+                recorded: "made with board.set(r, c, v)",
+                untraced: "the board was changed some other way; write cells with board.set(r, c, v)",
+                off_board: "write cells with board.set(r, c, v)",
+            },
+            TraceSource::WriteWatch => Words {
+                falsy: "false",
+                truthy: "true",
+                recorded: "the grader saw on the board's memory",
+                untraced: "the board was changed in a way the grader's write watch could not see \
+                           (a system call, or the memory's protection changed); write cells with board[r * N + c] = v",
+                off_board: "write only the board's N*N cells",
+            },
+        }
+    }
+}
+
+/// At a `solve` that returned false, with `calls` calls still active (or
+/// `None` at the end of a trace without calls): the board must be as that
+/// call found it (`entry`).
 fn leftover(
     entry: &Board,
     board: &Board,
     last: &[Option<LastWrite>],
     step: u64,
-    calls: usize,
+    calls: Option<usize>,
+    words: &Words,
 ) -> Result<(), Failure> {
     let side = board.side();
     let Some(i) = (0..side * side).find(|&i| entry.cells()[i] != board.cells()[i]) else {
         return Ok(());
     };
     let (r, c) = (i / side, i % side);
-    let depth = calls + 1;
+    let falsy = words.falsy;
+    let returned = match calls {
+        Some(calls) => format!("solve (depth {}) returned {falsy}", calls + 1),
+        None => format!("solve returned {falsy}"),
+    };
     let message = match last[i] {
         Some(write) if write.value != 0 => format!(
-            "solve (depth {depth}) returned False after step {step}, but the write at step {} (depth {}) left {} at {} \
-             on that dead branch: a leftover digit is a fake given for the rest of the search; \
-             set the cell back to 0 before trying the next digit or returning False",
-            write.step,
-            write.depth,
+            "{returned} after step {step}, but the write at {} left {} at {} \
+             on a dead branch: a leftover digit is a fake given for the rest of the search; \
+             set the cell back to 0 before trying the next digit or returning {falsy}",
+            step_name(write.step, write.depth, calls.is_some()),
             shown(write.value),
             cell(r, c)
         ),
         _ => format!(
-            "solve (depth {depth}) returned False after step {step}, but {} holds {} where that call found {}: \
+            "{returned} after step {step}, but {} holds {} where that call found {}: \
              a solve that fails must leave the board as it found it",
             cell(r, c),
             shown(board.get(r, c)),
@@ -380,6 +663,29 @@ fn leftover(
         ),
     };
     Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+}
+
+/// At a `solve` (at `depth`) that returned true after `step`: the board
+/// must be complete, since the search returns true only when no cell is
+/// left empty.
+fn true_with_empty(board: &Board, step: u64, depth: usize, words: &Words) -> Result<(), Failure> {
+    let Some((r, c)) = board.empty_cells().next() else {
+        return Ok(());
+    };
+    let fits = (1..=board.side() as u8).any(|v| clashes(board, r, c, v).is_empty());
+    let why = if fits { "" } else { ", where no digit fits" };
+    Err(Failure::new(
+        "solve.trace.true_with_empty",
+        format!(
+            "solve (depth {depth}) returned {} after step {step} with {} still empty{why}: \
+             return {} only when find_empty finds no empty cell; when no digit fits, return {}",
+            words.truthy,
+            cell(r, c),
+            words.truthy,
+            words.falsy
+        ),
+    )
+    .on(board, Some((r, c))))
 }
 
 /// A recorded value as people read it: 255 stands for anything that was
@@ -544,6 +850,166 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.check, "solve.trace.copy");
+    }
+
+    fn writes_only(parts: &[String], source: TraceSource) -> WriteTrace {
+        WriteTrace {
+            records: parts.concat(),
+            capped: false,
+            source,
+        }
+    }
+
+    #[test]
+    fn without_calls_a_retry_over_a_leftover_digit_is_caught() {
+        // On an empty 4x4: (row 0, col 0) = 1, (row 0, col 1) = 2, then back
+        // to (row 0, col 0) for its next digit with (row 0, col 1) never
+        // cleared.
+        let (case, empty) = empty_case();
+        let parts = [
+            write(0, 0, 0, 1, 0),
+            write(0, 1, 0, 2, 0),
+            write(0, 0, 1, 3, 0),
+        ];
+        let mut after = empty.clone();
+        after[0] = 3;
+        after[1] = 2;
+        let err = judge(
+            &case,
+            2,
+            &empty,
+            false,
+            &after,
+            &writes_only(&parts, TraceSource::WriteWatch),
+        )
+        .unwrap_err();
+        assert_eq!(err.check, "solve.trace.leftover");
+        assert!(
+            err.message.starts_with(
+                "step 3: solve went back to (row 0, col 0) to try 3 there, but (row 0, col 1) still holds 2 from step 2"
+            ),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.cell, Some((0, 1)));
+        // The same search with the dead branch cleared breaks no rule ...
+        let parts = [
+            write(0, 0, 0, 1, 0),
+            write(0, 1, 0, 2, 0),
+            write(0, 1, 2, 0, 0),
+            write(0, 0, 1, 3, 0),
+        ];
+        let mut after = empty.clone();
+        after[0] = 3;
+        let err = judge(
+            &case,
+            2,
+            &empty,
+            false,
+            &after,
+            &writes_only(&parts, TraceSource::RustBoard),
+        )
+        .unwrap_err();
+        // ... up to the end, where a solve that returned false left a digit.
+        assert_eq!(err.check, "solve.trace.leftover");
+        assert!(
+            err.message.starts_with(
+                "solve returned false after step 4, but the write at step 4 left 3 at (row 0, col 0)"
+            ),
+            "{}",
+            err.message
+        );
+    }
+
+    /// A case with an empty 4x4 board, and its cells.
+    fn empty_case() -> (Case, Vec<u8>) {
+        let mut case = campus();
+        case.puzzle = Board::empty(2).expect("a board");
+        (case, vec![0; 16])
+    }
+
+    #[test]
+    fn a_digit_never_tried_at_a_cell_given_up_is_a_hint() {
+        // On an empty 4x4 the search tries 1 to 3 at (row 0, col 0) and
+        // gives up.
+        let (case, empty) = empty_case();
+        let mut parts = Vec::new();
+        for v in 1..=3 {
+            parts.push(write(0, 0, 0, v, 0));
+            parts.push(write(0, 0, v, 0, 0));
+        }
+        let judged = |parts: &[String]| {
+            judge(
+                &case,
+                2,
+                &empty,
+                false,
+                &empty,
+                &writes_only(parts, TraceSource::WriteWatch),
+            )
+            .expect("no rule broken")
+        };
+        let hint = judged(&parts).hint.expect("a hint");
+        assert_eq!(hint.check, "solve.trace.untried");
+        assert!(
+            hint.message.starts_with(
+                "at (row 0, col 0) the search tried 1, 2, 3 and then gave the cell up at step 6, but 4 also fit there and was never tried"
+            ),
+            "{}",
+            hint.message
+        );
+        // Trying the last digit too is no hint.
+        parts.push(write(0, 0, 0, 4, 0));
+        parts.push(write(0, 0, 4, 0, 0));
+        assert_eq!(judged(&parts).hint, None);
+    }
+
+    #[test]
+    fn returning_true_with_an_empty_cell_is_caught() {
+        // The first cell is written, then solve returns true at once.
+        let parts = [event(0), write(0, 1, 0, 2, 1), event(2)];
+        let mut after = CAMPUS.to_vec();
+        after[1] = 2;
+        let err = judge(&campus(), 2, &CAMPUS, true, &after, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.true_with_empty");
+        assert!(
+            err.message.starts_with(
+                "solve (depth 1) returned True after step 1 with (row 0, col 2) still empty:"
+            ),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn clearing_a_complete_board_is_a_hint() {
+        let (parts, solution) = seed_trace();
+        let writes: Vec<String> = parts
+            .iter()
+            .filter(|p| !p.starts_with("ff"))
+            .cloned()
+            .chain([write(3, 3, 1, 0, 0)])
+            .collect();
+        let mut after = solution.clone();
+        after[15] = 0;
+        let summary = judge(
+            &campus(),
+            2,
+            &CAMPUS,
+            true,
+            &after,
+            &writes_only(&writes, TraceSource::RustBoard),
+        )
+        .expect("no rule broken");
+        let hint = summary.hint.expect("a hint");
+        assert_eq!(hint.check, "solve.trace.cleared_solution");
+        assert!(
+            hint.message.starts_with(
+                "step 9: the board was complete after step 8, but solve then cleared (row 3, col 3)"
+            ),
+            "{}",
+            hint.message
+        );
     }
 
     #[test]

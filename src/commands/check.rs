@@ -21,11 +21,11 @@ use crate::cli::{CheckArgs, FunctionArg};
 use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
 use crate::protocol::CodeKind;
-use crate::report::student::{self, CheckRun, ShrunkView};
+use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, SubmissionReport, TestReport, picture};
-use crate::runner::grade::{GradePlan, kind_name, run_test_judged};
-use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
+use crate::runner::grade::{GradePlan, kind_name, run_test_judged, run_test_traced};
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, smaller_case};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build;
 use crate::submission::discover::{self, Submission, SubmissionKind};
@@ -138,6 +138,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
     let mut tests: Vec<TestReport> = Vec::new();
     let mut shrunk = Vec::new();
+    let mut first_steps = Vec::new();
     let mut any_fault = false;
     'cases: for case in &plan.cases.cases {
         for &function in &case.tests {
@@ -161,23 +162,27 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                 && !tests
                     .iter()
                     .any(|t| t.function == Function::Solve && t.verdict != Verdict::Pass);
-            if first_solve_failure && !args.no_shrink && !fault {
+            if first_solve_failure && !fault {
                 let class = FailureClass::of(test.verdict, judged.failure.as_ref());
-                let budget = ShrinkBudget::default();
-                if let Some(small) = shrink_solve(
-                    &mut sandbox,
-                    code.path(),
-                    code_kind,
-                    case,
-                    &class,
-                    plan,
-                    budget,
-                ) {
+                let small = if args.no_shrink {
+                    None
+                } else {
+                    shrink_solve(
+                        &mut sandbox,
+                        code.path(),
+                        code_kind,
+                        case,
+                        &class,
+                        plan,
+                        ShrinkBudget::default(),
+                    )
+                };
+                if let Some(small) = &small {
                     let after = small
                         .failure
                         .as_ref()
                         .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
-                    let diagnosis = small_board_diagnosis(case, &small);
+                    let diagnosis = small_board_diagnosis(case, small);
                     shrunk.push(ShrunkView {
                         diagnosis,
                         case: case.name.clone(),
@@ -190,9 +195,19 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                         ms: small.elapsed.as_secs_f64() * 1000.0,
                         stopped_early: small.stopped_early,
                         verdict: test.verdict,
-                        message: small.message,
+                        message: small.message.clone(),
                         small_after: after,
                     });
+                }
+                if code_kind == CodeKind::Library {
+                    let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
+                    first_steps.extend(first_step(
+                        &mut sandbox,
+                        code.path(),
+                        traced.as_ref().unwrap_or(case),
+                        case,
+                        plan,
+                    ));
                 }
             }
             let failed = test.verdict != Verdict::Pass;
@@ -217,9 +232,46 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             tests,
         },
         shrunk,
+        first_steps,
         not_run,
         path,
     }
+}
+
+/// Runs a failing library `solve` once more on `traced` (the shrunk board,
+/// or the case itself) with its writes recorded, and returns the first
+/// step that breaks the lab's rules, if the trace shows one.
+fn first_step(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    traced: &Case,
+    case: &Case,
+    plan: &GradePlan,
+) -> Option<FirstStepView> {
+    let judged = run_test_traced(
+        sandbox,
+        code,
+        CodeKind::Library,
+        traced,
+        Function::Solve,
+        plan,
+        true,
+    );
+    let failure = judged.failure?;
+    let source = judged.trace_source?;
+    failure
+        .check
+        .starts_with("solve.trace.")
+        .then(|| FirstStepView {
+            case: case.name.clone(),
+            on_small_board: traced.puzzle != case.puzzle,
+            source,
+            message: failure.message.clone(),
+            board: failure
+                .board
+                .as_ref()
+                .map(|b| picture::render(b, failure.cell)),
+        })
 }
 
 /// What a shrunk board proves when its shape leaves one cause: one empty
@@ -260,6 +312,7 @@ fn not_run(
             tests: Vec::new(),
         },
         shrunk: Vec::new(),
+        first_steps: Vec::new(),
         not_run: 0,
         path,
     }

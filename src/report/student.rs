@@ -64,6 +64,23 @@ pub struct ShrunkView {
     pub small_after: Option<String>,
 }
 
+/// The first write of a failing `solve` that breaks a rule the lab
+/// teaches, found by replaying its write trace (see
+/// [`crate::check::trace`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstStepView {
+    /// The case whose `solve` failed.
+    pub case: String,
+    /// True when the trace was taken on the shrunk board.
+    pub on_small_board: bool,
+    /// Who recorded the writes: `python`, `rust_board` or `write_watch`.
+    pub source: crate::check::TraceSource,
+    /// The step and the rule, in the lab's words.
+    pub message: String,
+    /// The board at that step, the cell in question marked.
+    pub board: Option<String>,
+}
+
 /// What `grader check` found, ready to show.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CheckRun {
@@ -71,6 +88,9 @@ pub struct CheckRun {
     pub submission: SubmissionReport,
     /// Shrunk boards for failing `solve` tests.
     pub shrunk: Vec<ShrunkView>,
+    /// The first rule-breaking step of failing `solve` tests of libraries
+    /// (Python's own messages already quote their steps).
+    pub first_steps: Vec<FirstStepView>,
     /// Tests not run because of `--fail-fast`.
     pub not_run: usize,
     /// The source checked, as given.
@@ -251,8 +271,14 @@ fn write_failure(
         }
     }
     let shrunk = run.shrunk.iter().find(|s| s.case == test.case);
+    let first = run
+        .first_steps
+        .iter()
+        .find(|f| f.case == test.case && test.function == Function::Solve);
     match (shrunk, &test.board) {
-        (Some(shrunk), _) if test.function == Function::Solve => write_shrunk(shrunk, out)?,
+        (Some(shrunk), _) if test.function == Function::Solve => {
+            write_shrunk(shrunk, first.filter(|f| f.on_small_board), out)?
+        }
         (_, Some(board)) => {
             writeln!(out)?;
             for line in labelled(board).lines() {
@@ -261,6 +287,9 @@ fn write_failure(
             writeln!(out)?;
         }
         _ => {}
+    }
+    if let Some(first) = first.filter(|f| !f.on_small_board || shrunk.is_none()) {
+        write_first_step(first, out)?;
     }
     let output = printed(&test.output);
     if !output.is_empty() {
@@ -280,8 +309,14 @@ fn write_failure(
     Ok(())
 }
 
-/// The shrunk board beside the full one, and what went wrong on it.
-fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
+/// The shrunk board beside the full one, and what went wrong on it: the
+/// first step that breaks the lab's rules when the trace on the small
+/// board shows one, else the failure as its end state shows it.
+fn write_shrunk(
+    shrunk: &ShrunkView,
+    first: Option<&FirstStepView>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let cells = |k: usize| if k == 1 { "cell" } else { "cells" };
     writeln!(out)?;
     writeln!(
@@ -322,6 +357,9 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
     if let Some(diagnosis) = &shrunk.diagnosis {
         writeln!(out, "    {}", diagnosis.yellow().bold())?;
     }
+    if let Some(first) = first {
+        return write_first_step(first, out);
+    }
     writeln!(out, "    on the small board:")?;
     let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message);
     for line in visible(&message).lines() {
@@ -330,6 +368,35 @@ fn write_shrunk(shrunk: &ShrunkView, out: &mut dyn Write) -> io::Result<()> {
     if let Some(after) = &shrunk.small_after {
         writeln!(out, "    the board your solve left:")?;
         for line in labelled(after).lines() {
+            writeln!(out, "      {}", super::picture::paint(line))?;
+        }
+    }
+    writeln!(out)
+}
+
+/// The first step that breaks the lab's rules, and the board then.
+fn write_first_step(first: &FirstStepView, out: &mut dyn Write) -> io::Result<()> {
+    let watched = match first.source {
+        crate::check::TraceSource::WriteWatch => "the grader watched every write to the board",
+        crate::check::TraceSource::RustBoard => "the grader recorded every board.set",
+        crate::check::TraceSource::Python => "the grader recorded every board[r][c] = v",
+    };
+    let board = if first.on_small_board {
+        " on the small board"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "    {}",
+        format!("the first step that breaks the lab's rules ({watched}{board}):").bold()
+    )?;
+    for line in visible(&first.message).lines() {
+        writeln!(out, "      {}", line.yellow())?;
+    }
+    if let Some(picture) = &first.board {
+        writeln!(out, "    the board at that step:")?;
+        for line in labelled(picture).lines() {
             writeln!(out, "      {}", super::picture::paint(line))?;
         }
     }
@@ -446,6 +513,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         not_run: usize,
         submission: &'a SubmissionReport,
         shrunk: &'a [ShrunkView],
+        first_steps: &'a [FirstStepView],
     }
     let doc = Json {
         version: 1,
@@ -455,6 +523,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         not_run: run.not_run,
         submission: &run.submission,
         shrunk: &run.shrunk,
+        first_steps: &run.first_steps,
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
@@ -495,6 +564,7 @@ mod tests {
                 tests,
             },
             shrunk: Vec::new(),
+            first_steps: Vec::new(),
             not_run: 0,
             path: "sudoku.c".into(),
         }

@@ -190,6 +190,8 @@ pub struct JudgedTest {
     pub blame: Blame,
     /// The failed check, for the verdict `wrong`.
     pub failure: Option<check::Failure>,
+    /// Who recorded the write trace the test was judged with, if it had one.
+    pub trace_source: Option<check::TraceSource>,
 }
 
 /// [`run_test`], keeping the failed check.
@@ -236,6 +238,7 @@ pub fn run_test_traced(
                     loaded: false,
                     blame: Blame::Grader,
                     failure: None,
+                    trace_source: None,
                 };
             }
         },
@@ -250,6 +253,7 @@ pub fn run_test_traced(
         trace,
     };
     let mut board = None;
+    let mut trace_source = None;
     let mut loaded = false;
     let mut wall_ms = None;
     let outcome = match sandbox.run_test(&request) {
@@ -268,6 +272,7 @@ pub fn run_test_traced(
                         WorkerMessage::Trace { trace } => Some(trace),
                         _ => None,
                     });
+                    trace_source = trace.map(|t| t.source);
                     let (judgement, summary) =
                         check::judge_traced(case, policy, &request.probe, &response, trace);
                     let mut outcome = match judgement {
@@ -301,6 +306,7 @@ pub fn run_test_traced(
         loaded,
         blame,
         failure: failed,
+        trace_source,
     }
 }
 

@@ -140,6 +140,12 @@ impl Sudoku for CLibrary {
     }
 }
 
+/// The most writes the write watch records: about 20 us each (two signals
+/// and two `mprotect`s), so 10,000 cost about 0.2 s of the test's time
+/// limit; past them the search runs on at full speed, and the first
+/// rule-breaking step is almost always early.
+const WATCH_CAP: usize = 10_000;
+
 /// Runs a `solve` probe with its writes recorded: through the Rust lab
 /// crate's recording board when the library exports one, else under the
 /// write watch (C, or any `.so`). `None` for the trace when neither could
@@ -160,7 +166,7 @@ pub fn solve_traced(
         .map_err(|reason| ProbeError::Board { index: 0, reason })?;
     let (solved, trace) = match library.solve_traced {
         Some(traced) => recorded_solve(traced, &mut board),
-        None => match super::watch::solve_watched(library.solve, &mut board, TRACE_CAP) {
+        None => match super::watch::solve_watched(library.solve, &mut board, WATCH_CAP) {
             Ok((solved, trace)) => (solved, Some(trace)),
             Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
         },

@@ -103,8 +103,14 @@ def record(r, c, old, new):
 
 
 def event(kind):
-    if not CAPPED:
-        LOG.extend((255, kind, 0, 0, DEPTH_LO, DEPTH_HI))
+    # Events count toward the cap too: the whole trace must fit one
+    # protocol line.
+    global WRITES, CAPPED
+    if WRITES >= TRACE_CAP:
+        CAPPED = True
+        return
+    WRITES += 1
+    LOG.extend((255, kind, 0, 0, DEPTH_LO, DEPTH_HI))
 
 
 def set_depth(depth):

@@ -301,6 +301,28 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ("bug-solves-copy.c", "exactly as it was passed in"),
 ];
 
+/// The C bug fixtures whose failing `solve` breaks a rule the write watch
+/// can see on the campus cases, and what the first rule-breaking step must
+/// say. The others fail by their end state only (a `legal` without the box
+/// check passes `solve` on the campus boards; a loop bound leaves nothing
+/// to try on its one-cell board; a crash ends the trace) or do not fail
+/// `solve`.
+const FIRST_STEPS: &[(&str, &str)] = &[
+    ("bug-legal-no-column.c", "but column"),
+    ("bug-no-clear.c", "on a dead branch"),
+    ("bug-partial-clear.c", "on a dead branch"),
+    ("bug-out-of-range.c", "outside 1..="),
+    ("bug-overwrites-givens.c", "over the given"),
+    ("bug-solves-copy.c", "it solved a copy"),
+];
+
+/// The line after the "first step" heading of `grader check`'s output.
+fn first_step(shown: &str) -> Option<&str> {
+    let mut lines = shown.lines();
+    lines.find(|l| l.contains("the first step that breaks the lab's rules"))?;
+    lines.next()
+}
+
 /// The campus cases under the listing's `find_empty` policy: small,
 /// quick, and the same on every machine (no 9x9 search that a broken
 /// `legal` could stretch to the time limit).
@@ -375,8 +397,44 @@ fn snapshots_of_check_and_the_first_line_names_the_bug() {
             first.contains(class),
             "{name}: the first diagnosis line does not name {class:?}: {first:?}\n{shown}"
         );
+        let step = FIRST_STEPS.iter().find(|(fixture, _)| *fixture == name);
+        match (step, first_step(&shown)) {
+            (Some((_, says)), Some(line)) => {
+                assert!(
+                    line.contains(says),
+                    "{name}: {line:?} does not say {says:?}"
+                )
+            }
+            (Some(_), None) => panic!("{name}: no first rule-breaking step:\n{shown}"),
+            (None, Some(line)) => panic!("{name}: an unexpected first step {line:?}"),
+            (None, None) => {}
+        }
         insta::assert_snapshot!(format!("check-{}", name.trim_end_matches(".c")), shown);
     }
+}
+
+/// A Rust trait submission's `solve` is traced through the lab crate's
+/// recording board: `grader check` quotes the write that left the dead
+/// branch's digit, on the shrunk board, in place of the end state.
+#[test]
+fn a_rust_trait_solve_is_traced_through_its_board() {
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    let (status, shown) = check_fixture(&kit, &cases, "rust-no-clear");
+    assert_eq!(status, 1, "{shown}");
+    let block = shown
+        .split_once("the first step that breaks the lab's rules (the grader recorded every board.set on the small board):\n")
+        .unwrap_or_else(|| panic!("no first step in:\n{shown}"))
+        .1;
+    assert!(
+        block.trim_start().starts_with(
+            "solve returned false after step 1, but the write at step 1 left 2 at (row 2, col 2)"
+        ),
+        "{shown}"
+    );
+    // The correct trait submission passes, traced or not.
+    let (status, shown) = check_fixture(&kit, &cases, "rust-trait");
+    assert_eq!(status, 0, "{shown}");
 }
 
 // ---------------------------------------------------------------- shrinking

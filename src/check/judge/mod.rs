@@ -28,7 +28,7 @@ pub enum Judgement {
 }
 
 /// A failed check: which, why, and what to show.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     /// The check's id, e.g. `legal`, `find_empty.policy`, `solve.leftover`.
     pub check: &'static str,
@@ -106,10 +106,12 @@ pub fn judge(
 }
 
 /// Judges like [`judge`], and for a `solve` that came with a write trace
-/// (Python submissions) the search itself ([`trace::judge`](super::trace::judge)):
-/// a failed trace check comes first (it names the write where things went
-/// wrong, where the final board shows only the result). On a pass, the
-/// trace's counts.
+/// (Python submissions, and libraries traced on request) the search itself
+/// ([`trace::judge`](super::trace::judge)): a failed trace check comes
+/// first (it names the write where things went wrong, where the final
+/// board shows only the result); when only the end state fails, the
+/// trace's hint (a digit never tried, a solution cleared) replaces its
+/// message, being the likelier cause. On a pass, the trace's counts.
 pub fn judge_traced(
     case: &Case,
     policy: FindEmptyPolicy,
@@ -132,7 +134,13 @@ pub fn judge_traced(
             Err(failure) => return (Judgement::Wrong(failure), None),
         }
     }
-    (judge(case, policy, probe, response), summary)
+    match judge(case, policy, probe, response) {
+        Judgement::Wrong(failure) => {
+            let hint = summary.as_mut().and_then(|s| s.hint.take());
+            (Judgement::Wrong(hint.unwrap_or(failure)), summary)
+        }
+        pass => (pass, summary),
+    }
 }
 
 fn probe_name(probe: &Probe) -> &'static str {
