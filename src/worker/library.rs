@@ -140,8 +140,8 @@ impl Sudoku for CLibrary {
     }
 }
 
-/// The most writes the write watch records: about 20 us each (two signals
-/// and two `mprotect`s), so 10,000 cost about 0.2 s of the test's time
+/// The most writes the write watch records: about 30 us each with the
+/// calls and returns around them, so 10,000 cost about 0.3 s of the test's time
 /// limit; past them the search runs on at full speed, and the first
 /// rule-breaking step is almost always early.
 const WATCH_CAP: usize = 10_000;
