@@ -1023,89 +1023,24 @@ mod tests {
     use crate::check::{Response, TraceSource, WriteTrace};
     use crate::worker::library::{self, CLibrary};
 
-    /// The lab listing's `legal` and `find_empty`, with the includes every
-    /// test library needs.
-    const HELPERS: &str = r#"
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <emmintrin.h>
+    /// The lab listing in C, the correct fixture every grading test uses.
+    const LISTING: &str = include_str!("../../submissions/c-listing.c");
 
-bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
-    size_t N = n * n;
-    for (size_t i = 0; i < N; i++) {
-        if (board[r * N + i] == v || board[i * N + c] == v) {
-            return false;
-        }
-    }
-    size_t br = n * (r / n), bc = n * (c / n);
-    for (size_t i = br; i < br + n; i++) {
-        for (size_t j = bc; j < bc + n; j++) {
-            if (board[i * N + j] == v) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
+    /// The listing without the clear after a dead branch (a bug fixture).
+    const NO_CLEAR: &str = include_str!("../../submissions/bug-no-clear.c");
 
-bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
-    size_t N = n * n;
-    for (size_t i = 0; i < N; i++) {
-        for (size_t j = 0; j < N; j++) {
-            if (board[i * N + j] == 0) {
-                *r = i;
-                *c = j;
-                return true;
-            }
-        }
-    }
-    return false;
-}
-"#;
+    /// The includes the test variants need beyond the lab header.
+    const EXTRA_INCLUDES: &str =
+        "#include <string.h>\n#include <sys/mman.h>\n#include <emmintrin.h>\n";
 
-    /// The lab listing's in-place `solve`.
-    const LISTING: &str = r#"
-bool solve(uint8_t *board, size_t n) {
-    size_t r, c;
-    if (!find_empty(board, n, &r, &c)) {
-        return true;
+    /// The listing's `legal` and `find_empty` (the fixture up to its
+    /// `solve`), for variants that bring their own `solve`.
+    fn helpers() -> &'static str {
+        let end = LISTING
+            .find("\nbool solve(")
+            .expect("c-listing.c defines solve");
+        &LISTING[..end]
     }
-    size_t N = n * n;
-    for (uint8_t v = 1; v <= N; v++) {
-        if (legal(board, n, r, c, v)) {
-            board[r * N + c] = v;
-            if (solve(board, n)) {
-                return true;
-            }
-            board[r * N + c] = 0;
-        }
-    }
-    return false;
-}
-"#;
-
-    /// The listing without the clear after a dead branch.
-    const NO_CLEAR: &str = r#"
-bool solve(uint8_t *board, size_t n) {
-    size_t r, c;
-    if (!find_empty(board, n, &r, &c)) {
-        return true;
-    }
-    size_t N = n * n;
-    for (uint8_t v = 1; v <= N; v++) {
-        if (legal(board, n, r, c, v)) {
-            board[r * N + c] = v;
-            if (solve(board, n)) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-"#;
 
     /// The campus board of the lab's handout: solved without backtracking.
     const CAMPUS: [u8; 16] = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
@@ -1123,14 +1058,22 @@ bool solve(uint8_t *board, size_t n) {
         _dir: tempfile::TempDir,
     }
 
-    /// Compiles `HELPERS` + `solve_source` into a shared library and loads it.
+    /// Compiles the listing's helpers + `solve_source` into a shared
+    /// library and loads it.
     fn build(solve_source: &str) -> Built {
+        build_source(&format!("{}\n{solve_source}", helpers()))
+    }
+
+    /// Compiles a whole C source (with the lab header on the include path
+    /// and the test variants' extra includes) and loads it.
+    fn build_source(whole_source: &str) -> Built {
         let dir = tempfile::tempdir().expect("temp dir");
         let source = dir.path().join("sudoku.c");
-        std::fs::write(&source, format!("{HELPERS}\n{solve_source}")).expect("write source");
+        std::fs::write(&source, format!("{EXTRA_INCLUDES}{whole_source}")).expect("write source");
         let so = dir.path().join("libsudoku.so");
+        let include = concat!(env!("CARGO_MANIFEST_DIR"), "/lab/include");
         let output = Command::new("cc")
-            .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-o"])
+            .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-I", include, "-o"])
             .arg(&so)
             .arg(&source)
             .output()
@@ -1285,7 +1228,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn calls_and_returns_of_solve_are_recorded_with_depths() {
-        let built = build(LISTING);
+        let built = build_source(LISTING);
         let (solved, _, records) = watched_records(&built, &BACKTRACK, 1000);
         assert!(solved);
         assert_eq!(records, expected_records(BACKTRACK, true));
@@ -1298,7 +1241,7 @@ bool solve(uint8_t *board, size_t n) {
         assert_eq!(after, dead);
         assert_eq!(records, expected_records(dead, true));
         assert!(records.iter().any(|r| r.0 == 255 && r.1 == 1 && r.4 > 0));
-        let built = build(NO_CLEAR);
+        let built = build_source(NO_CLEAR);
         let (solved, _, records) = watched_records(&built, &dead, 1000);
         assert!(!solved);
         assert_eq!(records, expected_records(dead, false));
@@ -1334,7 +1277,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn listing_on_the_campus_board_writes_eight_digits_in_reading_order() {
-        let built = build(LISTING);
+        let built = build_source(LISTING);
         let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
         assert!(solved);
         assert!(!capped);
@@ -1351,7 +1294,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn the_worker_path_traces_through_the_watch() {
-        let built = build(LISTING);
+        let built = build_source(LISTING);
         let (response, trace) = library::solve_traced(&built.library, 2, &BACKTRACK).expect("ok");
         let trace = trace.expect("a trace");
         assert!(!trace.capped);
@@ -1370,7 +1313,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_dead_branch_left_on_the_board_shows_as_an_overwrite() {
-        let built = build(NO_CLEAR);
+        let built = build_source(NO_CLEAR);
         let (solved, after, writes, capped) = watched(&built, &BACKTRACK, 1000);
         assert!(solved && !capped);
         assert_eq!(after, BACKTRACK_SOLVED);
@@ -1467,7 +1410,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn the_cap_stops_the_trace_not_the_search() {
-        let built = build(LISTING);
+        let built = build_source(LISTING);
         let (solved, after, writes, capped) = watched(&built, &CAMPUS, 3);
         assert!(solved && capped);
         assert_eq!(after, CAMPUS_SOLVED);
@@ -1572,7 +1515,7 @@ bool solve(uint8_t *board, size_t n) {
             Some(libc::SIGSEGV)
         );
         // The control: the same child without the fault exits normally.
-        let fine = build(LISTING);
+        let fine = build_source(LISTING);
         assert_eq!(run_in_child(&fine, &CAMPUS, true), 0);
     }
 
@@ -1632,7 +1575,7 @@ bool solve(uint8_t *board, size_t n) {
     #[test]
     #[ignore = "a measurement, not a check"]
     fn cost_per_recorded_write() {
-        let built = build(LISTING);
+        let built = build_source(LISTING);
         let puzzle: Vec<u8> =
             "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
                 .bytes()
