@@ -346,12 +346,51 @@ pub enum BoxCommand {
     Test {
         /// The test and its safeguards.
         input: WorkerInput,
-        /// Wall-clock limit, in milliseconds (the CPU limit is in the
-        /// request).
-        wall_limit_ms: u64,
+        /// When init stops it.
+        deadlines: Deadlines,
     },
     /// Run a build tool (the C compiler, cargo) confined to the box.
     Build(BuildJob),
+}
+
+/// When a box's init stops a run, each measured by init itself (the
+/// kernel's counts, never anything the run reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deadlines {
+    /// CPU time, in milliseconds: the judged limit ([`RunKill::Cpu`]).
+    pub cpu_ms: u64,
+    /// Time the run did not want a CPU (sleeping, blocked, stopped), in
+    /// milliseconds ([`RunKill::Idle`]). Time spent runnable, waiting for
+    /// a CPU on a busy host, does not count.
+    pub idle_ms: u64,
+    /// Wall-clock time, in milliseconds, after which a run that is still
+    /// runnable and under its CPU limit is stopped undecided
+    /// ([`RunKill::Backstop`]): the host was too busy to time it.
+    pub backstop_ms: u64,
+}
+
+impl Deadlines {
+    /// The deadlines of a run with CPU limit `cpu_ms`: it may be idle for
+    /// its limit plus `allowance`, and the backstop is ten times the limit
+    /// plus ten seconds (a share of a tenth of a CPU still finishes).
+    pub fn for_cpu_limit(cpu_ms: u64, allowance: std::time::Duration) -> Deadlines {
+        Deadlines {
+            cpu_ms,
+            idle_ms: cpu_ms.saturating_add(allowance.as_millis() as u64),
+            backstop_ms: cpu_ms.saturating_mul(10).saturating_add(10_000),
+        }
+    }
+
+    /// The deadlines of a build with CPU limit `limit` (the whole tree's):
+    /// it may also be idle that long; the backstop is four times it.
+    pub fn for_build(limit: std::time::Duration) -> Deadlines {
+        let ms = limit.as_millis() as u64;
+        Deadlines {
+            cpu_ms: ms,
+            idle_ms: ms,
+            backstop_ms: ms.saturating_mul(4),
+        }
+    }
 }
 
 /// A build tool to run in the box.
@@ -365,8 +404,8 @@ pub struct BuildJob {
     pub cwd: PathBuf,
     /// Its whole environment.
     pub env: Vec<(String, String)>,
-    /// Wall-clock limit, in milliseconds.
-    pub wall_limit_ms: u64,
+    /// When init stops it (the CPU time is the whole build tree's).
+    pub deadlines: Deadlines,
     /// The largest file it may write, in MiB.
     pub file_size_mb: u64,
     /// The address-space limit in MiB, when no memory cgroup limits it.
@@ -408,6 +447,12 @@ pub struct RunEnd {
     pub cpu_ms: u64,
     /// Wall-clock time from fork to its end, in milliseconds.
     pub wall_ms: u64,
+    /// Of that, the time it did not want a CPU (sleeping, blocked).
+    #[serde(default)]
+    pub idle_ms: u64,
+    /// The time its threads waited for a CPU (a busy host), summed.
+    #[serde(default)]
+    pub waited_ms: u64,
     /// Its peak resident set, in KiB.
     pub max_rss_kb: u64,
     /// Why the box killed it, if it did.
@@ -422,8 +467,11 @@ pub struct RunEnd {
 pub enum RunKill {
     /// Its CPU time reached the limit.
     Cpu,
-    /// Its wall-clock time did.
-    Wall,
+    /// It did not want a CPU (slept, blocked) for longer than allowed.
+    Idle,
+    /// The wall-clock backstop passed while it was still runnable and
+    /// under its CPU limit: undecided, the host was too busy.
+    Backstop,
 }
 
 /// Splits protocol bytes into messages and the first garbage line (cut to

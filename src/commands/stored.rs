@@ -68,6 +68,8 @@ struct StoredTest {
     time_ms: Option<f64>,
     #[serde(default)]
     wall_ms: Option<f64>,
+    #[serde(default)]
+    reruns: u32,
     message: String,
     output: String,
     #[serde(default)]
@@ -105,6 +107,7 @@ impl StoredSubmission {
                     max_points: t.max_points,
                     time_ms: t.time_ms,
                     wall_ms: t.wall_ms,
+                    reruns: t.reruns,
                     message: t.message,
                     output: t.output,
                     board: t.board,

@@ -25,6 +25,7 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         max_points: points,
         time_ms: Some(1.5),
         wall_ms: None,
+        reruns: 0,
         message: String::new(),
         output: String::new(),
         board: None,

@@ -49,6 +49,7 @@ mod tests {
                     max_points: 1,
                     time_ms: Some(0.5),
                     wall_ms: None,
+                    reruns: 0,
                     message: "m".into(),
                     output: "o".into(),
                     board: None,

@@ -103,6 +103,11 @@ pub struct TestReport {
     /// runner measures it, and writers then fall back on `time_ms`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<f64>,
+    /// How many times the test was run again because the host was too
+    /// busy to time it (stopped at the wall-clock backstop while still
+    /// runnable and under its CPU limit); absent when it ran once.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reruns: u32,
     /// Why it failed (the check and the cell, the signal, ...); empty on a pass.
     pub message: String,
     /// What the student's code printed, capped.
@@ -117,6 +122,10 @@ pub struct TestReport {
     /// The case's one-line description, shown to a student beside a failure.
     #[serde(skip)]
     pub description: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl TestReport {

@@ -77,6 +77,7 @@ fn test_report() -> impl Strategy<Value = TestReport> {
                     max_points,
                     time_ms,
                     wall_ms,
+                    reruns: 0,
                     message,
                     output,
                     board,

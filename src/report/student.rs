@@ -542,6 +542,7 @@ mod tests {
             max_points: 1,
             time_ms: Some(1.0),
             wall_ms: None,
+            reruns: 0,
             message: message.into(),
             output: String::new(),
             board: None,

@@ -256,7 +256,8 @@ pub fn run_test_traced(
     let mut trace_source = None;
     let mut loaded = false;
     let mut wall_ms = None;
-    let outcome = match sandbox.run_test(&request) {
+    let (result, reruns) = run_timed(sandbox, &request);
+    let outcome = match result {
         Err(err) => {
             Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
         }
@@ -301,12 +302,37 @@ pub fn run_test_traced(
     let blame = outcome.blame;
     let mut report = test_report(case, function, outcome, board);
     report.wall_ms = wall_ms;
+    report.reruns = reruns;
     JudgedTest {
         report,
         loaded,
         blame,
         failure: failed,
         trace_source,
+    }
+}
+
+/// How many times a test is run in all when the host is too busy to time
+/// it (see [`run_timed`]).
+pub const TEST_TRIES: u32 = 3;
+
+/// Runs `request` in the box; a run stopped at the wall-clock backstop
+/// while still runnable and under its CPU limit was not timed (the host
+/// was too busy), so it runs again, [`TEST_TRIES`] times in all. Returns
+/// the last run and how many reruns it took; a run still undecided is
+/// then classified as the grader's fault by [`process::outcome`].
+fn run_timed(
+    sandbox: &mut SubmissionBox<'_>,
+    request: &WorkerRequest,
+) -> (std::io::Result<process::TestRun>, u32) {
+    let mut reruns = 0;
+    loop {
+        let result = sandbox.run_test(request);
+        let undecided = matches!(&result, Ok(run) if run.killed == Some(process::Kill::Backstop));
+        if !undecided || reruns + 1 >= TEST_TRIES {
+            return (result, reruns);
+        }
+        reruns += 1;
     }
 }
 
@@ -335,6 +361,7 @@ fn test_report(
         max_points,
         time_ms: outcome.time_ms,
         wall_ms: None,
+        reruns: 0,
         message: outcome.message,
         output: outcome.output,
         board,
@@ -389,6 +416,7 @@ fn not_run(
                 max_points: case.points,
                 time_ms: None,
                 wall_ms: None,
+                reruns: 0,
                 message: what.to_string(),
                 output: String::new(),
                 board: None,

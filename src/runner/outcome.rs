@@ -44,6 +44,12 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             )));
         }
     }
+    if run.killed == Some(Kill::Backstop) {
+        return Err(Outcome::grader_fault(format!(
+            "{GRADER_FAULT} (not your fault): the host was too busy to time this test: after {} ms of wall-clock time it was still runnable and had used only {} ms of its {} ms of CPU time (it waited {} ms for a CPU); grade again on a quieter machine or with fewer --jobs",
+            run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
+        )));
+    }
     if let Some(message) = run.messages.iter().find_map(|m| match m {
         WorkerMessage::LoadError { message } if !loaded => Some(message),
         _ => None,
@@ -198,10 +204,10 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
 
 /// The message of a timeout verdict.
 fn timeout_message(run: &TestRun, limit_ms: u64) -> String {
-    if run.killed == Some(Kill::Wall) && run.cpu_ms < limit_ms {
+    if run.killed == Some(Kill::Idle) {
         format!(
-            "did not finish within {} ms of wall-clock time, having used {} ms of CPU (sleeping, waiting, or a very busy machine?)",
-            run.wall_ms, run.cpu_ms
+            "did not finish: it spent {} ms without using or waiting for a CPU (sleeping, or blocked waiting for input), more than the {limit_ms} ms of its time limit allow, having used {} ms of CPU",
+            run.idle_ms, run.cpu_ms
         )
     } else {
         format!(
@@ -387,6 +393,8 @@ mod tests {
             oom_killed: false,
             cpu_ms: 5,
             wall_ms: 7,
+            idle_ms: 0,
+            waited_ms: 0,
             max_rss_kb: 2000,
             output: String::new(),
             output_dropped: 0,
@@ -405,6 +413,7 @@ mod tests {
             self.0.killed = Some(kill);
             self.0.cpu_ms = cpu_ms;
             self.0.wall_ms = wall_ms;
+            self.0.idle_ms = wall_ms.saturating_sub(cpu_ms);
             self
         }
         fn cpu(mut self, cpu_ms: u64) -> Seen {
@@ -585,9 +594,22 @@ mod tests {
                 Ended(Verdict::Timeout, Student, "time limit of 1000 ms"),
             ),
             (
-                "killed at the wall clock while sleeping",
-                ran(SIGKILL).killed(Kill::Wall, 3, 2500),
-                Ended(Verdict::Timeout, Student, "2500 ms of wall-clock time"),
+                "killed for sleeping (idle past the limit)",
+                ran(SIGKILL).killed(Kill::Idle, 3, 2500),
+                Ended(
+                    Verdict::Timeout,
+                    Student,
+                    "without using or waiting for a CPU",
+                ),
+            ),
+            (
+                "stopped at the backstop while runnable: the host was too busy",
+                ran(SIGKILL).killed(Kill::Backstop, 300, 20000),
+                Ended(
+                    Verdict::Error,
+                    Grader,
+                    "the host was too busy to time this test",
+                ),
             ),
             (
                 "SIGXCPU (the rlimit backstop)",
@@ -777,7 +799,7 @@ mod tests {
             let mut run = seen(status, lines).printed(&output).0;
             run.cpu_ms = cpu_ms;
             run.wall_ms = wall_ms;
-            run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Wall });
+            run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Idle });
             run.timed_out = killed.is_some();
             run.oom_killed = oom;
             if let Ok((_, time)) = outcome(&run, &LIMITS) {

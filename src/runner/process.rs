@@ -7,7 +7,7 @@ pub use super::outcome::{
     GRADER_FAULT, Kill, Status, TestRun, decode_messages, outcome, signal_name, syscall_name,
 };
 pub use crate::sandbox::SandboxEnv;
-pub use crate::sandbox::run::wall_limit;
+pub use crate::sandbox::run::test_deadlines;
 
 /// Runs `request` alone in a fresh box (see [`crate::sandbox`]) and records
 /// how it went; grading runs all tests of a submission in one box. A

@@ -27,8 +27,8 @@ pub struct SandboxEnv {
     /// The executable run as `<worker> worker`: `grader-worker` beside the
     /// grader, or the grader itself; tests point it at a built binary.
     pub worker: PathBuf,
-    /// Wall-clock time a test may take on top of twice its CPU limit
-    /// (process start, loading the library, a busy machine).
+    /// Time a test may spend not wanting a CPU (process start, loading
+    /// the library from disk) on top of its CPU limit.
     pub load_allowance: Duration,
     /// Bytes of the student's stdout and stderr kept per test (the rest is
     /// counted and dropped).

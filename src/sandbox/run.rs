@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::SandboxEnv;
-use crate::protocol::WorkerMessage;
+use crate::protocol::{Deadlines, WorkerMessage};
 
 /// How a worker process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,9 +32,13 @@ impl std::fmt::Display for Status {
 pub enum Kill {
     /// Its CPU time reached the limit.
     Cpu,
-    /// The wall-clock deadline passed (sleeping, blocked, or a busy
-    /// machine).
-    Wall,
+    /// It did not want a CPU (slept, blocked, stopped) for longer than
+    /// its limit allows: time spent waiting for a CPU does not count.
+    Idle,
+    /// The wall-clock backstop passed while it was still runnable and
+    /// under its CPU limit: the host was too busy to time it (undecided,
+    /// never a verdict).
+    Backstop,
 }
 
 /// Everything the grader saw of one worker process.
@@ -58,6 +62,10 @@ pub struct TestRun {
     pub cpu_ms: u64,
     /// Wall-clock time from spawn to reaping, in milliseconds.
     pub wall_ms: u64,
+    /// Of that, the time it did not want a CPU (sleeping, blocked).
+    pub idle_ms: u64,
+    /// The time its threads waited for a CPU on a busy host.
+    pub waited_ms: u64,
     /// Peak resident set, in KiB.
     pub max_rss_kb: u64,
     /// What the student's code printed: stdout then stderr, each capped,
@@ -141,11 +149,10 @@ pub fn signal_name(signal: i32) -> String {
     }
 }
 
-/// The wall-clock deadline of a test with CPU limit `limit`: twice the
-/// limit plus the environment's load allowance (CPU time is the judged
-/// limit; the wall clock is a backstop against sleeping and blocking).
-pub fn wall_limit(limit: Duration, env: &SandboxEnv) -> Duration {
-    limit * 2 + env.load_allowance
+/// When a box stops a test with CPU limit `limit` (see
+/// [`Deadlines::for_cpu_limit`]).
+pub fn test_deadlines(limit: Duration, env: &SandboxEnv) -> Deadlines {
+    Deadlines::for_cpu_limit(limit.as_millis() as u64, env.load_allowance)
 }
 
 /// The student's output of one stream: the first bytes and the last bytes,

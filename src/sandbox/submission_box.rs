@@ -34,8 +34,8 @@ use super::run::{Capped, Kill, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
 use crate::protocol::{
-    BoxCommand, BoxEvent, BoxSetup, BuildJob, ProtocolLines, RunEnd, RunKill, SandboxPlan,
-    WorkerRequest,
+    BoxCommand, BoxEvent, BoxSetup, BuildJob, Deadlines, ProtocolLines, RunEnd, RunKill,
+    SandboxPlan, WorkerRequest,
 };
 
 /// How long the grader waits beyond a run's own wall limit for the box to
@@ -74,8 +74,12 @@ pub struct SubmissionBox<'env> {
 pub struct BuildRun {
     /// Exit status 0 within the limit.
     pub success: bool,
-    /// Killed at its wall-clock limit.
+    /// Killed at its CPU limit, or idle for longer than allowed.
     pub timed_out: bool,
+    /// Stopped at the wall-clock backstop while still runnable and under
+    /// its CPU limit: the host was too busy to time it (never the
+    /// student's timeout).
+    pub undecided: bool,
     /// The exit code, when it exited.
     pub exit_code: Option<i32>,
     /// stderr then stdout, lossily decoded, capped.
@@ -257,9 +261,9 @@ impl<'env> SubmissionBox<'env> {
             slot.set_memory_limit(BUILD_MEMORY_MB)?;
             slot.set_pids_max(BUILD_PIDS)?;
         }
-        let wall = Duration::from_millis(job.wall_limit_ms);
+        let backstop = Duration::from_millis(job.deadlines.backstop_ms);
         let mut sink = Sink::new(1 << 20, 1 << 20);
-        let end = self.run(&BoxCommand::Build(job), wall, &mut sink)?;
+        let end = self.run(&BoxCommand::Build(job), backstop, &mut sink)?;
         let mut output = sink.stderr.render();
         let out = sink.stdout.render();
         if !out.trim().is_empty() {
@@ -267,10 +271,12 @@ impl<'env> SubmissionBox<'env> {
             output.push_str(&out);
         }
         let exit_code = unix::exit_code(end.wait_status);
-        let timed_out = end.killed.is_some();
+        let undecided = end.killed == Some(RunKill::Backstop);
+        let timed_out = end.killed.is_some() && !undecided;
         Ok(BuildRun {
-            success: exit_code == Some(0) && !timed_out,
+            success: exit_code == Some(0) && end.killed.is_none(),
             timed_out,
+            undecided,
             exit_code,
             output,
         })
@@ -287,7 +293,8 @@ impl<'env> SubmissionBox<'env> {
             slot.set_pids_max(super::cgroup::PIDS_MAX)?;
         }
         let oom_before = self.slot.as_ref().map_or(0, CgroupSlot::oom_kills);
-        let wall = super::run::wall_limit(Duration::from_millis(limits.time_limit_ms), self.env);
+        let deadlines =
+            super::run::test_deadlines(Duration::from_millis(limits.time_limit_ms), self.env);
         let command = TestCommand {
             input: InputRef {
                 request,
@@ -297,11 +304,12 @@ impl<'env> SubmissionBox<'env> {
                     self.uid.as_ref().map(UidClaim::uid),
                 ),
             },
-            wall_limit_ms: wall.as_millis() as u64,
+            deadlines,
         };
         let cap = self.env.output_cap / 2;
         let mut sink = Sink::new(cap, cap);
-        let end = self.run(&command, wall, &mut sink)?;
+        let backstop = Duration::from_millis(deadlines.backstop_ms);
+        let end = self.run(&command, backstop, &mut sink)?;
         let oom_killed = self
             .slot
             .as_ref()
@@ -318,7 +326,8 @@ impl<'env> SubmissionBox<'env> {
         };
         let killed = end.killed.map(|k| match k {
             RunKill::Cpu => Kill::Cpu,
-            RunKill::Wall => Kill::Wall,
+            RunKill::Idle => Kill::Idle,
+            RunKill::Backstop => Kill::Backstop,
         });
         Ok(TestRun {
             messages,
@@ -329,6 +338,8 @@ impl<'env> SubmissionBox<'env> {
             oom_killed,
             cpu_ms: end.cpu_ms,
             wall_ms: end.wall_ms,
+            idle_ms: end.idle_ms,
+            waited_ms: end.waited_ms,
             max_rss_kb: end.max_rss_kb,
             output: join_output(&sink.stdout, &sink.stderr),
             output_dropped: sink.stdout.dropped() + sink.stderr.dropped(),
@@ -484,7 +495,7 @@ impl Drop for SubmissionBox<'_> {
 #[serde(tag = "type", rename = "test")]
 struct TestCommand<'a> {
     input: InputRef<'a>,
-    wall_limit_ms: u64,
+    deadlines: Deadlines,
 }
 
 /// [`crate::protocol::WorkerInput`] by reference.
@@ -591,7 +602,7 @@ mod tests {
                 request: &request,
                 sandbox: sandbox.clone(),
             },
-            wall_limit_ms: 2500,
+            deadlines: Deadlines::for_cpu_limit(1000, Duration::from_millis(500)),
         };
         let json = serde_json::to_vec(&by_ref).expect("encodes");
         let decoded: BoxCommand = serde_json::from_slice(&json).expect("decodes");
@@ -599,7 +610,7 @@ mod tests {
             decoded,
             BoxCommand::Test {
                 input: WorkerInput { request, sandbox },
-                wall_limit_ms: 2500,
+                deadlines: Deadlines::for_cpu_limit(1000, Duration::from_millis(500)),
             }
         );
     }

@@ -48,7 +48,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::protocol::BuildJob;
+use crate::protocol::{BuildJob, Deadlines};
 use crate::sandbox::{BuildRun, SubmissionBox};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::Blame;
@@ -294,8 +294,9 @@ pub enum BuildFailure {
         /// The compiler's errors, trimmed.
         output: String,
     },
-    /// The build ran past its time limit and was stopped.
-    #[error("the build took longer than {} and was stopped{}", seconds(*.limit), tail(.output))]
+    /// The build used more than its limit of CPU time (or spent that long
+    /// not wanting a CPU) and was stopped.
+    #[error("the build used more than {} of CPU time, or waited that long without using any, and was stopped{}", seconds(*.limit), tail(.output))]
     Timeout {
         /// The limit.
         limit: Duration,
@@ -430,7 +431,7 @@ fn build_c(
             ("LC_ALL".into(), "C".into()),
             ("TMPDIR".into(), tmp.to_string_lossy().into_owned()),
         ],
-        wall_limit_ms: ctx.c_time_limit.as_millis() as u64,
+        deadlines: Deadlines::for_build(ctx.c_time_limit),
         file_size_mb: 256,
         address_space_mb: sandbox.build_address_space_mb(),
         landlock: sandbox.landlock(),
@@ -518,7 +519,7 @@ fn build_rust(
             ("TMPDIR".into(), path(&tmp)),
             ("LC_ALL".into(), "C".into()),
         ],
-        wall_limit_ms: ctx.rust_time_limit.as_millis() as u64,
+        deadlines: Deadlines::for_build(ctx.rust_time_limit),
         file_size_mb: 512,
         address_space_mb: sandbox.build_address_space_mb(),
         landlock: sandbox.landlock(),
@@ -557,14 +558,32 @@ fn build_rust(
 /// Runs a build job in the box. The box failing, or failing to start the
 /// tool (its own exit status and message, before any student input is
 /// read), is the grader's fault.
+///
+/// A build stopped at the wall-clock backstop while still runnable and
+/// under its CPU limit was not timed (the host was too busy): it runs
+/// again, at most [`BUILD_TRIES`] times in all, and is then the grader's
+/// fault, never the student's timeout.
 fn run_in_box(
     sandbox: &mut SubmissionBox<'_>,
     job: BuildJob,
     tool: &str,
 ) -> Result<BuildRun, BuildFailure> {
-    let run = sandbox
-        .run_build(job)
-        .map_err(|e| BuildFailure::Grader(format!("cannot run {tool} in the box: {e}")))?;
+    let mut tries = 0;
+    let run = loop {
+        tries += 1;
+        let run = sandbox
+            .run_build(job.clone())
+            .map_err(|e| BuildFailure::Grader(format!("cannot run {tool} in the box: {e}")))?;
+        if !run.undecided {
+            break run;
+        }
+        if tries == BUILD_TRIES {
+            return Err(BuildFailure::Grader(format!(
+                "the host was too busy to time the build: {tool} was still runnable and under its CPU limit at the wall-clock backstop of {} ({tries} tries); grade again on a quieter machine or with fewer --jobs",
+                seconds(Duration::from_millis(job.deadlines.backstop_ms))
+            )));
+        }
+    };
     if run.exit_code == Some(crate::protocol::BOX_SETUP_FAILED_EXIT) {
         if let Some(line) = run
             .output
@@ -579,6 +598,9 @@ fn run_in_box(
     }
     Ok(run)
 }
+
+/// How many times a build the host was too busy to time is run.
+const BUILD_TRIES: u32 = 3;
 
 /// Copies the lab crate (its manifest, made standalone, `src/` and
 /// `include/`) into the box's read-only `lab/` folder, once; returns it.

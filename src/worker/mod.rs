@@ -9,6 +9,8 @@
 //! One process runs one test and ends with `_exit`, so a crash, a timeout or
 //! leftover globals never reach the next test.
 
+#[cfg(target_os = "linux")]
+mod clock;
 mod identity;
 #[cfg(target_os = "linux")]
 mod landlock;

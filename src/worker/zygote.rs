@@ -32,14 +32,19 @@ use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::clock::RunClock;
 use super::sys;
 use crate::protocol::{
-    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, MAX_INPUT_BYTES, PROTOCOL_FD, RunEnd,
-    RunKill, WorkerInput,
+    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, Deadlines, MAX_INPUT_BYTES,
+    PROTOCOL_FD, RunEnd, RunKill, WorkerInput,
 };
 
-/// How often init checks a running child's CPU time.
+/// How often init checks a running test's CPU and idle time.
 const CPU_CHECK: Duration = Duration::from_millis(5);
+
+/// How often init checks a running build (a reading walks its whole
+/// process tree).
+const BUILD_CHECK: Duration = Duration::from_millis(20);
 
 /// Exit status of a run's child that could not set itself up.
 const EXEC_FAILED: i32 = crate::protocol::BOX_SETUP_FAILED_EXIT;
@@ -178,18 +183,13 @@ impl Init {
                 Err(err) => return failed(format!("a malformed command: {err}")),
             };
             let end = match command {
-                BoxCommand::Test {
-                    input,
-                    wall_limit_ms,
-                } => {
-                    let cpu = input.request.limits.time_limit_ms;
+                BoxCommand::Test { input, deadlines } => {
                     let fd = commands.get_ref().as_raw_fd();
-                    self.run(Some(cpu), wall_limit_ms, fd, Child::Test(Box::new(input)))
+                    self.run(deadlines, fd, Child::Test(Box::new(input)))
                 }
                 BoxCommand::Build(job) => {
-                    let wall = job.wall_limit_ms;
                     let fd = commands.get_ref().as_raw_fd();
-                    self.run(None, wall, fd, Child::Build(&job))
+                    self.run(job.deadlines, fd, Child::Build(&job))
                 }
             };
             match end {
@@ -201,16 +201,20 @@ impl Init {
         0
     }
 
-    /// Forks a child that runs `child`, watches its
-    /// CPU time (`cpu_limit_ms`) and wall time, kills it at a limit, kills
-    /// whatever else it started, and reaps everything.
+    /// Forks a child that runs `child`, watches its CPU time and the time
+    /// it does not want a CPU ([`RunClock`]), kills it at a deadline,
+    /// kills whatever else it started, and reaps everything.
+    ///
+    /// A test's CPU time is its process's (all threads); a build's is its
+    /// whole tree's. The wall clock alone never decides: past the backstop
+    /// a run still runnable and under its CPU limit ends undecided.
     fn run(
         &self,
-        cpu_limit_ms: Option<u64>,
-        wall_limit_ms: u64,
+        deadlines: Deadlines,
         command_fd: i32,
         child: Child<'_>,
     ) -> std::io::Result<RunEnd> {
+        let tree = matches!(child, Child::Build(_));
         let start = Instant::now();
         let pid = sys::fork()?;
         if pid == 0 {
@@ -226,8 +230,12 @@ impl Init {
                 Child::Build(job) => self.build_child(job),
             }
         }
-        let deadline = start + Duration::from_millis(wall_limit_ms);
+        let backstop = start + Duration::from_millis(deadlines.backstop_ms);
+        let idle_limit = Duration::from_millis(deadlines.idle_ms);
+        let cpu_limit = Duration::from_millis(deadlines.cpu_ms);
+        let tick = if tree { BUILD_CHECK } else { CPU_CHECK };
         let pidfd = sys::pidfd_open(pid);
+        let mut clock = RunClock::new(pid, tree, start);
         let mut killed = None;
         let mut waited = None;
         loop {
@@ -235,18 +243,26 @@ impl Init {
                 waited = Some(w);
                 break;
             }
-            let now = Instant::now();
-            if now >= deadline {
-                killed = Some(RunKill::Wall);
+            clock.read();
+            let cpu = if tree {
+                clock.tree_cpu()
+            } else {
+                sys::process_cpu_ms(pid).map_or(Duration::ZERO, Duration::from_millis)
+            };
+            if cpu >= cpu_limit {
+                killed = Some(RunKill::Cpu);
                 break;
             }
-            if let Some(limit) = cpu_limit_ms {
-                if sys::process_cpu_ms(pid).is_some_and(|cpu| cpu >= limit) {
-                    killed = Some(RunKill::Cpu);
-                    break;
-                }
+            if clock.idle() > idle_limit {
+                killed = Some(RunKill::Idle);
+                break;
             }
-            let wait = deadline.saturating_duration_since(now).min(CPU_CHECK);
+            let now = Instant::now();
+            if now >= backstop {
+                killed = Some(RunKill::Backstop);
+                break;
+            }
+            let wait = backstop.saturating_duration_since(now).min(tick);
             let ms = (wait.as_millis() as i32).max(1);
             match &pidfd {
                 Some(fd) => {
@@ -271,10 +287,19 @@ impl Init {
         };
         let wall_ms = start.elapsed().as_millis() as u64;
         let leftovers = self.kill_the_rest(Some(pid));
+        let cpu_ms = if tree {
+            // The build's tree: what its first process reaped of its
+            // children, or what init saw of the tree, whichever is more.
+            waited.cpu_ms.max(clock.tree_cpu().as_millis() as u64)
+        } else {
+            waited.cpu_ms
+        };
         Ok(RunEnd {
             wait_status: waited.status,
-            cpu_ms: waited.cpu_ms,
+            cpu_ms,
             wall_ms,
+            idle_ms: clock.idle().as_millis() as u64,
+            waited_ms: clock.waited().as_millis() as u64,
             max_rss_kb: waited.max_rss_kb,
             killed,
             leftovers,

@@ -396,7 +396,7 @@ fn a_build_in_the_box_reads_and_leaves_nothing() {
         args: vec!["-c".into(), script],
         cwd: work.clone(),
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
-        wall_limit_ms: 10_000,
+        deadlines: grader::protocol::Deadlines::for_build(std::time::Duration::from_secs(10)),
         file_size_mb: 16,
         address_space_mb: None,
         landlock: sandbox.landlock(),

@@ -1,0 +1,239 @@
+//! The box's clock for one run: how much of the wall time since the fork
+//! the run spent *not wanting a CPU* (sleeping, blocked, stopped), read
+//! from the kernel's per-task scheduler statistics, so that a run waiting
+//! for a CPU on a busy host is never mistaken for one that sleeps.
+//!
+//! `/proc/<pid>/task/<tid>/schedstat` gives, per thread, the nanoseconds
+//! spent on a CPU and the nanoseconds spent runnable on a run queue. Over
+//! each interval between two readings, the run was *busy* for the sum of
+//! those two counts' growth over its threads (at most the interval), and
+//! *idle* for the rest. Where `schedstat` is missing (a kernel without
+//! `CONFIG_SCHED_INFO`), a thread in state `R` (running or runnable) at a
+//! reading counts as busy for the interval before it.
+//!
+//! For a build, the run is the whole tree below the build's first process
+//! (`/proc/<pid>/task/<tid>/children`): a compiler waiting for its `cc1`
+//! is not idle. Its CPU time is the tree's, summed from the same counts.
+//!
+//! Nothing here is written by student code: the kernel keeps the counts,
+//! and init reads them from its own `/proc`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A run's clock: busy and idle time since the fork, from the readings.
+pub(super) struct RunClock {
+    /// The run's first process.
+    pid: libc::pid_t,
+    /// Count the whole process tree (builds), or the process alone (tests).
+    tree: bool,
+    /// The last reading of each thread: on-CPU and run-queue nanoseconds.
+    last: HashMap<libc::pid_t, (u64, u64)>,
+    /// When the last reading was made.
+    last_reading: Instant,
+    /// Time the run was not runnable.
+    idle: Duration,
+    /// Time the run's threads waited on a run queue (summed over threads).
+    waited: Duration,
+    /// CPU time of the tree's threads seen so far (builds).
+    tree_cpu: Duration,
+}
+
+impl RunClock {
+    /// A clock for the run whose first process is `pid`, forked at `start`.
+    pub(super) fn new(pid: libc::pid_t, tree: bool, start: Instant) -> RunClock {
+        RunClock {
+            pid,
+            tree,
+            last: HashMap::new(),
+            last_reading: start,
+            idle: Duration::ZERO,
+            waited: Duration::ZERO,
+            tree_cpu: Duration::ZERO,
+        }
+    }
+
+    /// Reads the counts now and adds the interval since the last reading.
+    pub(super) fn read(&mut self) {
+        let now = Instant::now();
+        let interval = now.saturating_duration_since(self.last_reading);
+        self.last_reading = now;
+        let mut busy = Duration::ZERO;
+        let mut runnable = false;
+        let mut seen = HashMap::with_capacity(self.last.len());
+        for (pid, tid) in self.tasks() {
+            match schedstat(pid, tid) {
+                Some((on_cpu, queued)) => {
+                    let (cpu_before, queued_before) =
+                        self.last.get(&tid).copied().unwrap_or((0, 0));
+                    let cpu = on_cpu.saturating_sub(cpu_before);
+                    let wait = queued.saturating_sub(queued_before);
+                    busy += Duration::from_nanos(cpu.saturating_add(wait));
+                    self.waited += Duration::from_nanos(wait);
+                    self.tree_cpu += Duration::from_nanos(cpu);
+                    seen.insert(tid, (on_cpu, queued));
+                }
+                None => runnable |= state_is_runnable(pid, tid),
+            }
+        }
+        self.last = seen;
+        if runnable {
+            busy = interval;
+        }
+        self.idle += interval.saturating_sub(busy);
+    }
+
+    /// Time the run did not want a CPU, so far.
+    pub(super) fn idle(&self) -> Duration {
+        self.idle
+    }
+
+    /// Time its threads waited for a CPU, so far (summed over threads).
+    pub(super) fn waited(&self) -> Duration {
+        self.waited
+    }
+
+    /// CPU time of every thread of the tree seen so far (for builds).
+    pub(super) fn tree_cpu(&self) -> Duration {
+        self.tree_cpu
+    }
+
+    /// The `(pid, tid)` of every thread of the run.
+    fn tasks(&self) -> Vec<(libc::pid_t, libc::pid_t)> {
+        let mut tasks = Vec::new();
+        let mut processes = vec![self.pid];
+        while let Some(pid) = processes.pop() {
+            for tid in threads(pid) {
+                tasks.push((pid, tid));
+                if self.tree && tasks.len() < MAX_TASKS {
+                    processes.extend(children(pid, tid));
+                }
+            }
+        }
+        tasks
+    }
+}
+
+/// The most threads a reading visits (a fork bomb in a build must not make
+/// init spend its time reading `/proc`; the pids cgroup caps a box lower).
+const MAX_TASKS: usize = 4096;
+
+/// The thread ids of process `pid` (none once it is gone).
+fn threads(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// The children of thread `tid` of process `pid`.
+fn children(pid: libc::pid_t, tid: libc::pid_t) -> Vec<libc::pid_t> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))
+        .map(|text| {
+            text.split_ascii_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A thread's nanoseconds on a CPU and waiting on a run queue.
+fn schedstat(pid: libc::pid_t, tid: libc::pid_t) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
+    let mut fields = text.split_ascii_whitespace();
+    let on_cpu = fields.next()?.parse().ok()?;
+    let queued = fields.next()?.parse().ok()?;
+    Some((on_cpu, queued))
+}
+
+/// Whether a thread is running or runnable (state `R` in its `stat`).
+fn state_is_runnable(pid: libc::pid_t, tid: libc::pid_t) -> bool {
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")) else {
+        return false;
+    };
+    // The state follows the command name, which is in parentheses and may
+    // hold anything (a student names the thread): read after the last `)`.
+    text.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_ascii_whitespace().next())
+        == Some("R")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sleeping_child_is_idle_and_a_spinning_one_is_not() {
+        let start = Instant::now();
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("0.3")
+            .spawn()
+            .expect("sleep");
+        let mut clock = RunClock::new(sleeper.id() as libc::pid_t, false, start);
+        while sleeper.try_wait().expect("wait").is_none() {
+            std::thread::sleep(Duration::from_millis(10));
+            clock.read();
+        }
+        assert!(
+            clock.idle() >= Duration::from_millis(200),
+            "a sleep of 300 ms was idle for {:?}",
+            clock.idle()
+        );
+
+        let start = Instant::now();
+        let mut spinner = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+            .spawn()
+            .expect("sh");
+        let mut clock = RunClock::new(spinner.id() as libc::pid_t, false, start);
+        while spinner.try_wait().expect("wait").is_none() {
+            std::thread::sleep(Duration::from_millis(10));
+            clock.read();
+        }
+        let wall = start.elapsed();
+        assert!(
+            clock.idle() < wall / 3,
+            "a busy loop of {wall:?} was idle for {:?}",
+            clock.idle()
+        );
+    }
+
+    #[test]
+    fn a_build_tree_counts_its_children() {
+        let start = Instant::now();
+        let mut parent = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; true",
+            ])
+            .spawn()
+            .expect("sh");
+        let mut tree = RunClock::new(parent.id() as libc::pid_t, true, start);
+        while parent.try_wait().expect("wait").is_none() {
+            std::thread::sleep(Duration::from_millis(10));
+            tree.read();
+        }
+        let wall = start.elapsed();
+        assert!(
+            tree.idle() < wall / 3,
+            "a parent waiting for a busy child was idle for {:?} of {wall:?}",
+            tree.idle()
+        );
+        assert!(
+            tree.tree_cpu() > Duration::from_millis(10),
+            "{:?}",
+            tree.tree_cpu()
+        );
+    }
+
+    #[test]
+    fn a_thread_name_with_a_parenthesis_does_not_hide_its_state() {
+        // This thread is running while it reads its own stat.
+        let pid = std::process::id() as libc::pid_t;
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        assert!(state_is_runnable(pid, tid));
+    }
+}
