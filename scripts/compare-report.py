@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """Compare two JSON reports of `grader grade`, times aside.
 
-Usage: scripts/compare-report.py [--exact] BEFORE.json AFTER.json
+Usage: scripts/compare-report.py BEFORE.json AFTER.json
        scripts/compare-report.py --normalize REPORT.json > BASELINE.json
 
 A refactor must not change a report: run the bundled job before and after
 (`cargo run --release -- grade submissions --cases cases --json PATH`) and
 compare. Fields that hold a measured time (`time_ms`, and any key naming a
-wall clock, a duration or an elapsed time) are dropped before comparing, since
-they differ between any two runs, and so do figures measured inside a
-message ("having used 3 ms of CPU", "within 2503 ms of wall-clock time") and
-the thread id of a Rust panic, which are masked. A `timeout` ended by the CPU
-limit and one ended by the wall-clock backstop (which one, depends on the
-machine's load) compare equal unless `--exact` is given. Every other difference is printed with its
-path in the document, e.g. `submissions[3](c-leftover.c).tests[7].verdict`.
+wall clock, a duration or an elapsed time, among them each test's time limit,
+a multiple of the lab's listing's time on the host) are dropped before
+comparing, since they differ between any two runs, and so do figures measured
+inside a message ("having used 3 ms of CPU", "the time limit of 250 ms", "it
+spent 1502 ms without using ... a CPU") and the thread id of a Rust panic,
+which are masked; so is `reruns`, how often a test was timed again because
+the host was too busy (the verdict must not move with it). Which clock ended
+a timeout is not masked: the CPU limit and the time spent not runnable are
+both independent of the host's load, so a difference there is a difference.
+Every other difference is printed with its path in the document, e.g.
+`submissions[3](c-leftover.c).tests[7].verdict`.
 
 The `run` section's fields that describe the host and the moment rather
 than the grading (`grader`, the version; `started`; `safeguards`, which
@@ -40,19 +44,15 @@ TIMING_KEY = re.compile(r"(^|_)(time|times|wall|elapsed|duration|seconds|ms)(_|$
 # with address-space randomisation and with every rebuild).
 MEASURED_IN_TEXT = [
     (re.compile(r"(having used )\d+( ms of CPU)"), r"\1<measured>\2"),
-    (re.compile(r"(did not finish within )\d+( ms of wall-clock time)"), r"\1<measured>\2"),
+    (re.compile(r"(time limit of )\d+( ms)"), r"\1<limit>\2"),
+    (re.compile(r"(it spent )\d+( ms without using)"), r"\1<measured>\2"),
+    (re.compile(r"(more than the )\d+( ms of its time limit)"), r"\1<limit>\2"),
     (re.compile(r"(thread '[^']*' \()\d+(\))"), r"\1<tid>\2"),
     (re.compile(r"\b0x[0-9a-f]{6,}\b"), "<address>"),
 ]
 
-# Which clock ends an endless loop depends on the machine's load: the CPU
-# limit on a quiet machine, the wall-clock backstop on a busy one. Both are
-# a `timeout`; with --exact the two wordings count as a difference.
-TIMEOUT_WORDINGS = re.compile(
-    r"^(used more than the time limit of \d+ ms of CPU time \(an endless loop, or too slow\?\)"
-    r"|did not finish within <measured> ms of wall-clock time, having used <measured> ms of CPU"
-    r" \(sleeping, waiting, or a very busy machine\?\))$"
-)
+# Keys whose value depends on the host's load, not on the grading.
+LOAD_KEYS = ("reruns",)
 
 
 # Fields of the top-level `run` section that describe the host or the
@@ -72,16 +72,17 @@ def is_timing_key(key):
     return bool(TIMING_KEY.search(key))
 
 
-def strip_times(value, exact=False):
+def strip_times(value):
     """The value with every timing key removed and measured figures masked,
     at any depth."""
     if isinstance(value, dict):
-        out = {k: strip_times(v, exact) for k, v in value.items() if not is_timing_key(k)}
-        if not exact and out.get("verdict") == "timeout" and isinstance(out.get("message"), str):
-            out["message"] = TIMEOUT_WORDINGS.sub("<a timeout, either clock>", out["message"])
-        return out
+        return {
+            k: strip_times(v)
+            for k, v in value.items()
+            if not is_timing_key(k) and k not in LOAD_KEYS
+        }
     if isinstance(value, list):
-        return [strip_times(v, exact) for v in value]
+        return [strip_times(v) for v in value]
     if isinstance(value, str):
         for pattern, replacement in MEASURED_IN_TEXT:
             value = pattern.sub(replacement, value)
@@ -142,21 +143,20 @@ def load(path):
 
 
 def main(argv):
-    exact = "--exact" in argv[1:]
     normalize = "--normalize" in argv[1:]
-    paths = [a for a in argv[1:] if a not in ("--exact", "--normalize")]
+    paths = [a for a in argv[1:] if a != "--normalize"]
     if normalize and len(paths) == 1:
-        json.dump(strip_times(host_neutral(load(paths[0])), exact), sys.stdout, indent=2, sort_keys=True)
+        json.dump(strip_times(host_neutral(load(paths[0]))), sys.stdout, indent=2, sort_keys=True)
         sys.stdout.write("\n")
         return 0
     if normalize or len(paths) != 2:
         print(
-            "usage: compare-report.py [--exact] BEFORE.json AFTER.json\n"
-            "       compare-report.py [--exact] --normalize REPORT.json",
+            "usage: compare-report.py BEFORE.json AFTER.json\n"
+            "       compare-report.py --normalize REPORT.json",
             file=sys.stderr,
         )
         return 2
-    before, after = (strip_times(host_neutral(load(p)), exact) for p in paths)
+    before, after = (strip_times(host_neutral(load(p))) for p in paths)
     found = 0
     for line in differences(before, after):
         print(line)

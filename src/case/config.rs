@@ -15,6 +15,8 @@ pub const CONFIG_FILE: &str = "grader.toml";
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     time_limit_ms: Option<Spanned<u64>>,
+    time_limit_factor: Option<Spanned<u64>>,
+    time_limit_floor_ms: Option<Spanned<u64>>,
     memory_limit_mb: Option<Spanned<u64>>,
     find_empty_policy: Option<FindEmptyPolicy>,
 }
@@ -23,9 +25,9 @@ struct RawConfig {
 pub fn parse_config(file: &Path, text: &str) -> Result<CaseConfig, CaseError> {
     let raw: RawConfig = toml::from_str(text).map_err(|e| toml_error(file, text, &e, None))?;
     let defaults = CaseConfig::default();
-    let positive = |value: Option<Spanned<u64>>, key: &str, default: u64| match value {
-        None => Ok(default),
-        Some(v) if *v.get_ref() > 0 => Ok(*v.get_ref()),
+    let positive_or_none = |value: Option<Spanned<u64>>, key: &str| match value {
+        None => Ok(None),
+        Some(v) if *v.get_ref() > 0 => Ok(Some(*v.get_ref())),
         Some(v) => {
             let (line, column) = line_col(text, v.span().start);
             Err(CaseError::Invalid {
@@ -39,8 +41,21 @@ pub fn parse_config(file: &Path, text: &str) -> Result<CaseConfig, CaseError> {
             })
         }
     };
+    let positive = |value: Option<Spanned<u64>>, key: &str, default: u64| {
+        positive_or_none(value, key).map(|v| v.unwrap_or(default))
+    };
     Ok(CaseConfig {
-        time_limit_ms: positive(raw.time_limit_ms, "time_limit_ms", defaults.time_limit_ms)?,
+        time_limit_ms: positive_or_none(raw.time_limit_ms, "time_limit_ms")?,
+        time_limit_factor: positive(
+            raw.time_limit_factor,
+            "time_limit_factor",
+            defaults.time_limit_factor,
+        )?,
+        time_limit_floor_ms: positive(
+            raw.time_limit_floor_ms,
+            "time_limit_floor_ms",
+            defaults.time_limit_floor_ms,
+        )?,
         memory_limit_mb: positive(
             raw.memory_limit_mb,
             "memory_limit_mb",
@@ -65,7 +80,12 @@ mod tests {
             "# limits\ntime_limit_ms = 2000\nmemory_limit_mb = 64\nfind_empty_policy = \"first\"\n",
         )
         .unwrap();
-        assert_eq!(c.time_limit_ms, 2000);
+        assert_eq!(c.time_limit_ms, Some(2000));
+        let c = parse("time_limit_factor = 5\ntime_limit_floor_ms = 100\n").unwrap();
+        assert_eq!(
+            (c.time_limit_ms, c.time_limit_factor, c.time_limit_floor_ms),
+            (None, 5, 100)
+        );
         assert_eq!(c.memory_limit_mb, 64);
         assert_eq!(c.find_empty_policy, FindEmptyPolicy::First);
     }

@@ -29,8 +29,19 @@ use sudoku_lab::Board;
 
 use crate::verdict::Function;
 
-/// Default per-test time limit, in milliseconds (SPEC 3).
+/// The per-test time limit SPEC 3 names as the default, in milliseconds:
+/// what a test gets when neither a pinned limit nor a timing of the lab's
+/// listing applies (the default is a multiple of the listing's time).
 pub const DEFAULT_TIME_LIMIT_MS: u64 = 1000;
+
+/// How many times the lab's listing's CPU time a test may use, unless
+/// `grader.toml` says otherwise (`time_limit_factor`).
+pub const DEFAULT_TIME_LIMIT_FACTOR: u64 = 20;
+
+/// The least limit such a multiple gives, in milliseconds
+/// (`time_limit_floor_ms`): process start and a `dlopen` or an interpreter
+/// vary more than a tenth of a second between two runs on a busy host.
+pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 250;
 
 /// Default per-test memory limit, in MiB (SPEC 3).
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
@@ -51,8 +62,15 @@ pub enum FindEmptyPolicy {
 /// Defaults for the cases of one folder, from its `grader.toml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseConfig {
-    /// Per-test time limit, unless a case sets its own.
-    pub time_limit_ms: u64,
+    /// Per-test time limit pinned for every case that does not set its
+    /// own; `None`: each test's limit is a multiple of the lab's listing's
+    /// time on the host ([`crate::runner::limits`]).
+    pub time_limit_ms: Option<u64>,
+    /// That multiple: a test may use this many times the CPU time the
+    /// listing needs for it, in the submission's language.
+    pub time_limit_factor: u64,
+    /// The least limit a multiple gives, in ms.
+    pub time_limit_floor_ms: u64,
     /// Per-test memory limit.
     pub memory_limit_mb: u64,
     /// What `find_empty` must return.
@@ -62,7 +80,9 @@ pub struct CaseConfig {
 impl Default for CaseConfig {
     fn default() -> Self {
         CaseConfig {
-            time_limit_ms: DEFAULT_TIME_LIMIT_MS,
+            time_limit_ms: None,
+            time_limit_factor: DEFAULT_TIME_LIMIT_FACTOR,
+            time_limit_floor_ms: DEFAULT_TIME_LIMIT_FLOOR_MS,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             find_empty_policy: FindEmptyPolicy::Any,
         }
@@ -142,11 +162,4 @@ pub struct CaseSet {
     pub config: CaseConfig,
     /// In file order, files sorted by name.
     pub cases: Vec<Case>,
-}
-
-impl CaseSet {
-    /// The time limit of one test of `case`: its own, or the set's default.
-    pub fn time_limit_ms(&self, case: &Case) -> u64 {
-        case.time_limit_ms.unwrap_or(self.config.time_limit_ms)
-    }
 }

@@ -34,6 +34,32 @@ use crate::case::Case;
 /// records are 960,000 bytes.
 pub const TRACE_CAP: usize = 80_000;
 
+/// The most writes the write watch records on a C ABI library's board
+/// (about 30 us each with the calls and returns around them, so 10,000
+/// cost about 0.3 s): past them the search runs on at full speed.
+pub const WATCH_CAP: usize = 10_000;
+
+/// The check id of a trace that cannot be replayed (malformed, or naming
+/// cells off the board): it explains nothing, and the end state's own
+/// message stands.
+pub const MALFORMED: &str = "solve.trace";
+
+/// Whether a trace of `records` from `source` reached its recorder's cap,
+/// by the grader's own count (the trace's own `capped` flag was set in the
+/// student's process and is not believed).
+fn reached_cap(records: &[Record], source: TraceSource) -> bool {
+    match source {
+        TraceSource::WriteWatch => {
+            records
+                .iter()
+                .filter(|r| matches!(r, Record::Write { .. }))
+                .count()
+                >= WATCH_CAP
+        }
+        TraceSource::Python | TraceSource::RustBoard => records.len() >= TRACE_CAP,
+    }
+}
+
 /// The most writes of the lab's listing counted for a report's comparison
 /// (walked in the grader's own process, a few ms per 100,000 writes).
 const LISTING_WALK_CAP: u64 = 1_000_000;
@@ -106,9 +132,10 @@ pub struct TraceSummary {
 
 impl std::fmt::Display for TraceSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let least = if self.capped { "at least " } else { "" };
         write!(
             f,
-            "the search wrote {} digit(s) and undid {}",
+            "the search wrote {least}{} digit(s) and undid {least}{}",
             self.writes, self.undos
         )?;
         if self.capped {
@@ -370,7 +397,7 @@ pub fn judge(
 ) -> Result<TraceSummary, Failure> {
     let records = decode(trace).map_err(|why| {
         Failure::new(
-            "solve.trace",
+            MALFORMED,
             format!(
                 "the write trace of solve is malformed ({why}): did the code write to the grader's pipe?"
             ),
@@ -378,12 +405,13 @@ pub fn judge(
     })?;
     let Ok(mut board) = Board::from_cells_unchecked_values(n, input.to_vec()) else {
         return Err(Failure::new(
-            "solve.trace",
+            MALFORMED,
             "the write trace's board has the wrong size (grader bug, not the student's)"
                 .to_string(),
         ));
     };
     let side = board.side();
+    let capped = reached_cap(&records, trace.source);
     let calls = records.iter().any(|r| matches!(r, Record::Call));
     let words = Words::of(trace.source);
     let givens = board.clone();
@@ -396,7 +424,7 @@ pub fn judge(
     let mut summary = TraceSummary {
         writes: 0,
         undos: 0,
-        capped: trace.capped,
+        capped,
         listing: listing_cost(case),
         hint: None,
     };
@@ -413,7 +441,7 @@ pub fn judge(
                 step += 1;
                 if row >= side || col >= side {
                     return Err(Failure::new(
-                        "solve.trace",
+                        MALFORMED,
                         format!(
                             "step {step}: the trace names row {row}, column {col}, off the board: {}",
                             words.off_board
@@ -518,7 +546,7 @@ pub fn judge(
             Record::Return(result) => {
                 let Some(entry) = entries.pop() else {
                     return Err(Failure::new(
-                        "solve.trace",
+                        MALFORMED,
                         "the write trace returns from solve more often than it calls it: did the code write to the grader's pipe?"
                             .to_string(),
                     ));
@@ -532,7 +560,7 @@ pub fn judge(
             }
         }
     }
-    if trace.capped {
+    if capped {
         return Ok(summary);
     }
     if summary.hint.is_none() {

@@ -20,7 +20,6 @@ use crate::case::{Case, CaseSet};
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
-use crate::protocol::CodeKind;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, SubmissionReport, TestReport, picture};
@@ -51,6 +50,11 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let mut plan = prepare_with_notices(cases, Some(1), &args.path, args.verbose)?;
     // Editors read the JSON: board pictures without terminal colours.
     plan.color &= !args.json;
+    // The limits are a multiple of the lab's listing's time in this
+    // submission's language, timed here, now.
+    let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
+    let kind = discover::classify(&absolute).kind.ok();
+    crate::runner::limits::calibrate(&mut plan, kind)?;
     let run = run_checks(args, &plan);
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -131,10 +135,6 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             return run;
         }
     };
-    let code_kind = match kind {
-        SubmissionKind::Python => CodeKind::Python,
-        _ => CodeKind::Library,
-    };
     let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
     let mut tests: Vec<TestReport> = Vec::new();
     let mut shrunk = Vec::new();
@@ -142,8 +142,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let mut any_fault = false;
     'cases: for case in &plan.cases.cases {
         for &function in &case.tests {
-            let judged =
-                run_test_judged(&mut sandbox, code.path(), code_kind, case, function, plan);
+            let judged = run_test_judged(&mut sandbox, code.path(), kind, case, function, plan);
             let test = judged.report;
             let fault = judged.blame == Blame::Grader;
             any_fault |= fault;
@@ -170,7 +169,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     shrink_solve(
                         &mut sandbox,
                         code.path(),
-                        code_kind,
+                        kind,
                         case,
                         &class,
                         plan,
@@ -199,11 +198,12 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                         small_after: after,
                     });
                 }
-                if code_kind == CodeKind::Library {
+                if kind != SubmissionKind::Python {
                     let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
                     first_steps.extend(first_step(
                         &mut sandbox,
                         code.path(),
+                        kind,
                         traced.as_ref().unwrap_or(case),
                         case,
                         plan,
@@ -244,24 +244,17 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
 fn first_step(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
+    kind: SubmissionKind,
     traced: &Case,
     case: &Case,
     plan: &GradePlan,
 ) -> Option<FirstStepView> {
-    let judged = run_test_traced(
-        sandbox,
-        code,
-        CodeKind::Library,
-        traced,
-        Function::Solve,
-        plan,
-        true,
-    );
+    let judged = run_test_traced(sandbox, code, kind, traced, Function::Solve, plan, true);
     let failure = judged.failure?;
     let source = judged.trace_source?;
     failure
-        .check
-        .starts_with("solve.trace.")
+        .explained_by
+        .is_some_and(|check| check.starts_with("solve.trace."))
         .then(|| FirstStepView {
             case: case.name.clone(),
             on_small_board: traced.puzzle != case.puzzle,

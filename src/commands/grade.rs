@@ -123,6 +123,18 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     // reports, where terminal colors would be noise.
     plan.color = false;
     eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
+    let timing = std::time::Instant::now();
+    crate::runner::limits::calibrate(
+        &mut plan,
+        to_grade
+            .iter()
+            .filter_map(|s| s.kind.as_ref().ok().copied()),
+    )?;
+    eprintln!(
+        "time limits: {} (timed in {:.1} s)",
+        plan.limits.describe(&plan.cases),
+        timing.elapsed().as_secs_f64()
+    );
 
     // The summary goes to stdout, unless a report already does.
     let summary_to_stderr = outputs.uses_stdout() || jsonl_to_stdout;
@@ -208,6 +220,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         version,
         run: Some(crate::report::RunInfo::new(
             &plan.cases,
+            plan.limits.applied(&plan.cases),
             &plan.sandbox.active(),
             started,
             clock.elapsed(),

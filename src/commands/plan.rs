@@ -97,6 +97,7 @@ pub fn prepare_with_notices(
         build,
         sandbox,
         jobs,
+        limits: Default::default(),
         color: std::io::stdout().is_terminal(),
     })
 }

@@ -144,7 +144,7 @@ fn run_properties(run: &RunInfo) -> Vec<Property> {
         ));
     }
     properties.extend([
-        Property::new("time_limit_ms", run.limits.time_limit_ms.to_string()),
+        Property::new("time_limit", xml_safe(&run.limits.time_policy())),
         Property::new("memory_limit_mb", run.limits.memory_limit_mb.to_string()),
         Property::new("find_empty_policy", xml_safe(&run.limits.find_empty_policy)),
         Property::new("safeguards", xml_safe(&run.safeguards.join(", "))),

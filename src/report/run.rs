@@ -44,12 +44,38 @@ pub struct CaseFile {
 /// which its case file, hashed above, records).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunLimits {
-    /// Default per-test time limit.
-    pub time_limit_ms: u64,
+    /// The per-test time limit `grader.toml` pinned; absent when each
+    /// test's limit is a multiple of the lab's listing's time on the host.
+    #[serde(default)]
+    pub time_limit_ms: Option<u64>,
+    /// That multiple (`grader.toml`'s `time_limit_factor`).
+    #[serde(default)]
+    pub time_limit_factor: u64,
+    /// The least limit the multiple gives, in ms.
+    #[serde(default)]
+    pub time_limit_floor_ms: u64,
+    /// Every test's limit as applied: per case and function, and for a
+    /// limit timed on the host, per language with the listing's time.
+    #[serde(default)]
+    pub time_limits: Vec<crate::runner::limits::AppliedLimit>,
     /// Per-test memory limit.
     pub memory_limit_mb: u64,
     /// What `find_empty` had to return: `any`, `first` or `fewest`.
     pub find_empty_policy: String,
+}
+
+impl RunLimits {
+    /// The time limit policy in words: `1000 ms`, or `20 x the lab's
+    /// listing's CPU time on this host, at least 250 ms`.
+    pub fn time_policy(&self) -> String {
+        match self.time_limit_ms {
+            Some(ms) => format!("{ms} ms"),
+            None => format!(
+                "{} x the lab's listing's CPU time on this host, at least {} ms",
+                self.time_limit_factor, self.time_limit_floor_ms
+            ),
+        }
+    }
 }
 
 impl RunInfo {
@@ -58,6 +84,7 @@ impl RunInfo {
     /// again to be hashed (the bundled ones from the binary).
     pub fn new(
         cases: &CaseSet,
+        time_limits: Vec<crate::runner::limits::AppliedLimit>,
         safeguards: &[&str],
         started: SystemTime,
         duration: Duration,
@@ -84,6 +111,9 @@ impl RunInfo {
             case_files,
             limits: RunLimits {
                 time_limit_ms: cases.config.time_limit_ms,
+                time_limit_factor: cases.config.time_limit_factor,
+                time_limit_floor_ms: cases.config.time_limit_floor_ms,
+                time_limits,
                 memory_limit_mb: cases.config.memory_limit_mb,
                 find_empty_policy: policy,
             },
@@ -108,8 +138,8 @@ impl RunInfo {
             (
                 "limits",
                 format!(
-                    "{} ms per test, {} MB, find_empty policy {}",
-                    self.limits.time_limit_ms,
+                    "{} per test, {} MB, find_empty policy {}",
+                    self.limits.time_policy(),
                     self.limits.memory_limit_mb,
                     self.limits.find_empty_policy
                 ),

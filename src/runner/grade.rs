@@ -28,6 +28,8 @@ pub struct GradePlan {
     pub sandbox: SandboxEnv,
     /// Submissions graded at once.
     pub jobs: usize,
+    /// The time limit of each test (see [`crate::runner::limits`]).
+    pub limits: crate::runner::limits::TimeLimits,
     /// Whether failure pictures are colored (a terminal) or plain.
     pub color: bool,
 }
@@ -124,16 +126,12 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
             return report;
         }
     };
-    let code_kind = match kind {
-        SubmissionKind::Python => CodeKind::Python,
-        _ => CodeKind::Library,
-    };
     let mut tests = Vec::new();
     let mut grader_fault = false;
     for case in &plan.cases.cases {
         for &function in &case.tests {
             let (test, loaded, blame) =
-                run_test(&mut sandbox, code.path(), code_kind, case, function, plan);
+                run_test(&mut sandbox, code.path(), kind, case, function, plan);
             let graders = blame == Blame::Grader;
             grader_fault |= graders;
             if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !graders {
@@ -168,7 +166,7 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
 pub fn run_test(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
-    kind: CodeKind,
+    kind: SubmissionKind,
     case: &Case,
     function: Function,
     plan: &GradePlan,
@@ -198,7 +196,7 @@ pub struct JudgedTest {
 pub fn run_test_judged(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
-    kind: CodeKind,
+    kind: SubmissionKind,
     case: &Case,
     function: Function,
     plan: &GradePlan,
@@ -213,7 +211,7 @@ pub fn run_test_judged(
 pub fn run_test_traced(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
-    kind: CodeKind,
+    kind: SubmissionKind,
     case: &Case,
     function: Function,
     plan: &GradePlan,
@@ -222,10 +220,14 @@ pub fn run_test_traced(
     let mut failed = None;
     let probe = check::plan(case, function);
     let limits = Limits {
-        time_limit_ms: plan.cases.time_limit_ms(case),
+        time_limit_ms: plan.limits.limit_ms(&plan.cases, case, function, kind),
         memory_limit_mb: plan.cases.config.memory_limit_mb,
     };
-    let python = match kind {
+    let code_kind = match kind {
+        SubmissionKind::Python => CodeKind::Python,
+        _ => CodeKind::Library,
+    };
+    let python = match code_kind {
         CodeKind::Python => match python_interpreter() {
             Ok(interpreter) => Some(interpreter.clone()),
             Err(err) => {
@@ -245,7 +247,7 @@ pub fn run_test_traced(
         CodeKind::Library => None,
     };
     let request = WorkerRequest {
-        kind,
+        kind: code_kind,
         code: code.to_path_buf(),
         probe,
         limits,
@@ -470,6 +472,7 @@ mod tests {
             build: BuildContext::new().expect("build folder"),
             sandbox: SandboxEnv::detect().with_worker("/nonexistent/grader-worker"),
             jobs: 1,
+            limits: Default::default(),
             color: false,
         };
         let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");

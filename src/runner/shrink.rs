@@ -19,9 +19,9 @@ use sudoku_lab::Board;
 
 use crate::case::{Case, Solutions};
 use crate::check::Failure;
-use crate::protocol::CodeKind;
 use crate::runner::grade::{GradePlan, run_test_judged};
 use crate::sandbox::SubmissionBox;
+use crate::submission::discover::SubmissionKind;
 use crate::verdict::Blame;
 use crate::verdict::{Function, Verdict};
 
@@ -89,7 +89,7 @@ pub struct Shrunk {
 pub fn shrink_solve(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
-    kind: CodeKind,
+    kind: SubmissionKind,
     case: &Case,
     class: &FailureClass,
     plan: &GradePlan,
@@ -159,7 +159,7 @@ enum Try {
 fn fails_the_same(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
-    kind: CodeKind,
+    kind: SubmissionKind,
     case: &Case,
     puzzle: &Board,
     class: &FailureClass,

@@ -8,7 +8,8 @@ use std::path::Path;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW, Symbol};
 use sudoku_lab::{ABI_VERSION, Board, Sudoku};
 
-use crate::check::{Probe, ProbeError, Response, WriteTrace, trace::TRACE_CAP};
+use crate::check::trace::{TRACE_CAP, WATCH_CAP};
+use crate::check::{Probe, ProbeError, Response, WriteTrace};
 
 /// `bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v)`.
 type LegalFn = unsafe extern "C" fn(*const u8, usize, usize, usize, u8) -> bool;
@@ -139,12 +140,6 @@ impl Sudoku for CLibrary {
         unsafe { (self.solve)(cells.as_mut_ptr(), n) }
     }
 }
-
-/// The most writes the write watch records: about 30 us each with the
-/// calls and returns around them, so 10,000 cost about 0.3 s of the test's time
-/// limit; past them the search runs on at full speed, and the first
-/// rule-breaking step is almost always early.
-const WATCH_CAP: usize = 10_000;
 
 /// Runs a `solve` probe with its writes recorded: through the Rust lab
 /// crate's recording board when the library exports one, else under the

@@ -38,6 +38,10 @@ pub struct Failure {
     pub board: Option<Board>,
     /// The cell to highlight, 0-based `(row, column)`.
     pub cell: Option<(usize, usize)>,
+    /// The write trace's check that words this failure (its first
+    /// rule-breaking step, or a hint), when a trace explains what the end
+    /// state's check `check` found.
+    pub explained_by: Option<&'static str>,
 }
 
 impl Failure {
@@ -47,6 +51,7 @@ impl Failure {
             message,
             board: None,
             cell: None,
+            explained_by: None,
         }
     }
 
@@ -105,13 +110,19 @@ pub fn judge(
     }
 }
 
-/// Judges like [`judge`], and for a `solve` that came with a write trace
-/// (Python submissions, and libraries traced on request) the search itself
-/// ([`trace::judge`](super::trace::judge)): a failed trace check comes
-/// first (it names the write where things went wrong, where the final
-/// board shows only the result); when only the end state fails, the
-/// trace's hint (a digit never tried, a solution cleared) replaces its
-/// message, being the likelier cause. On a pass, the trace's counts.
+/// Judges like [`judge`] — the end state alone decides the verdict, in
+/// every language — and, for a `solve` that came with a write trace
+/// (Python submissions, and libraries traced on request), replays the
+/// search ([`trace::judge`](super::trace::judge)) to *explain* a failure.
+///
+/// A trace is recorded inside the student's process, where the student's
+/// code can reach it, so it is evidence of nothing: it never passes a test
+/// and never makes one fail. When the end state fails, the trace's first
+/// rule-breaking step (or, failing that, its hint: a digit never tried, a
+/// solution cleared) words the failure, under the end state's check id;
+/// when the end state passes, the test passes and the trace gives only the
+/// counts a report shows. A malformed, capped or missing trace changes
+/// nothing but the wording.
 pub fn judge_traced(
     case: &Case,
     policy: FindEmptyPolicy,
@@ -119,8 +130,8 @@ pub fn judge_traced(
     response: &Response,
     trace: Option<&super::WriteTrace>,
 ) -> (Judgement, Option<super::TraceSummary>) {
-    let mut summary = None;
-    if let (
+    let judgement = judge(case, policy, probe, response);
+    let (
         Some(trace),
         Probe::Solve { n, board },
         Response::Solve {
@@ -128,18 +139,35 @@ pub fn judge_traced(
             board: after,
         },
     ) = (trace, probe, response)
-    {
-        match super::trace::judge(case, *n, board, *solved, after, trace) {
-            Ok(counts) => summary = Some(counts),
-            Err(failure) => return (Judgement::Wrong(failure), None),
+    else {
+        return (judgement, None);
+    };
+    let replay = super::trace::judge(case, *n, board, *solved, after, trace);
+    match (judgement, replay) {
+        (Judgement::Pass, Ok(summary)) => (Judgement::Pass, Some(summary)),
+        (Judgement::Pass, Err(_)) => (Judgement::Pass, None),
+        (Judgement::Wrong(end), Ok(mut summary)) => {
+            let explained = match summary.hint.take() {
+                Some(hint) => explain(end, hint),
+                None => end,
+            };
+            (Judgement::Wrong(explained), Some(summary))
         }
+        (Judgement::Wrong(end), Err(step)) if step.check == super::trace::MALFORMED => {
+            (Judgement::Wrong(end), None)
+        }
+        (Judgement::Wrong(end), Err(step)) => (Judgement::Wrong(explain(end, step)), None),
     }
-    match judge(case, policy, probe, response) {
-        Judgement::Wrong(failure) => {
-            let hint = summary.as_mut().and_then(|s| s.hint.take());
-            (Judgement::Wrong(hint.unwrap_or(failure)), summary)
-        }
-        pass => (pass, summary),
+}
+
+/// The end state's failure `end`, worded by what the trace showed: the
+/// trace's message and board, under the end state's check id (what
+/// decided the verdict, and what a shrinker compares).
+fn explain(end: Failure, trace: Failure) -> Failure {
+    Failure {
+        check: end.check,
+        explained_by: Some(trace.check),
+        ..trace
     }
 }
 
