@@ -81,13 +81,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.time_limit_ms, Some(2000));
+        assert_eq!(c.memory_limit_mb, 64);
+        assert_eq!(c.find_empty_policy, FindEmptyPolicy::First);
         let c = parse("time_limit_factor = 5\ntime_limit_floor_ms = 100\n").unwrap();
         assert_eq!(
             (c.time_limit_ms, c.time_limit_factor, c.time_limit_floor_ms),
             (None, 5, 100)
         );
-        assert_eq!(c.memory_limit_mb, 64);
-        assert_eq!(c.find_empty_policy, FindEmptyPolicy::First);
     }
 
     #[test]

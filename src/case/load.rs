@@ -606,12 +606,8 @@ solutions = 0
         assert_eq!(clash.tests, Function::ALL.to_vec());
         assert_eq!(clash.solutions, Some(Solutions::None));
         assert_eq!(clash.solution, None);
-        let set = CaseSet {
-            config: CaseConfig::default(),
-            cases: cases.clone(),
-        };
-        assert_eq!(set.time_limit_ms(&cases[0]), 500);
-        assert_eq!(set.time_limit_ms(&cases[1]), 1000);
+        assert_eq!(cases[0].time_limit_ms, Some(500));
+        assert_eq!(cases[1].time_limit_ms, None);
     }
 
     #[test]
@@ -787,8 +783,7 @@ solutions = 0
         let names: Vec<&str> = set.cases.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a1", "b1"]);
         assert_eq!(set.cases[0].line, 2);
-        assert_eq!(set.config.time_limit_ms, 300);
-        assert_eq!(set.time_limit_ms(&set.cases[0]), 300);
+        assert_eq!(set.config.time_limit_ms, Some(300));
         // A single file takes its folder's defaults too.
         let one = load(&[d.join("b.toml")]).unwrap();
         assert_eq!(

@@ -42,8 +42,13 @@ pub fn plan(case: &Case, function: Function) -> Probe {
     let n = case.puzzle.n();
     match function {
         Function::Legal => {
-            let boards = question_boards(case);
-            let queries = legal_queries(&boards);
+            let mut boards = question_boards(case);
+            // Asked whole whatever the cap: a box walked only along its
+            // diagonal must answer wrong somewhere.
+            let first_box = first_box_queries(boards.len(), n);
+            let mut queries = legal_queries(&boards, MAX_LEGAL_QUERIES - first_box.len());
+            queries.extend(first_box);
+            boards.push(off_diagonal_board(n));
             Probe::Legal {
                 n,
                 boards: boards.into_iter().map(Board::into_cells).collect(),
@@ -52,7 +57,13 @@ pub fn plan(case: &Case, function: Function) -> Probe {
         }
         Function::FindEmpty => {
             let mut boards = question_boards(case);
-            push_new(&mut boards, other_grid(&case.puzzle, 0));
+            let grid = other_grid(&case.puzzle, 0);
+            for cell in lone_empty_cells(grid.side()) {
+                let mut board = grid.clone();
+                board.set(cell.0, cell.1, 0);
+                push_new(&mut boards, board);
+            }
+            push_new(&mut boards, grid);
             Probe::FindEmpty {
                 n,
                 boards: boards.into_iter().map(Board::into_cells).collect(),
@@ -133,6 +144,44 @@ fn clash_board(n: usize) -> Board {
     board
 }
 
+/// The cells that are, each in turn, the only empty cell of a full grid
+/// `find_empty` is asked about: the last row, the last column, the last
+/// cell, and on boards wider than 9 a cell outside the top-left 9x9 (a
+/// scan that stops a row or a column early, or covers a fixed 9x9 region,
+/// answers "none" there).
+fn lone_empty_cells(side: usize) -> Vec<(usize, usize)> {
+    let last = side - 1;
+    let mut cells = vec![(last, side / 2), (side / 2, last), (last, last)];
+    if side > 9 {
+        cells.push((side - 3, side - 3));
+    }
+    cells
+}
+
+/// An empty board but for digit 1 at (row 1, col 0): in the box of cell
+/// (row 0, col 1), off that box's diagonal and off the cell's row and
+/// column, so a `legal` that checks only the box's diagonal cells answers
+/// true for 1 there.
+fn off_diagonal_board(n: usize) -> Board {
+    let mut board = Board::empty(n).expect("the box size of a valid case");
+    board.set(1, 0, 1);
+    board
+}
+
+/// Every digit at every empty cell of the first box of board number
+/// `index`, the [`off_diagonal_board`].
+fn first_box_queries(index: usize, n: usize) -> Vec<[usize; 4]> {
+    let mut queries = Vec::new();
+    for r in 0..n {
+        for c in 0..n {
+            if (r, c) != (1, 0) {
+                queries.extend((1..=n * n).map(|v| [index, r, c, v]));
+            }
+        }
+    }
+    queries
+}
+
 /// Three boards: `grid` with 1/4, 1/2 and 3/4 of its cells kept, the rest
 /// empty, the cells taken in a random order (the top-left one first).
 fn partial_boards(grid: &Board, rng: &mut SplitMix) -> Vec<Board> {
@@ -169,19 +218,19 @@ fn push_new(boards: &mut Vec<Board>, board: Board) {
 }
 
 /// Every (empty cell, digit) pair of every board, in board then reading
-/// order. Over [`MAX_LEGAL_QUERIES`], each board gets an equal share, spent on
-/// whole cells (all their digits) drawn at random.
-fn legal_queries(boards: &[Board]) -> Vec<[usize; 4]> {
+/// order. Over `cap`, each board gets an equal share, spent on whole cells
+/// (all their digits) drawn at random.
+fn legal_queries(boards: &[Board], cap: usize) -> Vec<[usize; 4]> {
     let total: usize = boards
         .iter()
         .map(|b| b.empty_cells().count() * b.side())
         .sum();
-    let share = MAX_LEGAL_QUERIES / boards.len().max(1);
+    let share = cap / boards.len().max(1);
     let mut queries = Vec::new();
     for (i, board) in boards.iter().enumerate() {
         let side = board.side();
         let mut cells: Vec<(usize, usize)> = board.empty_cells().collect();
-        if total > MAX_LEGAL_QUERIES {
+        if total > cap {
             let mut rng = SplitMix(fnv1a(board.cells()));
             rng.shuffle(&mut cells);
             cells.truncate(share / side);

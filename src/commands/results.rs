@@ -429,7 +429,7 @@ mod tests {
         other.cases[0].points += 1;
         assert_ne!(cases_hash(&other), hash);
         let mut other = cases.clone();
-        other.config.time_limit_ms += 1;
+        other.config.time_limit_factor += 1;
         assert_ne!(cases_hash(&other), hash);
         let mut moved = cases.clone();
         for case in &mut moved.cases {

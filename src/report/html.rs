@@ -607,6 +607,7 @@ mod tests {
         let mut report = fixture::sample();
         report.run = Some(RunInfo::new(
             &crate::case::builtin(),
+            Vec::new(),
             &["rlimits"],
             std::time::SystemTime::UNIX_EPOCH,
             std::time::Duration::from_secs(2),

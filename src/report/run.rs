@@ -185,6 +185,7 @@ mod tests {
         let cases = crate::case::builtin();
         let run = RunInfo::new(
             &cases,
+            Vec::new(),
             &["rlimits"],
             SystemTime::UNIX_EPOCH + Duration::from_secs(86_400),
             Duration::from_millis(1500),

@@ -350,12 +350,15 @@ fn partial_boards_hold_row_only_column_only_and_box_only_clashes() {
             .map(|b| Board::from_cells(n, b).unwrap())
             .collect();
         assert_eq!(clash_kinds(&boards), [true; 3], "{}", case.name);
-        // Every (empty cell, digit) pair of every board is asked.
-        let pairs: usize = boards
+        // Every (empty cell, digit) pair of every board is asked, but on
+        // the last, the off-diagonal board, only those of its first box.
+        let (off_diagonal, question) = boards.split_last().unwrap();
+        let pairs: usize = question
             .iter()
             .map(|b| b.empty_cells().count() * b.side())
             .sum();
-        assert_eq!(queries.len(), pairs, "{}", case.name);
+        let first_box = (n * n - 1) * off_diagonal.side();
+        assert_eq!(queries.len(), pairs + first_box, "{}", case.name);
         assert_eq!(plan(&case, Function::Legal), plan(&case, Function::Legal));
     }
 }
@@ -811,6 +814,30 @@ fn no_probe_board_agrees_with_the_solution_beyond_chance() {
         assert_ne!(full.as_slice(), solution.cells(), "{}", case.name);
     }
     assert!(checked > 30, "only {checked} boards checked");
+}
+
+#[test]
+fn bugs_only_a_few_boards_show_are_caught_on_every_bundled_case() {
+    // A `find_empty` that skips the last row or column, and a `legal` that
+    // walks only the box's diagonal, fail on every case; a scan of a fixed
+    // 9x9 region fails on every board wider than 9.
+    for case in bundled_cases() {
+        let side = case.puzzle.side();
+        for (bug, function, caught) in [
+            (Bug::SkipsLastRow, Function::FindEmpty, true),
+            (Bug::SkipsLastColumn, Function::FindEmpty, true),
+            (Bug::Fixed9x9, Function::FindEmpty, side > 9),
+            (Bug::LegalDiagonalBox, Function::Legal, true),
+        ] {
+            let judgement = run(&Student(bug), &case, function, FindEmptyPolicy::Any);
+            assert_eq!(
+                judgement != Judgement::Pass,
+                caught,
+                "{bug:?} on {}: {judgement:?}",
+                case.name
+            );
+        }
+    }
 }
 
 #[test]

@@ -36,6 +36,15 @@ pub(super) enum Bug {
     SolvesCopy,
     /// `solve` tries digits `1..=N+1`, so dead ends get `N+1`.
     OutOfRange,
+    /// `legal` checks only the box's diagonal cells `(br + i, bc + i)`.
+    LegalDiagonalBox,
+    /// `find_empty` never looks at the last row.
+    SkipsLastRow,
+    /// `find_empty` never looks at the last column.
+    SkipsLastColumn,
+    /// `find_empty` scans a fixed 9x9 region (`range(9)`), whatever the
+    /// board's size.
+    Fixed9x9,
 }
 
 /// A student's solver with `Bug`.
@@ -51,8 +60,11 @@ impl Sudoku for Student {
         } else {
             (r / n * n, c / n * n)
         };
-        let in_box = self.0 != Bug::LegalNoBox
-            && (br..br + n).any(|i| (bc..bc + n).any(|j| b.get(i, j) == v));
+        let in_box = match self.0 {
+            Bug::LegalNoBox => false,
+            Bug::LegalDiagonalBox => (0..n).any(|i| b.get(br + i, bc + i) == v),
+            _ => (br..br + n).any(|i| (bc..bc + n).any(|j| b.get(i, j) == v)),
+        };
         !(in_row || in_col || in_box)
     }
 
@@ -64,6 +76,9 @@ impl Sudoku for Student {
                 .flat_map(|c| (0..side).map(move |r| (r, c)))
                 .find(|&(r, c)| b.get(r, c) == 0),
             Bug::NeverNone => Some(b.empty_cells().next().unwrap_or((0, 0))),
+            Bug::SkipsLastRow => b.empty_cells().find(|&(r, _)| r + 1 < side),
+            Bug::SkipsLastColumn => b.empty_cells().find(|&(_, c)| c + 1 < side),
+            Bug::Fixed9x9 => b.empty_cells().find(|&(r, c)| r < 9 && c < 9),
             _ => b.empty_cells().next(),
         }
     }
