@@ -41,7 +41,7 @@ pub const DEFAULT_TIME_LIMIT_FACTOR: u64 = 20;
 /// The least limit such a multiple gives, in milliseconds
 /// (`time_limit_floor_ms`): process start and a `dlopen` or an interpreter
 /// vary more than a tenth of a second between two runs on a busy host.
-pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 250;
+pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 100;
 
 /// Default per-test memory limit, in MiB (SPEC 3).
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
