@@ -2,7 +2,8 @@
 //! innocent neighbours copied in from `submissions/`, and checks every
 //! expectation of `attacks/expected.toml` (see its header for the format):
 //! the contained outcome of each attack, the neighbours' scores equal to a
-//! run of the neighbours alone, no marker file, no process left behind, no
+//! run of the neighbours alone, an attack's score equal to its honest
+//! twin's (`equals_score_of`), no marker file, no process left behind, no
 //! grader fault (exit status 1), and every requested report written.
 //!
 //! Also here: a grader with no C compiler and no cargo on its PATH (a
@@ -68,6 +69,9 @@ struct Expected {
     message: Option<String>,
     needs_box: bool,
     neighbour: Option<String>,
+    /// The id of the entry (the honest twin) whose score this one's must
+    /// equal in the same run.
+    equals_score_of: Option<String>,
     /// function -> (worst verdict, phrase of its message)
     functions: BTreeMap<String, (String, Option<String>)>,
 }
@@ -99,6 +103,7 @@ fn load_expected() -> BTreeMap<String, Expected> {
                 message: get("message"),
                 needs_box: spec.get("needs_box").and_then(|v| v.as_bool()) == Some(true),
                 neighbour: get("neighbour"),
+                equals_score_of: get("equals_score_of"),
                 functions,
             };
             (id, expected)
@@ -127,9 +132,13 @@ fn copy_entry(from: &Path, to: &Path) {
 /// The committed entry of `attacks/` that makes submission `id`.
 fn committed_entry(id: &str) -> Option<PathBuf> {
     let dir = root().join("attacks");
-    [dir.join(id), dir.join(format!("{id}.c"))]
-        .into_iter()
-        .find(|p| p.exists())
+    [
+        dir.join(id),
+        dir.join(format!("{id}.c")),
+        dir.join(format!("{id}.py")),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
 }
 
 /// Makes a sparse file of `len` bytes.
@@ -360,7 +369,10 @@ fn every_attack_is_contained_and_the_neighbours_are_unharmed() {
         if name == "expected.toml" || name == "README.md" || name.starts_with('.') {
             continue;
         }
-        let id = name.strip_suffix(".c").unwrap_or(&name);
+        let id = name
+            .strip_suffix(".c")
+            .or_else(|| name.strip_suffix(".py"))
+            .unwrap_or(&name);
         assert!(
             expected.contains_key(id),
             "attacks/{name} has no expectation"
@@ -411,6 +423,19 @@ fn every_attack_is_contained_and_the_neighbours_are_unharmed() {
             continue;
         };
         check(id, sub, exp, &mut problems);
+        if let Some(twin) = &exp.equals_score_of {
+            assert!(
+                expected.contains_key(twin),
+                "{id}: equals_score_of names {twin:?}, which has no entry"
+            );
+            let theirs = got.get(twin).map_or(Value::Null, |s| s["score"].clone());
+            if theirs != sub["score"] {
+                problems.push(format!(
+                    "{id}: score {}, but its honest twin {twin} (the same code without the trick) scores {theirs}",
+                    sub["score"]
+                ));
+            }
+        }
         if exp.neighbour.is_some() && clean.get(id).map(|s| &s["score"]) != Some(&sub["score"]) {
             problems.push(format!(
                 "{id}: score {} beside the attacks, {} alone",

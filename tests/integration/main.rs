@@ -16,7 +16,9 @@
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
 //! - `students`: `grader init` and `grader check` as a student meets them
 //!   (snapshots of the student view, shrinking);
-//! - `submissions`: the fixture submissions against `submissions/expected.toml`.
+//! - `submissions`: the fixture submissions against `submissions/expected.toml`;
+//! - `triples`: one algorithm in C, Rust and Python (`tests/fixtures/triples/`)
+//!   gets the same verdict table in all three.
 //!
 //! Run one module with `cargo test --test integration MODULE::`.
 
@@ -34,3 +36,4 @@ mod runs;
 mod sandbox;
 mod students;
 mod submissions;
+mod triples;
