@@ -122,6 +122,7 @@ mod bench {
             build: ctx,
             sandbox: env,
             jobs: 1,
+            limits: Default::default(),
             color: false,
         };
         let (ctx, env, cases) = (&plan.build, &plan.sandbox, &plan.cases);
@@ -266,7 +267,7 @@ mod bench {
         let judged = run_test_judged(
             &mut fixture.sandbox,
             &fixture.code,
-            CodeKind::Library,
+            SubmissionKind::C,
             case,
             function,
             plan,
@@ -422,7 +423,7 @@ mod bench {
                         let judged = run_test_traced(
                             &mut fixture.sandbox,
                             &fixture.code,
-                            CodeKind::Library,
+                            SubmissionKind::C,
                             case,
                             Function::Solve,
                             plan,

@@ -12,13 +12,13 @@ use std::process::{Command, Output, Stdio};
 
 use grader::case::{self, Case, CaseSet};
 use grader::commands::plan::prepare_with_notices;
-use grader::protocol::CodeKind;
+
 use grader::runner::grade::{GradePlan, run_test_judged};
 use grader::runner::process::SandboxEnv;
 use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};
 use grader::sandbox::SubmissionBox;
 use grader::submission::build::{self, BuiltCode};
-use grader::submission::discover::classify;
+use grader::submission::discover::{SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
 
 fn repo() -> &'static Path {
@@ -479,7 +479,7 @@ fn the_shrunk_board_is_minimal() {
         let first = run_test_judged(
             &mut sandbox,
             code.path(),
-            CodeKind::Library,
+            SubmissionKind::C,
             &case,
             Function::Solve,
             &plan,
@@ -489,7 +489,7 @@ fn the_shrunk_board_is_minimal() {
         let small = shrink_solve(
             &mut sandbox,
             code.path(),
-            CodeKind::Library,
+            SubmissionKind::C,
             &case,
             &class,
             &plan,
@@ -502,7 +502,7 @@ fn the_shrunk_board_is_minimal() {
         let again = run_test_judged(
             &mut sandbox,
             code.path(),
-            CodeKind::Library,
+            SubmissionKind::C,
             &smaller_case(&case, &small.puzzle),
             Function::Solve,
             &plan,
@@ -520,7 +520,7 @@ fn the_shrunk_board_is_minimal() {
             let run = run_test_judged(
                 &mut sandbox,
                 code.path(),
-                CodeKind::Library,
+                SubmissionKind::C,
                 &smaller_case(&case, &bigger),
                 Function::Solve,
                 &plan,
