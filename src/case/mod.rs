@@ -39,9 +39,10 @@ pub const DEFAULT_TIME_LIMIT_MS: u64 = 1000;
 pub const DEFAULT_TIME_LIMIT_FACTOR: u64 = 20;
 
 /// The least limit such a multiple gives, in milliseconds
-/// (`time_limit_floor_ms`): process start and a `dlopen` or an interpreter
-/// vary more than a tenth of a second between two runs on a busy host.
-pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 100;
+/// (`time_limit_floor_ms`): far enough above a test's start-up (a fork and
+/// a `dlopen`, or an interpreter) that a memory bomb meets the memory
+/// limit before it, and that no bundled bug fixture's search ends near it.
+pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 500;
 
 /// Default per-test memory limit, in MiB (SPEC 3).
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;

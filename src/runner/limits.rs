@@ -107,7 +107,7 @@ impl TimeLimits {
     }
 
     /// The policy in a line, for the terminal: `20 x the lab's listing's
-    /// CPU time on this host, at least 100 ms (listing timed in c, python)`.
+    /// CPU time on this host, at least 500 ms (listing timed in c, python)`.
     pub fn describe(&self, cases: &CaseSet) -> String {
         let pinned = cases
             .cases

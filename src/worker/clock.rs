@@ -4,12 +4,17 @@
 //! for a CPU on a busy host is never mistaken for one that sleeps.
 //!
 //! `/proc/<pid>/task/<tid>/schedstat` gives, per thread, the nanoseconds
-//! spent on a CPU and the nanoseconds spent runnable on a run queue. Over
-//! each interval between two readings, the run was *busy* for the sum of
-//! those two counts' growth over its threads (at most the interval), and
-//! *idle* for the rest. Where `schedstat` is missing (a kernel without
-//! `CONFIG_SCHED_INFO`), a thread in state `R` (running or runnable) at a
-//! reading counts as busy for the interval before it.
+//! spent on a CPU and the nanoseconds spent runnable on a run queue. The
+//! run was *busy* for the sum of those counts over its threads (a thread
+//! that has ended keeps its last reading), and *idle* for the rest of the
+//! wall time since the fork. The kernel adds a wait to the run-queue count
+//! only when the wait ends (the thread gets a CPU), so a thread waiting
+//! right now looks idle for a moment: the caller stops a run for idleness
+//! only when none of its threads is in state `R` (running or runnable) at
+//! that moment ([`RunClock::runnable_now`]), and the wait is counted when
+//! it ends. Where `schedstat` is missing (a kernel without
+//! `CONFIG_SCHED_INFO`), a thread in state `R` at a reading counts as busy
+//! for the interval before it.
 //!
 //! For a build, the run is the whole tree below the build's first process
 //! (`/proc/<pid>/task/<tid>/children`): a compiler waiting for its `cc1`
@@ -27,16 +32,16 @@ pub(super) struct RunClock {
     pid: libc::pid_t,
     /// Count the whole process tree (builds), or the process alone (tests).
     tree: bool,
-    /// The last reading of each thread: on-CPU and run-queue nanoseconds.
-    last: HashMap<libc::pid_t, (u64, u64)>,
+    /// When the run was forked.
+    start: Instant,
+    /// The last reading of each thread ever seen: on-CPU and run-queue
+    /// nanoseconds (an ended thread keeps its last one).
+    seen: HashMap<libc::pid_t, (u64, u64)>,
     /// When the last reading was made.
     last_reading: Instant,
-    /// Time the run was not runnable.
-    idle: Duration,
-    /// Time the run's threads waited on a run queue (summed over threads).
-    waited: Duration,
-    /// CPU time of the tree's threads seen so far (builds).
-    tree_cpu: Duration,
+    /// Intervals counted busy by a thread's state, where `schedstat` could
+    /// not be read.
+    sampled_busy: Duration,
 }
 
 impl RunClock {
@@ -45,57 +50,56 @@ impl RunClock {
         RunClock {
             pid,
             tree,
-            last: HashMap::new(),
+            start,
+            seen: HashMap::new(),
             last_reading: start,
-            idle: Duration::ZERO,
-            waited: Duration::ZERO,
-            tree_cpu: Duration::ZERO,
+            sampled_busy: Duration::ZERO,
         }
     }
 
-    /// Reads the counts now and adds the interval since the last reading.
+    /// Reads the counts of every thread of the run now.
     pub(super) fn read(&mut self) {
         let now = Instant::now();
         let interval = now.saturating_duration_since(self.last_reading);
         self.last_reading = now;
-        let mut busy = Duration::ZERO;
         let mut runnable = false;
-        let mut seen = HashMap::with_capacity(self.last.len());
         for (pid, tid) in self.tasks() {
             match schedstat(pid, tid) {
-                Some((on_cpu, queued)) => {
-                    let (cpu_before, queued_before) =
-                        self.last.get(&tid).copied().unwrap_or((0, 0));
-                    let cpu = on_cpu.saturating_sub(cpu_before);
-                    let wait = queued.saturating_sub(queued_before);
-                    busy += Duration::from_nanos(cpu.saturating_add(wait));
-                    self.waited += Duration::from_nanos(wait);
-                    self.tree_cpu += Duration::from_nanos(cpu);
-                    seen.insert(tid, (on_cpu, queued));
+                Some(counts) => {
+                    self.seen.insert(tid, counts);
                 }
                 None => runnable |= state_is_runnable(pid, tid),
             }
         }
-        self.last = seen;
         if runnable {
-            busy = interval;
+            self.sampled_busy += interval;
         }
-        self.idle += interval.saturating_sub(busy);
     }
 
-    /// Time the run did not want a CPU, so far.
+    /// Whether a thread of the run is running or waiting for a CPU now
+    /// (its wait is not in the counts until it ends).
+    pub(super) fn runnable_now(&self) -> bool {
+        self.tasks()
+            .into_iter()
+            .any(|(pid, tid)| state_is_runnable(pid, tid))
+    }
+
+    /// Time the run did not want a CPU, up to the last reading: the wall
+    /// time since the fork less the time its threads ran or waited to.
     pub(super) fn idle(&self) -> Duration {
-        self.idle
+        let wall = self.last_reading.saturating_duration_since(self.start);
+        let counted: u64 = self.seen.values().map(|(cpu, wait)| cpu + wait).sum();
+        wall.saturating_sub(Duration::from_nanos(counted) + self.sampled_busy)
     }
 
     /// Time its threads waited for a CPU, so far (summed over threads).
     pub(super) fn waited(&self) -> Duration {
-        self.waited
+        Duration::from_nanos(self.seen.values().map(|(_, wait)| wait).sum())
     }
 
     /// CPU time of every thread of the tree seen so far (for builds).
     pub(super) fn tree_cpu(&self) -> Duration {
-        self.tree_cpu
+        Duration::from_nanos(self.seen.values().map(|(cpu, _)| cpu).sum())
     }
 
     /// The `(pid, tid)` of every thread of the run.
@@ -197,6 +201,45 @@ mod tests {
             clock.idle() < wall / 3,
             "a busy loop of {wall:?} was idle for {:?}",
             clock.idle()
+        );
+    }
+
+    #[test]
+    fn waiting_for_a_cpu_on_a_busy_host_is_not_idle() {
+        // Three spinners per core beside the measured one: it spends most
+        // of its wall time waiting on a run queue, which is not idle.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let spin = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done";
+        let mut hogs: Vec<_> = (0..cores * 3)
+            .map(|_| {
+                std::process::Command::new("sh")
+                    .args(["-c", spin])
+                    .spawn()
+                    .expect("sh")
+            })
+            .collect();
+        let start = Instant::now();
+        let mut measured = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"])
+            .spawn()
+            .expect("sh");
+        let mut clock = RunClock::new(measured.id() as libc::pid_t, false, start);
+        let mut worst = Duration::ZERO;
+        while measured.try_wait().expect("wait").is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+            clock.read();
+            if !clock.runnable_now() {
+                worst = worst.max(clock.idle());
+            }
+        }
+        for hog in &mut hogs {
+            let _ = hog.kill();
+            let _ = hog.wait();
+        }
+        let wall = start.elapsed();
+        assert!(
+            worst < Duration::from_millis(100),
+            "a spinning process on a busy host looked idle for {worst:?} of {wall:?}"
         );
     }
 

@@ -253,7 +253,7 @@ impl Init {
                 killed = Some(RunKill::Cpu);
                 break;
             }
-            if clock.idle() > idle_limit {
+            if clock.idle() > idle_limit && !clock.runnable_now() {
                 killed = Some(RunKill::Idle);
                 break;
             }
