@@ -22,11 +22,10 @@ use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
-use crate::report::{Status, SubmissionReport, TestReport, picture};
-use crate::runner::grade::{GradePlan, kind_name, run_test_judged, run_test_traced};
-use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, smaller_case};
-use crate::sandbox::SubmissionBox;
-use crate::submission::build;
+use crate::report::{Status, SubmissionReport, picture};
+use crate::runner::grade::{GradePlan, kind_name};
+use crate::runner::session::{Next, Session};
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
 use crate::submission::discover::{self, Submission, SubmissionKind};
 use crate::verdict::{Blame, Function, Verdict};
 
@@ -114,109 +113,83 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         Ok(kind) => *kind,
         Err(message) => return not_run(&submission, None, Status::BuildError, message, path),
     };
-    let mut sandbox = match SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)) {
-        Ok(sandbox) => sandbox,
-        Err(err) => {
-            let message = format!(
-                "{} (not your fault): the box cannot be made: {err}",
-                crate::runner::process::GRADER_FAULT
+    let session = match Session::open(&submission, plan) {
+        Ok(session) => session,
+        Err(report) => {
+            let mut run = not_run(
+                &submission,
+                Some(kind),
+                report.status,
+                &report.message,
+                path,
             );
-            let mut run = not_run(&submission, Some(kind), Status::BuildError, &message, path);
-            run.submission.grader_fault = true;
-            return run;
-        }
-    };
-    let code = match build::build(&submission, kind, &plan.build, &mut sandbox) {
-        Ok(code) => code,
-        Err(failure) => {
-            let message = failure.to_string();
-            let mut run = not_run(&submission, Some(kind), Status::BuildError, &message, path);
-            run.submission.grader_fault = failure.blame() == Blame::Grader;
+            run.submission.grader_fault = report.grader_fault;
             return run;
         }
     };
     let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
-    let mut tests: Vec<TestReport> = Vec::new();
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
-    let mut any_fault = false;
-    'cases: for case in &plan.cases.cases {
-        for &function in &case.tests {
-            let judged = run_test_judged(&mut sandbox, code.path(), kind, case, function, plan);
-            let test = judged.report;
-            let fault = judged.blame == Blame::Grader;
-            any_fault |= fault;
-            if !judged.loaded && tests.is_empty() && test.verdict != Verdict::Pass && !fault {
-                // The first test could not even load the code: nothing
-                // else can, so the rest are not run.
-                let message = match test.verdict {
-                    Verdict::Error => test.message,
-                    verdict => format!("while loading the library: {verdict}: {}", test.message),
-                };
-                return not_run(&submission, Some(kind), Status::LoadError, &message, path);
+    let mut solve_failed = false;
+    let report = session.run(|session, case, function, judged| {
+        let test = &judged.report;
+        let fault = judged.blame == Blame::Grader;
+        let first_solve_failure = function == Function::Solve
+            && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
+            && !solve_failed;
+        if function == Function::Solve && test.verdict != Verdict::Pass {
+            solve_failed = true;
+        }
+        if first_solve_failure && !fault {
+            let class = FailureClass::of(test.verdict, judged.failure.as_ref());
+            let small = if args.no_shrink {
+                None
+            } else {
+                session.shrink(case, &class, ShrinkBudget::default())
+            };
+            if let Some(small) = &small {
+                let after = small
+                    .failure
+                    .as_ref()
+                    .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
+                let diagnosis = small_board_diagnosis(case, small);
+                shrunk.push(ShrunkView {
+                    diagnosis,
+                    case: case.name.clone(),
+                    full_board: picture::render(&case.puzzle, None),
+                    small_board: picture::render(&small.puzzle, None),
+                    small_puzzle: format_line(&small.puzzle),
+                    empty: small.empty,
+                    original_empty: small.original_empty,
+                    runs: small.runs,
+                    ms: small.elapsed.as_secs_f64() * 1000.0,
+                    stopped_early: small.stopped_early,
+                    verdict: test.verdict,
+                    message: small.message.clone(),
+                    small_after: after,
+                });
             }
-            let first_solve_failure = function == Function::Solve
-                && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
-                && shrunk.is_empty()
-                && !tests
-                    .iter()
-                    .any(|t| t.function == Function::Solve && t.verdict != Verdict::Pass);
-            if first_solve_failure && !fault {
-                let class = FailureClass::of(test.verdict, judged.failure.as_ref());
-                let small = if args.no_shrink {
-                    None
-                } else {
-                    shrink_solve(
-                        &mut sandbox,
-                        code.path(),
-                        kind,
-                        case,
-                        &class,
-                        plan,
-                        ShrinkBudget::default(),
-                    )
-                };
-                if let Some(small) = &small {
-                    let after = small
-                        .failure
-                        .as_ref()
-                        .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
-                    let diagnosis = small_board_diagnosis(case, small);
-                    shrunk.push(ShrunkView {
-                        diagnosis,
-                        case: case.name.clone(),
-                        full_board: picture::render(&case.puzzle, None),
-                        small_board: picture::render(&small.puzzle, None),
-                        small_puzzle: format_line(&small.puzzle),
-                        empty: small.empty,
-                        original_empty: small.original_empty,
-                        runs: small.runs,
-                        ms: small.elapsed.as_secs_f64() * 1000.0,
-                        stopped_early: small.stopped_early,
-                        verdict: test.verdict,
-                        message: small.message.clone(),
-                        small_after: after,
-                    });
-                }
-                if kind != SubmissionKind::Python {
-                    let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
-                    first_steps.extend(first_step(
-                        &mut sandbox,
-                        code.path(),
-                        kind,
-                        traced.as_ref().unwrap_or(case),
-                        case,
-                        plan,
-                    ));
-                }
-            }
-            let failed = test.verdict != Verdict::Pass;
-            tests.push(test);
-            if failed && args.fail_fast {
-                break 'cases;
+            if session.kind() != SubmissionKind::Python {
+                let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
+                first_steps.extend(first_step(session, traced.as_ref().unwrap_or(case), case));
             }
         }
+        if test.verdict != Verdict::Pass && args.fail_fast {
+            Next::Stop
+        } else {
+            Next::Go
+        }
+    });
+    if report.status != Status::Ok {
+        return not_run(
+            &submission,
+            Some(kind),
+            report.status,
+            &report.message,
+            path,
+        );
     }
+    let tests = report.tests;
     let score = tests.iter().map(|t| t.points).sum();
     let max_score = tests.iter().map(|t| t.max_points).sum();
     let not_run = total - tests.len();
@@ -228,7 +201,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             message: String::new(),
             score,
             max_score,
-            grader_fault: any_fault,
+            grader_fault: report.grader_fault,
             tests,
         },
         shrunk,
@@ -241,15 +214,8 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
 /// Runs a failing library `solve` once more on `traced` (the shrunk board,
 /// or the case itself) with its writes recorded, and returns the first
 /// step that breaks the lab's rules, if the trace shows one.
-fn first_step(
-    sandbox: &mut SubmissionBox<'_>,
-    code: &Path,
-    kind: SubmissionKind,
-    traced: &Case,
-    case: &Case,
-    plan: &GradePlan,
-) -> Option<FirstStepView> {
-    let judged = run_test_traced(sandbox, code, kind, traced, Function::Solve, plan, true);
+fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<FirstStepView> {
+    let judged = session.test(traced, Function::Solve, true);
     let failure = judged.failure?;
     let source = judged.trace_source?;
     failure

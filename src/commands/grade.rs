@@ -231,6 +231,17 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             .collect(),
     };
     outputs.write(&report)?;
+    let reruns: u32 = report
+        .submissions
+        .iter()
+        .flat_map(|s| &s.tests)
+        .map(|t| t.reruns)
+        .sum();
+    if reruns > 0 {
+        eprintln!(
+            "note: {reruns} test run(s) were repeated because the host was too busy to time them (each test's `reruns` in the JSON report); the verdicts are the repeated runs'"
+        );
+    }
     if let Some(err) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(err);
     }

@@ -1,7 +1,8 @@
-//! The grading loop: for each submission, build it, run every test of every
-//! case in a fresh sandboxed worker, judge the answers, and collect a
-//! [`SubmissionReport`]. Submissions run in parallel (`--jobs`); the tests of
-//! one submission run one after the other.
+//! Grading a class: [`grade_all`] runs one [`Session`] per submission,
+//! `--jobs` at a time, and collects the [`SubmissionReport`]s in order; and
+//! one test of a session, run and judged ([`run_test_traced`]): the
+//! request to the box, the rerun of a test the host was too busy to time,
+//! the outcome, the judgement and the test's report.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -12,8 +13,9 @@ use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
 use crate::runner::process::{self, SandboxEnv};
+use crate::runner::session::{Next, Session, not_run};
 use crate::sandbox::SubmissionBox;
-use crate::submission::build::{self, BuildContext};
+use crate::submission::build::BuildContext;
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Blame, Function, Outcome, Verdict};
 
@@ -88,91 +90,13 @@ pub fn grade_all(
     }
 }
 
-/// Builds and tests one submission in a box of its own. Never fails:
-/// whatever goes wrong is in the report.
+/// Builds and tests one submission in a box of its own (one
+/// [`Session`]). Never fails: whatever goes wrong is in the report.
 pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport {
-    let kind = match &submission.kind {
-        Ok(kind) => *kind,
-        Err(message) => {
-            return not_run(submission, None, Status::BuildError, message, plan);
-        }
-    };
-    let mut sandbox = match SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)) {
-        Ok(sandbox) => sandbox,
-        Err(err) => {
-            let message = format!(
-                "{} (not your fault): the box cannot be made: {err}",
-                process::GRADER_FAULT
-            );
-            let mut report = not_run(submission, Some(kind), Status::BuildError, &message, plan);
-            report.grader_fault = true;
-            return report;
-        }
-    };
-    for note in sandbox.notes() {
-        plan.sandbox.say_once(note);
+    match Session::open(submission, plan) {
+        Ok(session) => session.run(|_, _, _, _| Next::Go),
+        Err(report) => *report,
     }
-    let code = match build::build(submission, kind, &plan.build, &mut sandbox) {
-        Ok(code) => code,
-        Err(failure) => {
-            let mut report = not_run(
-                submission,
-                Some(kind),
-                Status::BuildError,
-                &failure.to_string(),
-                plan,
-            );
-            report.grader_fault = failure.blame() == Blame::Grader;
-            return report;
-        }
-    };
-    let mut tests = Vec::new();
-    let mut grader_fault = false;
-    for case in &plan.cases.cases {
-        for &function in &case.tests {
-            let (test, loaded, blame) =
-                run_test(&mut sandbox, code.path(), kind, case, function, plan);
-            let graders = blame == Blame::Grader;
-            grader_fault |= graders;
-            if !loaded && tests.is_empty() && test.verdict != Verdict::Pass && !graders {
-                // The first test could not even load the code (a missing
-                // symbol, a constructor that crashes or never returns):
-                // nothing else can, so the rest are not run.
-                let message = match test.verdict {
-                    Verdict::Error => test.message,
-                    verdict => format!("while loading the library: {verdict}: {}", test.message),
-                };
-                return not_run(submission, Some(kind), Status::LoadError, &message, plan);
-            }
-            tests.push(test);
-        }
-    }
-    let score = tests.iter().map(|t| t.points).sum();
-    SubmissionReport {
-        id: submission.id.clone(),
-        kind: Some(kind_name(kind).to_string()),
-        status: Status::Ok,
-        message: String::new(),
-        score,
-        max_score: max_score(&plan.cases),
-        grader_fault,
-        tests,
-    }
-}
-
-/// Runs and judges one test of one case in the submission's box; also says
-/// whether the worker got as far as loading the code, and whose failure the
-/// result is.
-pub fn run_test(
-    sandbox: &mut SubmissionBox<'_>,
-    code: &Path,
-    kind: SubmissionKind,
-    case: &Case,
-    function: Function,
-    plan: &GradePlan,
-) -> (TestReport, bool, Blame) {
-    let run = run_test_judged(sandbox, code, kind, case, function, plan);
-    (run.report, run.loaded, run.blame)
 }
 
 /// One test as [`run_test_judged`] returns it: the report, whether the
@@ -390,61 +314,6 @@ fn grader_failed(
     let mut report = not_run(submission, kind, Status::BuildError, &message, plan);
     report.grader_fault = true;
     report
-}
-
-/// A submission none of whose tests ran: every test gets `error` with the
-/// reason, so the report still lists what it would have been graded on.
-fn not_run(
-    submission: &Submission,
-    kind: Option<SubmissionKind>,
-    status: Status,
-    message: &str,
-    plan: &GradePlan,
-) -> SubmissionReport {
-    let what = match status {
-        Status::LoadError => "not run: the submission could not be loaded",
-        _ => "not run: the submission could not be built",
-    };
-    let tests = plan
-        .cases
-        .cases
-        .iter()
-        .flat_map(|case| {
-            case.tests.iter().map(move |&function| TestReport {
-                case: case.name.clone(),
-                function,
-                verdict: Verdict::Error,
-                points: 0,
-                max_points: case.points,
-                time_ms: None,
-                wall_ms: None,
-                reruns: 0,
-                message: what.to_string(),
-                output: String::new(),
-                board: None,
-                hidden: case.hidden,
-                description: case.description.clone(),
-            })
-        })
-        .collect();
-    SubmissionReport {
-        id: submission.id.clone(),
-        kind: kind.map(|k| kind_name(k).to_string()),
-        status,
-        message: message.to_string(),
-        score: 0,
-        max_score: max_score(&plan.cases),
-        grader_fault: false,
-        tests,
-    }
-}
-
-fn max_score(cases: &CaseSet) -> u32 {
-    cases
-        .cases
-        .iter()
-        .map(|c| c.points * c.tests.len() as u32)
-        .sum()
 }
 
 /// The kind's name in reports (SPEC 6).

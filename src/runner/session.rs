@@ -1,0 +1,245 @@
+//! One grading session: one submission, built in a box of its own, then
+//! every test of the plan run and judged in that box, in the plan's order.
+//!
+//! This is the only loop over a submission's tests: `grader grade` (through
+//! [`super::grade::grade_one`]), `grader check`, the timing of the lab's
+//! listing ([`super::limits`]) and the benches all run a [`Session`]. What
+//! differs between them is what they do *after* each test, which they say
+//! in the callback of [`Session::run`]: `check` shrinks a failing board and
+//! asks for a traced run with the same session, and may stop early
+//! (`--fail-fast`); `grade` records and goes on. The rules every caller
+//! shares live here once: a box that cannot be made and a build that fails
+//! (with whose fault it is), the first test that cannot load the code
+//! ending the session as a load error, the rerun of a test the host was too
+//! busy to time ([`super::grade::run_test_traced`]), the grader's faults
+//! and the score.
+
+use crate::case::Case;
+use crate::report::{Status, SubmissionReport, TestReport};
+use crate::runner::grade::{GradePlan, JudgedTest, kind_name, run_test_traced};
+use crate::runner::process;
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
+use crate::sandbox::SubmissionBox;
+use crate::submission::build::{self, BuiltCode};
+use crate::submission::discover::{Submission, SubmissionKind};
+use crate::verdict::{Blame, Function, Verdict};
+
+/// A submission built in its box, ready to be tested.
+pub struct Session<'p> {
+    plan: &'p GradePlan,
+    submission: &'p Submission,
+    kind: SubmissionKind,
+    sandbox: SubmissionBox<'p>,
+    code: BuiltCode,
+}
+
+/// What the caller of [`Session::run`] wants after a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Run the next test.
+    Go,
+    /// Stop here (`--fail-fast`): the tests not run are left out.
+    Stop,
+}
+
+impl<'p> Session<'p> {
+    /// Opens the submission's box and builds it there.
+    ///
+    /// # Errors
+    /// The report of a submission none of whose tests can run: not a
+    /// recognisable submission, a box that cannot be made (the grader's
+    /// fault), or a build that fails (the student's, or the grader's when
+    /// its tool could not run).
+    pub fn open(
+        submission: &'p Submission,
+        plan: &'p GradePlan,
+    ) -> Result<Session<'p>, Box<SubmissionReport>> {
+        let not_run = |kind, status, message: &str, fault| {
+            let mut report = not_run(submission, kind, status, message, plan);
+            report.grader_fault = fault;
+            Box::new(report)
+        };
+        let kind = match &submission.kind {
+            Ok(kind) => *kind,
+            Err(message) => return Err(not_run(None, Status::BuildError, message, false)),
+        };
+        let mut sandbox =
+            SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)).map_err(|err| {
+                let message = format!(
+                    "{} (not your fault): the box cannot be made: {err}",
+                    process::GRADER_FAULT
+                );
+                not_run(Some(kind), Status::BuildError, &message, true)
+            })?;
+        for note in sandbox.notes() {
+            plan.sandbox.say_once(note);
+        }
+        let code =
+            build::build(submission, kind, &plan.build, &mut sandbox).map_err(|failure| {
+                not_run(
+                    Some(kind),
+                    Status::BuildError,
+                    &failure.to_string(),
+                    failure.blame() == Blame::Grader,
+                )
+            })?;
+        Ok(Session {
+            plan,
+            submission,
+            kind,
+            sandbox,
+            code,
+        })
+    }
+
+    /// The submission's kind.
+    pub fn kind(&self) -> SubmissionKind {
+        self.kind
+    }
+
+    /// Runs and judges one test of `case` (a library's `solve` with its
+    /// writes recorded when `trace` is set).
+    pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
+        run_test_traced(
+            &mut self.sandbox,
+            self.code.path(),
+            self.kind,
+            case,
+            function,
+            self.plan,
+            trace,
+        )
+    }
+
+    /// The smallest board on which `solve` still fails as `class` says
+    /// (see [`crate::runner::shrink`]).
+    pub fn shrink(
+        &mut self,
+        case: &Case,
+        class: &FailureClass,
+        budget: ShrinkBudget,
+    ) -> Option<Shrunk> {
+        shrink_solve(
+            &mut self.sandbox,
+            self.code.path(),
+            self.kind,
+            case,
+            class,
+            self.plan,
+            budget,
+        )
+    }
+
+    /// Runs every test of the plan in order, calling `after` with each
+    /// (which may use the session for more runs, and may stop it), and
+    /// returns the submission's report. When the first test cannot even
+    /// load the code (a missing symbol, a constructor that crashes or
+    /// never returns), nothing else can: the report is a load error with
+    /// every test listed as not run.
+    pub fn run(
+        mut self,
+        mut after: impl FnMut(&mut Session<'p>, &Case, Function, &JudgedTest) -> Next,
+    ) -> SubmissionReport {
+        let plan = self.plan;
+        let mut tests: Vec<TestReport> = Vec::new();
+        let mut grader_fault = false;
+        'cases: for case in &plan.cases.cases {
+            for &function in &case.tests {
+                let judged = self.test(case, function, false);
+                let graders = judged.blame == Blame::Grader;
+                grader_fault |= graders;
+                if !judged.loaded
+                    && tests.is_empty()
+                    && judged.report.verdict != Verdict::Pass
+                    && !graders
+                {
+                    let message = match judged.report.verdict {
+                        Verdict::Error => judged.report.message,
+                        verdict => format!(
+                            "while loading the library: {verdict}: {}",
+                            judged.report.message
+                        ),
+                    };
+                    return not_run(
+                        self.submission,
+                        Some(self.kind),
+                        Status::LoadError,
+                        &message,
+                        plan,
+                    );
+                }
+                let next = after(&mut self, case, function, &judged);
+                tests.push(judged.report);
+                if next == Next::Stop {
+                    break 'cases;
+                }
+            }
+        }
+        SubmissionReport {
+            id: self.submission.id.clone(),
+            kind: Some(kind_name(self.kind).to_string()),
+            status: Status::Ok,
+            message: String::new(),
+            score: tests.iter().map(|t| t.points).sum(),
+            max_score: max_score(plan),
+            grader_fault,
+            tests,
+        }
+    }
+}
+
+/// A submission none of whose tests ran: every test gets `error` with the
+/// reason, so the report still lists what it would have been graded on.
+pub fn not_run(
+    submission: &Submission,
+    kind: Option<SubmissionKind>,
+    status: Status,
+    message: &str,
+    plan: &GradePlan,
+) -> SubmissionReport {
+    let what = match status {
+        Status::LoadError => "not run: the submission could not be loaded",
+        _ => "not run: the submission could not be built",
+    };
+    let tests = plan
+        .cases
+        .cases
+        .iter()
+        .flat_map(|case| {
+            case.tests.iter().map(move |&function| TestReport {
+                case: case.name.clone(),
+                function,
+                verdict: Verdict::Error,
+                points: 0,
+                max_points: case.points,
+                time_ms: None,
+                wall_ms: None,
+                reruns: 0,
+                message: what.to_string(),
+                output: String::new(),
+                board: None,
+                hidden: case.hidden,
+                description: case.description.clone(),
+            })
+        })
+        .collect();
+    SubmissionReport {
+        id: submission.id.clone(),
+        kind: kind.map(|k| kind_name(k).to_string()),
+        status,
+        message: message.to_string(),
+        score: 0,
+        max_score: max_score(plan),
+        grader_fault: false,
+        tests,
+    }
+}
+
+/// Every test's points.
+fn max_score(plan: &GradePlan) -> u32 {
+    plan.cases
+        .cases
+        .iter()
+        .map(|c| c.points * c.tests.len() as u32)
+        .sum()
+}
