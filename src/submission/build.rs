@@ -53,10 +53,14 @@ use crate::sandbox::{BuildRun, SubmissionBox};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::Blame;
 
-/// Default time limit for building a Rust crate.
-pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(120);
+/// Default limit of CPU time (the whole tree of cargo and rustc) for
+/// building a Rust crate: a student's crate with the lab crate takes about
+/// 2 s of it, so 60 s stops a const-eval loop without ever meeting an
+/// honest build.
+pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(60);
 
-/// Default time limit for compiling a C file.
+/// Default limit of CPU time for compiling a C file (about 45 ms of it is
+/// usual).
 pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// At most this many lines of compiler output reach the student.
