@@ -16,6 +16,8 @@ mod landlock;
 /// `sandbox` bench can call the same code in-process, unconfined.
 #[cfg(unix)]
 pub mod library;
+#[cfg(target_os = "linux")]
+mod mounts;
 #[cfg(unix)]
 pub mod python;
 #[cfg(target_os = "linux")]
