@@ -213,13 +213,10 @@ mod bench {
         let mut fixtures = Vec::new();
         for name in FIXTURES {
             let start = Instant::now();
-            let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
-                .context("cannot make a box")?;
-            let code = build_submission(
-                ctx,
-                &source_dir().join("submissions").join(name),
-                &mut sandbox,
-            )?;
+            let path = source_dir().join("submissions").join(name);
+            let mut sandbox =
+                SubmissionBox::open(env, &views_for(ctx, &path)).context("cannot make a box")?;
+            let code = build_submission(ctx, &path, &mut sandbox)?;
             let library = CLibrary::load(&code, &code)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("cannot load {name} in-process"))?;
@@ -235,6 +232,15 @@ mod bench {
             });
         }
         Ok(fixtures)
+    }
+
+    /// The views of a box for the submission at `path` (its build's and its
+    /// tests').
+    fn views_for(ctx: &BuildContext, path: &Path) -> Vec<grader::sandbox::view::HostView> {
+        match discover::classify(path).kind {
+            Ok(kind) => ctx.views_for(kind),
+            Err(_) => ctx.views_for(SubmissionKind::Library),
+        }
     }
 
     /// Classifies and builds one submission; returns its library.
@@ -494,7 +500,7 @@ mod bench {
             let (mut boxed, mut direct) = (Vec::new(), Vec::new());
             for _ in 0..RUNS {
                 let start = Instant::now();
-                let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
+                let mut sandbox = SubmissionBox::open(env, &views_for(ctx, &path))
                     .context("cannot make a box")?;
                 build_submission(ctx, &path, &mut sandbox)?;
                 drop(sandbox);
@@ -539,13 +545,10 @@ mod bench {
         cases: &CaseSet,
         env: &SandboxEnv,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
-            .context("cannot make a box")?;
-        let code = build_submission(
-            ctx,
-            &source_dir().join("submissions/hostile-infinite-loop.c"),
-            &mut sandbox,
-        )?;
+        let path = source_dir().join("submissions/hostile-infinite-loop.c");
+        let mut sandbox =
+            SubmissionBox::open(env, &views_for(ctx, &path)).context("cannot make a box")?;
+        let code = build_submission(ctx, &path, &mut sandbox)?;
         let case = cases
             .cases
             .iter()

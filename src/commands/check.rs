@@ -110,7 +110,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         Ok(kind) => *kind,
         Err(message) => return not_run(&submission, None, Status::BuildError, message, path),
     };
-    let mut sandbox = match SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)) {
+    let mut sandbox = match SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)) {
         Ok(sandbox) => sandbox,
         Err(err) => {
             let message = format!(

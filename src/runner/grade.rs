@@ -95,7 +95,7 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
             return not_run(submission, None, Status::BuildError, message, plan);
         }
     };
-    let mut sandbox = match SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)) {
+    let mut sandbox = match SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)) {
         Ok(sandbox) => sandbox,
         Err(err) => {
             let message = format!(

@@ -150,6 +150,19 @@ impl SandboxEnv {
         }
     }
 
+    /// The same environment without namespaces: what a host that does not
+    /// let the grader make them gives (a container without
+    /// `CAP_SYS_ADMIN`): boxes are held to their views by Landlock alone.
+    pub fn without_namespaces(self) -> SandboxEnv {
+        let mut env = SandboxEnv {
+            namespaces: false,
+            notices: Vec::new(),
+            ..self
+        };
+        env.notices = env.missing();
+        env
+    }
+
     /// What is unavailable on this machine and what that means, one
     /// sentence each; empty when every safeguard is in place. Print them
     /// once, before grading.
@@ -226,6 +239,9 @@ impl SandboxEnv {
             if !self.namespaces {
                 notes.push("sandbox: this host does not let the grader make namespaces (a container without CAP_SYS_ADMIN?), so boxes have no PID, mount or network namespace of their own: what a run leaves behind is killed by its box's uid, and the cases are kept from student code by Landlock and file permissions only".to_string());
             }
+        }
+        if !self.namespaces && self.landlock_abi.is_some() {
+            notes.push(super::view::without_mount_namespace().to_string());
         }
         if !self.seccomp {
             notes.push("sandbox: this kernel has no seccomp, so student code is NOT stopped from creating processes, opening sockets or signalling: grade untrusted code elsewhere".to_string());

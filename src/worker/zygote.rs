@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 use super::mounts;
 use super::sys;
 use crate::protocol::{
-    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, MAX_INPUT_BYTES, PROTOCOL_FD, RunEnd,
-    RunKill, WorkerInput,
+    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, CodeKind, MAX_INPUT_BYTES,
+    PROTOCOL_FD, RunEnd, RunKill, ViewKind, WorkerInput,
 };
 
 /// How often init checks a running child's CPU time.
@@ -337,11 +337,17 @@ impl Init {
         }
     }
 
-    /// A test child: the per-test confinement and the test.
+    /// A test child: the per-test confinement and the test, held to the
+    /// view of its kind.
     fn test_child(&self, input: WorkerInput) -> ! {
         // The box is in its cgroup and namespaces already; the plan's uid
         // is the box's (the grader claimed it).
-        super::run_test_in_child(&input)
+        let kind = match input.request.kind {
+            CodeKind::Library => ViewKind::LibraryTest,
+            CodeKind::Python => ViewKind::PythonTest,
+        };
+        let view = self.setup.views.iter().find(|v| v.kind == kind);
+        super::run_test_in_child(&input, view)
     }
 
     /// A build child: confine, then `execve` the tool.
@@ -388,7 +394,7 @@ impl Init {
                 fail("set no_new_privs", &err);
             }
             if job.landlock {
-                if let Err(err) = super::landlock::restrict_build(&job.read, &job.write) {
+                if let Err(err) = super::landlock::restrict(&job.view) {
                     fail("restrict file access", &err);
                 }
             }

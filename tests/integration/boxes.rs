@@ -375,15 +375,28 @@ fn rust_compile_time_reads_are_contained() {
 /// its folder, and to leave a process behind gets none of it.
 #[test]
 fn a_build_in_the_box_reads_and_leaves_nothing() {
-    use grader::protocol::BuildJob;
+    use grader::protocol::{Access, BuildJob, ViewEntry, ViewKind};
     use grader::runner::process::SandboxEnv;
     use grader::sandbox::SubmissionBox;
+    use grader::submission::build::BuildContext;
     let (dir, cases, subs) = workspace();
     add_listing(&subs, "neighbour.c");
     let outside = dir.path().join("outside");
     let mut env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader"));
     env.hide = vec![cases.clone(), subs.clone()];
-    let mut sandbox = SubmissionBox::open(&env, Vec::new()).expect("a box");
+    // A C build's view, with the shell and the tools of the script.
+    let mut host = BuildContext::new()
+        .expect("a build context")
+        .host_view(ViewKind::CBuild)
+        .expect("a C build view");
+    for tool in ["/bin/sh", "/usr/bin/cat", "/usr/bin/sleep"] {
+        host.entries.push(ViewEntry {
+            path: tool.into(),
+            access: Access::Exec,
+        });
+    }
+    let mut sandbox = SubmissionBox::open(&env, &[host]).expect("a box");
+    let view = sandbox.view(ViewKind::CBuild).expect("the view").clone();
     let work = sandbox.work_dir();
     let script = format!(
         "cat {cases}/cases.toml; cat {subs}/neighbour.c; cat /etc/shadow; echo x > {outside}; (sleep 30.4217 &); echo done",
@@ -400,8 +413,7 @@ fn a_build_in_the_box_reads_and_leaves_nothing() {
         file_size_mb: 16,
         address_space_mb: None,
         landlock: sandbox.landlock(),
-        read: vec![],
-        write: vec![work],
+        view,
     };
     let run = sandbox.run_build(job).expect("the box runs it");
     assert!(run.output.contains("done"), "{}", run.output);

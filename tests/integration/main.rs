@@ -16,7 +16,8 @@
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
 //! - `students`: `grader init` and `grader check` as a student meets them
 //!   (snapshots of the student view, shrinking);
-//! - `submissions`: the fixture submissions against `submissions/expected.toml`.
+//! - `submissions`: the fixture submissions against `submissions/expected.toml`;
+//! - `views`: what each kind of box can see, listed and probed.
 //!
 //! Run one module with `cargo test --test integration MODULE::`.
 
@@ -34,3 +35,4 @@ mod runs;
 mod sandbox;
 mod students;
 mod submissions;
+mod views;
