@@ -44,8 +44,8 @@ pub struct SandboxEnv {
     pub hide: Vec<PathBuf>,
     /// The folder holding every box folder of this run (removed with it).
     run_root: Option<tempfile::TempDir>,
-    /// Where box uids are claimed.
-    uid_locks: PathBuf,
+    /// Where box uids are claimed: found at the first claim.
+    uid_locks: std::sync::OnceLock<Result<super::uids::LockDirs, String>>,
     free_slots: Mutex<Vec<CgroupSlot>>,
     said: Mutex<Vec<String>>,
     slot_count: Mutex<usize>,
@@ -93,7 +93,7 @@ impl SandboxEnv {
             notices: Vec::new(),
             hide: Vec::new(),
             run_root: new_run_root(),
-            uid_locks: super::uids::lock_dir(),
+            uid_locks: std::sync::OnceLock::new(),
             free_slots: Mutex::new(Vec::new()),
             said: Mutex::new(Vec::new()),
             slot_count: Mutex::new(0),
@@ -271,12 +271,27 @@ impl SandboxEnv {
         self.landlock_abi.is_some()
     }
 
-    /// A uid of its own for a box, when the grader is root.
+    /// A uid of its own for a box, when the grader is root (waiting for
+    /// one while every uid is held, see [`super::uids`]).
     pub(crate) fn claim_uid(&self) -> std::io::Result<Option<super::uids::UidClaim>> {
         if !self.root {
             return Ok(None);
         }
-        super::uids::claim(&self.uid_locks).map(Some)
+        let dirs = self.uid_locks.get_or_init(|| {
+            let fallback = self
+                .run_root
+                .as_ref()
+                .map_or_else(std::env::temp_dir, |r| r.path().to_path_buf());
+            super::uids::host_lock_dirs(&fallback)
+                .map_err(|e| format!("no folder for the box user ids' locks can be made: {e}"))
+        });
+        let dirs = dirs
+            .as_ref()
+            .map_err(|e| std::io::Error::other(e.clone()))?;
+        for note in &dirs.notes {
+            self.say_once(note);
+        }
+        super::uids::claim(dirs, super::uids::UID_WAIT, &|note| self.say_once(note)).map(Some)
     }
 
     /// A new box folder in this run's folder.

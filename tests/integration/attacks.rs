@@ -127,9 +127,13 @@ fn copy_entry(from: &Path, to: &Path) {
 /// The committed entry of `attacks/` that makes submission `id`.
 fn committed_entry(id: &str) -> Option<PathBuf> {
     let dir = root().join("attacks");
-    [dir.join(id), dir.join(format!("{id}.c"))]
-        .into_iter()
-        .find(|p| p.exists())
+    [
+        dir.join(id),
+        dir.join(format!("{id}.c")),
+        dir.join(format!("{id}.py")),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
 }
 
 /// Makes a sparse file of `len` bytes.
@@ -360,7 +364,10 @@ fn every_attack_is_contained_and_the_neighbours_are_unharmed() {
         if name == "expected.toml" || name == "README.md" || name.starts_with('.') {
             continue;
         }
-        let id = name.strip_suffix(".c").unwrap_or(&name);
+        let id = name
+            .strip_suffix(".c")
+            .or_else(|| name.strip_suffix(".py"))
+            .unwrap_or(&name);
         assert!(
             expected.contains_key(id),
             "attacks/{name} has no expectation"
