@@ -21,6 +21,8 @@
 //!    Rust lab crate's recording board (`rust-trait`); medians, their
 //!    ratio, and the cost per recorded write
 //!    (`SANDBOX_BENCH_TRACE_ONLY=1` runs this step alone).
+//! 6. Prints what making and dropping a box costs, per kind of submission
+//!    (its process, namespaces, uid, cgroup slot, folder and private root).
 //!
 //! The machine is shared: the load average is printed at the start and the
 //! end. Any test that does not pass makes the bench fail (exit status 1).
@@ -192,6 +194,7 @@ mod bench {
         trace_cost(&mut fixtures, &plan)?;
 
         build_overhead(ctx, env)?;
+        box_cost(ctx, env)?;
 
         let rss = flood_rss()?;
         println!(
@@ -533,6 +536,38 @@ mod bench {
                 "build {name}: in a box {b:.0} ms, direct {d:.0} ms, overhead {:.0} ms ({:.2}x), medians of {RUNS}",
                 b - d,
                 b / d
+            );
+        }
+        Ok(())
+    }
+
+    /// What making a box costs (its process, namespaces, uid, cgroup slot,
+    /// folder and private root), then dropping it: per kind of
+    /// submission, [`BOX_RUNS`] times, median and p90.
+    fn box_cost(ctx: &BuildContext, env: &SandboxEnv) -> anyhow::Result<()> {
+        const BOX_RUNS: usize = 20;
+        for kind in [
+            SubmissionKind::C,
+            SubmissionKind::Rust,
+            SubmissionKind::Library,
+            SubmissionKind::Python,
+        ] {
+            let views = ctx.views_for(kind);
+            let entries: usize = views.iter().map(|v| v.entries.len()).sum();
+            let mut times = Vec::new();
+            for _ in 0..BOX_RUNS {
+                let start = Instant::now();
+                let sandbox = SubmissionBox::open(env, &views).context("cannot make a box")?;
+                drop(sandbox);
+                times.push(ms(start.elapsed()));
+            }
+            let mut sorted = times.clone();
+            sorted.sort_by(f64::total_cmp);
+            println!(
+                "box for a {kind:?} submission ({} views, {entries} entries): made and dropped in {:.1} ms median of {BOX_RUNS} (p90 {:.1} ms)",
+                views.len(),
+                median(&mut times),
+                sorted[BOX_RUNS * 9 / 10]
             );
         }
         Ok(())

@@ -17,7 +17,11 @@
 //!
 //! The box folder: `lab/` (the lab crate and header, read-only), `code/`
 //! (what the tests load, read-only), `work/` (the box user's: copies of the
-//! submission, build products, temporaries). It is removed with the box.
+//! submission, build products, temporaries), and `root/`, the mount point
+//! of the box's private root (empty outside the box). It is removed with
+//! the box. What each kind of process of the box sees is its view
+//! ([`super::view`]): the box's root holds the union of its views, and
+//! each run is held to its own by Landlock.
 
 use std::fs::File;
 use std::io::{self, Read, Write};

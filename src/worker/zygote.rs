@@ -9,16 +9,16 @@
 //! UTS namespaces, so this process forks the box's init, pid 1 of the new
 //! PID namespace: when it ends, the kernel kills everything in the box (no
 //! daemon survives the submission), and after each run it kills every
-//! other process with `kill(-1)`. In its private mount namespace it mounts
-//! a fresh `/proc` (only the box's processes), makes the toolchain folders
-//! reachable for the box user ([`crate::protocol::BoxSetup::reach`]) and
-//! covers the cases and the submissions folder with an empty file system.
+//! other process with `kill(-1)`. In its private mount namespace it builds
+//! the box's private root and moves into it (`mounts.rs`): only the union
+//! of the box's views ([`crate::protocol::BoxSetup::views`]), its own
+//! `/proc` (only the box's processes) and a few device nodes.
 //!
 //! Per run, init forks one child. A test child confines itself exactly as
 //! a per-test worker did (rlimits, Landlock, the uid drop, seccomp) and only
 //! then loads the student's library, so load-time constructors are
 //! confined; a build child confines itself (rlimits, uid drop, Landlock on
-//! a build's view of the file system) and `execve`s the compiler. Init
+//! its kind's view) and `execve`s the compiler. Init
 //! measures the child's CPU and wall time itself, kills it at the limit,
 //! kills everything else it left, reaps it all, and reports a
 //! [`RunEnd`] on the event pipe, which student code cannot reach.
