@@ -401,17 +401,25 @@ fn system_libraries(programs: &[PathBuf]) -> Vec<ViewEntry> {
     let mut loaders: BTreeSet<PathBuf> = BTreeSet::new();
     let mut dirs: BTreeSet<PathBuf> = cache_dirs().iter().cloned().collect();
     let own = std::env::current_exe().ok();
-    for program in programs.iter().chain(own.iter()) {
-        let Some(loader) = loader_of(program) else {
-            continue;
-        };
-        for library in libraries_of(&loader, program) {
-            if let Some(dir) = library.parent() {
-                dirs.insert(dir.to_path_buf());
-            }
+    let with_loaders: Vec<(PathBuf, PathBuf)> = programs
+        .iter()
+        .chain(own.iter())
+        .filter_map(|p| Some((p.clone(), loader_of(p)?)))
+        .collect();
+    // A program without a search path of its own (RPATH, RUNPATH) loads
+    // its libraries from the loader's cache and default folders: only the
+    // others are asked.
+    let searching: Vec<(PathBuf, PathBuf)> = with_loaders
+        .iter()
+        .filter(|(p, _)| has_search_path(p))
+        .cloned()
+        .collect();
+    for library in libraries_of(&searching) {
+        if let Some(dir) = library.parent() {
+            dirs.insert(dir.to_path_buf());
         }
-        loaders.insert(loader);
     }
+    loaders.extend(with_loaders.into_iter().map(|(_, loader)| loader));
     let mut entries: Vec<ViewEntry> = loaders
         .into_iter()
         .map(|path| ViewEntry {
@@ -430,6 +438,52 @@ fn system_libraries(programs: &[PathBuf]) -> Vec<ViewEntry> {
         });
     }
     entries
+}
+
+/// Whether the ELF file `program` names folders of its own to load
+/// libraries from (`DT_RPATH` or `DT_RUNPATH` in its dynamic section);
+/// true when that cannot be told (then it is asked).
+fn has_search_path(program: &Path) -> bool {
+    use std::io::{Read, Seek};
+    let read = || -> Option<bool> {
+        let mut file = std::fs::File::open(program).ok()?;
+        let mut head = vec![0u8; 1 << 12];
+        let n = file.read(&mut head).ok()?;
+        head.truncate(n);
+        if head.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let u16_at =
+            |b: &[u8], at: usize| Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?));
+        let u64_at =
+            |b: &[u8], at: usize| Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?));
+        let phoff = usize::try_from(u64_at(&head, 32)?).ok()?;
+        let (size, count) = (
+            usize::from(u16_at(&head, 54)?),
+            usize::from(u16_at(&head, 56)?),
+        );
+        for i in 0..count {
+            let at = phoff + i * size;
+            if u64_at(&head, at)? & 0xffff_ffff != 2 {
+                continue;
+            }
+            let offset = u64_at(&head, at + 8)?;
+            let length = usize::try_from(u64_at(&head, at + 32)?).ok()?.min(1 << 16);
+            file.seek(std::io::SeekFrom::Start(offset)).ok()?;
+            let mut dynamic = vec![0u8; length];
+            file.read_exact(&mut dynamic).ok()?;
+            for entry in dynamic.chunks_exact(16) {
+                match u64_at(entry, 0)? {
+                    0 => return Some(false),
+                    15 | 29 => return Some(true),
+                    _ => {}
+                }
+            }
+            return Some(false);
+        }
+        Some(false)
+    };
+    read().unwrap_or(true)
 }
 
 /// The ELF program interpreter of `program` (its `PT_INTERP`), for a
@@ -465,26 +519,40 @@ pub fn loader_of(program: &Path) -> Option<PathBuf> {
     None
 }
 
-/// The libraries `program` loads, as `loader --list` names them (the
-/// loader maps them and stops before any of the program's code runs; run
-/// by the grader on the host's own tools only). Cached per program.
-fn libraries_of(loader: &Path, program: &Path) -> Vec<PathBuf> {
+/// The libraries the `(program, its loader)` pairs load, as `loader
+/// --list` names them (the loader maps them and stops before any of the
+/// program's code runs; run by the grader on the host's own tools only,
+/// side by side). Cached per program.
+fn libraries_of(programs: &[(PathBuf, PathBuf)]) -> Vec<PathBuf> {
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Vec<PathBuf>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(found) = lock(cache).get(program) {
-        return found.clone();
+    let missing: Vec<&(PathBuf, PathBuf)> = {
+        let known = lock(cache);
+        programs
+            .iter()
+            .filter(|(p, _)| !known.contains_key(p))
+            .collect()
+    };
+    let commands = missing
+        .iter()
+        .map(|(program, loader)| {
+            let mut command = Command::new(loader);
+            command.arg("--list").arg(program).env_clear();
+            command
+        })
+        .collect();
+    let outputs = run_all(commands);
+    let mut known = lock(cache);
+    for ((program, _), output) in missing.into_iter().zip(outputs) {
+        let found = output
+            .map(|out| parse_list(&String::from_utf8_lossy(&out.stdout)))
+            .unwrap_or_default();
+        known.insert(program.clone(), found);
     }
-    let found = Command::new(loader)
-        .arg("--list")
-        .arg(program)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .map(|out| parse_list(&String::from_utf8_lossy(&out.stdout)))
-        .unwrap_or_default();
-    lock(cache).insert(program.to_path_buf(), found.clone());
-    found
+    programs
+        .iter()
+        .flat_map(|(p, _)| known.get(p).cloned().unwrap_or_default())
+        .collect()
 }
 
 /// The library paths in `ld.so --list` output (`libc.so.6 =>
@@ -532,79 +600,123 @@ fn cache_dirs() -> &'static [PathBuf] {
     })
 }
 
-/// Finds the C compiler's paths by asking `cc` (the grader's own call,
-/// outside any box, with no student input).
+/// Runs `commands` side by side (no stdin); each one's output, `None`
+/// when it could not be started.
+fn run_all(commands: Vec<Command>) -> Vec<Option<std::process::Output>> {
+    let children: Vec<_> = commands
+        .into_iter()
+        .map(|mut c| {
+            c.stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .ok()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|child| child.and_then(|c| c.wait_with_output().ok()))
+        .collect()
+}
+
+/// Files a C link reads: a folder of the compiler's library search path
+/// that holds one of them is in the view.
+const LINK_FILES: [&str; 8] = [
+    "crt1.o",
+    "crti.o",
+    "crtbeginS.o",
+    "libc.so",
+    "libc_nonshared.a",
+    "libgcc.a",
+    "libgcc_s.so",
+    "libm.so",
+];
+
+/// Programs of the compiler's own (a folder of its program search path
+/// that holds one of them is in the view).
+const COMPILER_PROGRAMS: [&str; 3] = ["cc1", "collect2", "lto-wrapper"];
+
+/// Finds the C compiler's paths by asking `cc` (the grader's own calls,
+/// side by side, outside any box, with no student input):
+/// `-print-search-dirs` for its own folder, its programs and its library
+/// folders (`as` and `ld` are looked for as the driver does: on its program
+/// path, then on the build's `PATH`), and `-v -E` for its `#include <...>`
+/// folders.
 ///
 /// # Errors
 /// When `cc` does not run.
 pub fn probe_c(cc: &Path) -> Result<CTools, String> {
-    let ask = |args: &[&str]| -> Result<std::process::Output, String> {
-        Command::new(cc)
+    let ask = |args: &[&str]| {
+        let mut command = Command::new(cc);
+        command
             .args(args)
             .env_clear()
             .env("PATH", BUILD_PATH)
-            .env("LC_ALL", "C")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", cc.display()))
+            .env("LC_ALL", "C");
+        command
     };
-    let line = |args: &[&str]| -> Result<String, String> {
-        let out = ask(args)?;
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    let outputs = run_all(vec![
+        ask(&["-print-search-dirs"]),
+        ask(&["-xc", "-E", "-v", "/dev/null"]),
+    ]);
+    let text = |i: usize, stderr: bool| -> Result<String, String> {
+        let out = outputs[i]
+            .as_ref()
+            .ok_or_else(|| format!("cannot run {}", cc.display()))?;
+        let bytes = if stderr { &out.stderr } else { &out.stdout };
+        Ok(String::from_utf8_lossy(bytes).into_owned())
     };
+    let search = text(0, false)?;
+    let dirs_of = |key: &str| -> Vec<PathBuf> {
+        search
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|list| {
+                list.trim()
+                    .trim_start_matches('=')
+                    .split(':')
+                    .filter(|d| !d.is_empty())
+                    .filter_map(|d| Path::new(d).canonicalize().ok())
+                    .filter(|d| d.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let holding = |dirs: Vec<PathBuf>, files: &[&str]| -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = dirs
+            .into_iter()
+            .filter(|d| files.iter().any(|f| d.join(f).exists()))
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    };
+    let mut program_dirs = dirs_of("programs:");
+    program_dirs.extend(dirs_of("install:"));
+    let program_dirs = holding(program_dirs, &COMPILER_PROGRAMS);
+    let link_dirs = holding(dirs_of("libraries:"), &LINK_FILES);
+    let program_path: Vec<PathBuf> = search
+        .lines()
+        .find_map(|l| l.strip_prefix("programs:"))
+        .map(|list| {
+            list.trim()
+                .trim_start_matches('=')
+                .split(':')
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut programs = vec![cc.to_path_buf()];
     for tool in ["as", "ld"] {
-        let named = line(&[&format!("-print-prog-name={tool}")])?;
-        let path = if named.starts_with('/') {
-            Some(PathBuf::from(named))
-        } else {
-            find_on(Path::new(&named), BUILD_PATH)
-        };
-        programs.extend(path.filter(|p| p.is_file()));
+        let found = program_path
+            .iter()
+            .map(|dir| dir.join(tool))
+            .find(|p| p.is_file())
+            .or_else(|| find_on(Path::new(tool), BUILD_PATH));
+        programs.extend(found);
     }
-    let mut program_dirs = Vec::new();
-    for name in ["cc1", "collect2"] {
-        let found = PathBuf::from(line(&[&format!("-print-prog-name={name}")])?);
-        if found.is_absolute() && found.is_file() {
-            if let Some(dir) = found
-                .canonicalize()
-                .ok()
-                .and_then(|f| f.parent().map(Into::into))
-            {
-                program_dirs.push(dir);
-            }
-        }
-    }
-    let mut link_dirs = Vec::new();
-    for file in [
-        "",
-        "crt1.o",
-        "crti.o",
-        "crtbeginS.o",
-        "libc.so",
-        "libc_nonshared.a",
-        "libgcc.a",
-        "libgcc_s.so",
-        "libm.so",
-        "libpthread.so",
-        "libpthread.a",
-    ] {
-        let found = PathBuf::from(line(&[&format!("-print-file-name={file}")])?);
-        if !found.is_absolute() || !found.exists() {
-            continue;
-        }
-        let Ok(real) = found.canonicalize() else {
-            continue;
-        };
-        let dir = if real.is_dir() {
-            real
-        } else {
-            real.parent().map_or(real.clone(), Path::to_path_buf)
-        };
-        link_dirs.push(dir);
-    }
-    let verbose = ask(&["-xc", "-E", "-v", "/dev/null"])?;
-    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    let stderr = text(1, true)?;
     let headers: Vec<PathBuf> = stderr
         .lines()
         .skip_while(|l| !l.starts_with("#include <...> search starts here"))
@@ -619,10 +731,12 @@ pub fn probe_c(cc: &Path) -> Result<CTools, String> {
             cc.display()
         ));
     }
-    link_dirs.sort();
-    link_dirs.dedup();
-    program_dirs.sort();
-    program_dirs.dedup();
+    if link_dirs.is_empty() {
+        return Err(format!(
+            "{} names no folder holding crt1.o or libc.so (`cc -print-search-dirs`): is the C library's development package (libc6-dev) installed?",
+            cc.display()
+        ));
+    }
     Ok(CTools {
         programs,
         program_dirs,
@@ -840,5 +954,14 @@ mod tests {
         );
         let own = std::env::current_exe().expect("exe");
         assert!(loader_of(&own).is_some_and(|l| l.is_absolute()));
+        // rustc finds its driver library beside it (`$ORIGIN/../lib`); the
+        // C compiler's programs use the loader's cache.
+        if let Ok(sysroot) = Command::new("rustc").args(["--print", "sysroot"]).output() {
+            let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+            assert!(has_search_path(&sysroot.join("bin/rustc")));
+        }
+        if let Some(cc) = find_on(Path::new("cc"), BUILD_PATH) {
+            assert!(!has_search_path(&cc.canonicalize().expect("real")));
+        }
     }
 }

@@ -42,11 +42,10 @@
 //! why, as a build error (the student's to fix); a missing compiler or a
 //! folder the grader cannot make is the grader's fault ([`Blame::Grader`]).
 
-use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::protocol::{BuildJob, ViewKind};
@@ -100,7 +99,18 @@ pub struct BuildContext {
     pub c_time_limit: Duration,
     rust: Arc<OnceLock<Result<RustToolchain, String>>>,
     c_tools: Arc<OnceLock<Result<CTools, String>>>,
-    views: Arc<Mutex<HashMap<ViewKind, Result<HostView, String>>>>,
+    /// The host's part of each kind's view, by [`view_index`].
+    views: Arc<[OnceLock<Result<HostView, String>>; 4]>,
+}
+
+/// Where `kind`'s host view is kept in [`BuildContext`].
+fn view_index(kind: ViewKind) -> usize {
+    match kind {
+        ViewKind::CBuild => 0,
+        ViewKind::RustBuild => 1,
+        ViewKind::LibraryTest => 2,
+        ViewKind::PythonTest => 3,
+    }
 }
 
 /// A Rust toolchain's real binaries (not rustup's proxies, which need the
@@ -169,7 +179,7 @@ impl BuildContext {
             c_time_limit: C_TIME_LIMIT,
             rust: Arc::new(OnceLock::new()),
             c_tools: Arc::new(OnceLock::new()),
-            views: Arc::new(Mutex::new(HashMap::new())),
+            views: Arc::new(Default::default()),
         }
     }
 
@@ -229,14 +239,31 @@ impl BuildContext {
             .collect()
     }
 
+    /// Finds the views of `kinds` in a thread of their own, while the
+    /// grader does other work (a box then finds them ready): asking the
+    /// tools where they live takes a few milliseconds.
+    pub fn warm_up(&self, kinds: Vec<SubmissionKind>) {
+        let ctx = self.clone();
+        std::thread::spawn(move || {
+            for kind in kinds {
+                ctx.views_for(kind);
+            }
+        });
+    }
+
     /// The host's part of `kind`'s view, found once.
     ///
     /// # Errors
     /// A grader fault when a tool it needs is missing.
     pub fn host_view(&self, kind: ViewKind) -> Result<HostView, BuildFailure> {
-        if let Some(found) = lock(&self.views).get(&kind) {
-            return found.clone().map_err(BuildFailure::Grader);
-        }
+        self.views[view_index(kind)]
+            .get_or_init(|| self.find_host_view(kind))
+            .clone()
+            .map_err(BuildFailure::Grader)
+    }
+
+    /// Asks the tools for `kind`'s view.
+    fn find_host_view(&self, kind: ViewKind) -> Result<HostView, String> {
         let needs_c = matches!(kind, ViewKind::CBuild | ViewKind::RustBuild);
         let c = if needs_c {
             self.c_tools().map_err(BuildFailure::into_message)
@@ -263,15 +290,8 @@ impl BuildContext {
             rust: rust.as_ref().map_err(String::as_str),
             python,
         };
-        let found = HostView::resolve(kind, tools);
-        lock(&self.views).insert(kind, found.clone());
-        found.map_err(BuildFailure::Grader)
+        HostView::resolve(kind, tools)
     }
-}
-
-/// Locks a mutex, ignoring poisoning (the data is a plain cache).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `program` as a full path: itself when it has a `/`, else the first
