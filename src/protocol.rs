@@ -152,8 +152,8 @@ pub struct SandboxPlan {
     /// The process/thread limit (`RLIMIT_NPROC`), applied after the uid
     /// drop; `None` leaves it (a pids cgroup does the job then).
     pub nproc: Option<u64>,
-    /// Restrict file access with Landlock (read-only system libraries and
-    /// the code itself).
+    /// Restrict file access with Landlock to the view of the test's kind
+    /// (the system libraries and the box's `code/`, read-only).
     pub landlock: bool,
     /// Drop to this user and group id (needs root).
     pub uid: Option<u32>,

@@ -197,13 +197,14 @@ impl SandboxEnv {
             active.push("seccomp (kill list + allow list)");
         }
         if self.landlock_abi.is_some() {
-            active.push("landlock (read-only system libraries)");
+            active.push("landlock (each run held to its view)");
         }
         if self.root {
             active.push("a user id per box");
         }
         if self.namespaces {
-            active.push("a box per submission: pid/mount/network/ipc/uts namespaces");
+            active
+                .push("a box per submission: pid/mount/network/ipc/uts namespaces, a private root");
         }
         active
     }

@@ -1456,6 +1456,30 @@ s.c:9:5: note: each undeclared identifier is reported only once
     }
 
     #[test]
+    fn a_tool_that_cannot_set_itself_up_is_the_graders_fault() {
+        let cargo = "error: could not load Cargo configuration\n\nCaused by:\n  could not parse TOML configuration in `/tmp/.cargo/config.toml`\n";
+        assert_eq!(
+            tool_fault(cargo),
+            Some("error: could not load Cargo configuration")
+        );
+        assert!(
+            tool_fault("cc: fatal error: cannot execute 'cc1': execvp: No such file or directory")
+                .is_some()
+        );
+        assert!(tool_fault("error: linker `cc` not found").is_some());
+        // A student's own errors are theirs.
+        assert_eq!(
+            tool_fault("src/lib.rs:1:22: error[E0308]: mismatched types"),
+            None
+        );
+        assert_eq!(
+            tool_fault("s.c:3:1: error: expected ';' before '}' token"),
+            None
+        );
+        assert_eq!(tool_fault("/usr/bin/ld: cannot find -lfoo"), None);
+    }
+
+    #[test]
     fn slot_names_are_safe_identifiers() {
         assert_eq!(slot_name("Alice Smith"), "alice_smith");
         assert_eq!(slot_name("42"), "sub_42");
