@@ -21,6 +21,8 @@
 //!    Rust lab crate's recording board (`rust-trait`); medians, their
 //!    ratio, and the cost per recorded write
 //!    (`SANDBOX_BENCH_TRACE_ONLY=1` runs this step alone).
+//! 6. Prints what making and dropping a box costs, per kind of submission
+//!    (its process, namespaces, uid, cgroup slot, folder and private root).
 //!
 //! The machine is shared: the load average is printed at the start and the
 //! end. Any test that does not pass makes the bench fail (exit status 1).
@@ -193,6 +195,7 @@ mod bench {
         trace_cost(&mut fixtures, &plan)?;
 
         build_overhead(ctx, env)?;
+        box_cost(ctx, env)?;
 
         let rss = flood_rss()?;
         println!(
@@ -214,13 +217,10 @@ mod bench {
         let mut fixtures = Vec::new();
         for name in FIXTURES {
             let start = Instant::now();
-            let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
-                .context("cannot make a box")?;
-            let code = build_submission(
-                ctx,
-                &source_dir().join("submissions").join(name),
-                &mut sandbox,
-            )?;
+            let path = source_dir().join("submissions").join(name);
+            let mut sandbox =
+                SubmissionBox::open(env, &views_for(ctx, &path)).context("cannot make a box")?;
+            let code = build_submission(ctx, &path, &mut sandbox)?;
             let library = CLibrary::load(&code, &code)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("cannot load {name} in-process"))?;
@@ -236,6 +236,15 @@ mod bench {
             });
         }
         Ok(fixtures)
+    }
+
+    /// The views of a box for the submission at `path` (its build's and its
+    /// tests').
+    fn views_for(ctx: &BuildContext, path: &Path) -> Vec<grader::sandbox::view::HostView> {
+        match discover::classify(path).kind {
+            Ok(kind) => ctx.views_for(kind),
+            Err(_) => ctx.views_for(SubmissionKind::Library),
+        }
     }
 
     /// Classifies and builds one submission; returns its library.
@@ -495,7 +504,7 @@ mod bench {
             let (mut boxed, mut direct) = (Vec::new(), Vec::new());
             for _ in 0..RUNS {
                 let start = Instant::now();
-                let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
+                let mut sandbox = SubmissionBox::open(env, &views_for(ctx, &path))
                     .context("cannot make a box")?;
                 build_submission(ctx, &path, &mut sandbox)?;
                 drop(sandbox);
@@ -533,6 +542,38 @@ mod bench {
         Ok(())
     }
 
+    /// What making a box costs (its process, namespaces, uid, cgroup slot,
+    /// folder and private root), then dropping it: per kind of
+    /// submission, [`BOX_RUNS`] times, median and p90.
+    fn box_cost(ctx: &BuildContext, env: &SandboxEnv) -> anyhow::Result<()> {
+        const BOX_RUNS: usize = 20;
+        for kind in [
+            SubmissionKind::C,
+            SubmissionKind::Rust,
+            SubmissionKind::Library,
+            SubmissionKind::Python,
+        ] {
+            let views = ctx.views_for(kind);
+            let entries: usize = views.iter().map(|v| v.entries.len()).sum();
+            let mut times = Vec::new();
+            for _ in 0..BOX_RUNS {
+                let start = Instant::now();
+                let sandbox = SubmissionBox::open(env, &views).context("cannot make a box")?;
+                drop(sandbox);
+                times.push(ms(start.elapsed()));
+            }
+            let mut sorted = times.clone();
+            sorted.sort_by(f64::total_cmp);
+            println!(
+                "box for a {kind:?} submission ({} views, {entries} entries): made and dropped in {:.1} ms median of {BOX_RUNS} (p90 {:.1} ms)",
+                views.len(),
+                median(&mut times),
+                sorted[BOX_RUNS * 9 / 10]
+            );
+        }
+        Ok(())
+    }
+
     /// Wall time of the looping fixture's `solve` test under a
     /// [`LOOP_LIMIT_MS`] limit, [`RUNS`] times; each must be a timeout.
     fn looping_cost(
@@ -540,13 +581,10 @@ mod bench {
         cases: &CaseSet,
         env: &SandboxEnv,
     ) -> anyhow::Result<Vec<(f64, f64)>> {
-        let mut sandbox = SubmissionBox::open(env, ctx.reach_for(SubmissionKind::Rust))
-            .context("cannot make a box")?;
-        let code = build_submission(
-            ctx,
-            &source_dir().join("submissions/hostile-infinite-loop.c"),
-            &mut sandbox,
-        )?;
+        let path = source_dir().join("submissions/hostile-infinite-loop.c");
+        let mut sandbox =
+            SubmissionBox::open(env, &views_for(ctx, &path)).context("cannot make a box")?;
+        let code = build_submission(ctx, &path, &mut sandbox)?;
         let case = cases
             .cases
             .iter()

@@ -152,8 +152,8 @@ pub struct SandboxPlan {
     /// The process/thread limit (`RLIMIT_NPROC`), applied after the uid
     /// drop; `None` leaves it (a pids cgroup does the job then).
     pub nproc: Option<u64>,
-    /// Restrict file access with Landlock (read-only system libraries and
-    /// the code itself).
+    /// Restrict file access with Landlock to the view of the test's kind
+    /// (the system libraries and the box's `code/`, read-only).
     pub landlock: bool,
     /// Drop to this user and group id (needs root).
     pub uid: Option<u32>,
@@ -326,15 +326,65 @@ pub struct BoxSetup {
     pub gid: Option<u32>,
     /// The box's own folder.
     pub dir: PathBuf,
-    /// Folders the box's runs must reach (toolchains, the interpreter) that
-    /// may lie below a folder the box user cannot enter (e.g. a home
-    /// folder of mode 0700): with namespaces, the box makes them reachable
-    /// in its own mount namespace.
-    pub reach: Vec<PathBuf>,
+    /// What each kind of process of this box may see (see
+    /// `sandbox::view`): with namespaces, the box's private root holds
+    /// their union and nothing else of the host; every run is held to its
+    /// own kind's view by Landlock as well. A test child uses the view of
+    /// its request's kind.
+    pub views: Vec<View>,
     /// Folders covered with an empty, read-only file system inside the box
-    /// (the cases, the submissions folder, the reports): with namespaces,
-    /// nothing in the box can see them, whatever Landlock allows.
+    /// where they lie inside a view (the cases, the submissions folder, the
+    /// reports): with namespaces, nothing in the box can see them,
+    /// whatever Landlock allows.
     pub hide: Vec<PathBuf>,
+}
+
+/// How a process may use one path of its view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Read the file, or list the folder and read everything beneath it.
+    Read,
+    /// Read and execute.
+    Exec,
+    /// Read, write, create and remove beneath it (the box's work folder).
+    Write,
+    /// A device node, read and written (`/dev/null`).
+    Device,
+}
+
+/// One path of a view and how it may be used. The path is named as the
+/// tools name it (it may pass through symbolic links, which the box
+/// recreates).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ViewEntry {
+    /// An absolute path.
+    pub path: PathBuf,
+    /// How it may be used.
+    pub access: Access,
+}
+
+/// The kinds of process a box runs, each with a view of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViewKind {
+    /// The C compiler building a C submission.
+    CBuild,
+    /// cargo and rustc building a Rust crate.
+    RustBuild,
+    /// A test of a shared library (C, Rust or prebuilt).
+    LibraryTest,
+    /// A test of a Python submission.
+    PythonTest,
+}
+
+/// Everything one kind of process may see, as `sandbox::view` defines it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// The kind of process.
+    pub kind: ViewKind,
+    /// The paths, each once.
+    pub entries: Vec<ViewEntry>,
 }
 
 /// One run in a box.
@@ -410,13 +460,10 @@ pub struct BuildJob {
     pub file_size_mb: u64,
     /// The address-space limit in MiB, when no memory cgroup limits it.
     pub address_space_mb: Option<u64>,
-    /// Restrict file access with Landlock: read (and execute) only the
-    /// system folders and `read`, write only `write`.
+    /// Restrict file access with Landlock to `view`.
     pub landlock: bool,
-    /// Extra folders it may read and execute from (toolchains, the lab).
-    pub read: Vec<PathBuf>,
-    /// Folders it may write (the box's work folder).
-    pub write: Vec<PathBuf>,
+    /// What the tool may see (its kind's view of the box).
+    pub view: View,
 }
 
 /// What a box tells the grader.

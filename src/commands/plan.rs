@@ -42,6 +42,30 @@ pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<Ca
     Ok(cases)
 }
 
+/// The kinds of submission at `path`: its own, when it is one; else those
+/// of the entries of the folder (a quick look, for
+/// [`BuildContext::warm_up`]).
+fn kinds_in(path: &Path) -> Vec<crate::submission::discover::SubmissionKind> {
+    use crate::submission::discover::classify;
+    if let Ok(kind) = classify(path).kind {
+        return vec![kind];
+    }
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .take(10_000)
+    {
+        if let Ok(kind) = classify(&entry.path()).kind {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+    }
+    kinds
+}
+
 /// The grading plan: build context, sandbox (its notices printed once, to
 /// stderr), and parallelism. `submissions` (the folder or file graded) and
 /// the folders of the case files are hidden inside every box.
@@ -68,14 +92,15 @@ pub fn prepare_with_notices(
     show_notices: bool,
 ) -> anyhow::Result<GradePlan> {
     crate::sandbox::cleanup::install();
+    let build =
+        BuildContext::new().context("cannot find the lab crate to build submissions with")?;
+    build.warm_up(kinds_in(submissions));
     let mut sandbox = SandboxEnv::detect();
     if show_notices {
         for notice in sandbox.notices() {
             eprintln!("note: {notice}");
         }
     }
-    let build =
-        BuildContext::new().context("cannot find the lab crate to build submissions with")?;
     let mut hide: Vec<std::path::PathBuf> = cases
         .cases
         .iter()

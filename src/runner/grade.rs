@@ -116,7 +116,7 @@ pub struct JudgedTest {
     pub trace_source: Option<check::TraceSource>,
 }
 
-/// [`run_test`], keeping the failed check.
+/// One test of `case` run and judged in the submission's box, keeping the failed check.
 pub fn run_test_judged(
     sandbox: &mut SubmissionBox<'_>,
     code: &Path,
@@ -239,7 +239,8 @@ pub fn run_test_traced(
 }
 
 /// How many times a test is run in all when the host is too busy to time
-/// it (see [`run_timed`]).
+/// it: stopped at the wall-clock backstop while still runnable and under
+/// its CPU limit.
 pub const TEST_TRIES: u32 = 3;
 
 /// Runs `request` in the box; a run stopped at the wall-clock backstop

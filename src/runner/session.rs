@@ -64,7 +64,7 @@ impl<'p> Session<'p> {
             Err(message) => return Err(not_run(None, Status::BuildError, message, false)),
         };
         let mut sandbox =
-            SubmissionBox::open(&plan.sandbox, plan.build.reach_for(kind)).map_err(|err| {
+            SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)).map_err(|err| {
                 let message = format!(
                     "{} (not your fault): the box cannot be made: {err}",
                     process::GRADER_FAULT

@@ -44,8 +44,8 @@ pub struct SandboxEnv {
     pub hide: Vec<PathBuf>,
     /// The folder holding every box folder of this run (removed with it).
     run_root: Option<tempfile::TempDir>,
-    /// Where box uids are claimed.
-    uid_locks: PathBuf,
+    /// Where box uids are claimed: found at the first claim.
+    uid_locks: std::sync::OnceLock<Result<super::uids::LockDirs, String>>,
     free_slots: Mutex<Vec<CgroupSlot>>,
     said: Mutex<Vec<String>>,
     slot_count: Mutex<usize>,
@@ -93,7 +93,7 @@ impl SandboxEnv {
             notices: Vec::new(),
             hide: Vec::new(),
             run_root: new_run_root(),
-            uid_locks: super::uids::lock_dir(),
+            uid_locks: std::sync::OnceLock::new(),
             free_slots: Mutex::new(Vec::new()),
             said: Mutex::new(Vec::new()),
             slot_count: Mutex::new(0),
@@ -150,6 +150,19 @@ impl SandboxEnv {
         }
     }
 
+    /// The same environment without namespaces: what a host that does not
+    /// let the grader make them gives (a container without
+    /// `CAP_SYS_ADMIN`): boxes are held to their views by Landlock alone.
+    pub fn without_namespaces(self) -> SandboxEnv {
+        let mut env = SandboxEnv {
+            namespaces: false,
+            notices: Vec::new(),
+            ..self
+        };
+        env.notices = env.missing();
+        env
+    }
+
     /// What is unavailable on this machine and what that means, one
     /// sentence each; empty when every safeguard is in place. Print them
     /// once, before grading.
@@ -184,13 +197,14 @@ impl SandboxEnv {
             active.push("seccomp (kill list + allow list)");
         }
         if self.landlock_abi.is_some() {
-            active.push("landlock (read-only system libraries)");
+            active.push("landlock (each run held to its view)");
         }
         if self.root {
             active.push("a user id per box");
         }
         if self.namespaces {
-            active.push("a box per submission: pid/mount/network/ipc/uts namespaces");
+            active
+                .push("a box per submission: pid/mount/network/ipc/uts namespaces, a private root");
         }
         active
     }
@@ -227,6 +241,9 @@ impl SandboxEnv {
                 notes.push("sandbox: this host does not let the grader make namespaces (a container without CAP_SYS_ADMIN?), so boxes have no PID, mount or network namespace of their own: what a run leaves behind is killed by its box's uid, and the cases are kept from student code by Landlock and file permissions only".to_string());
             }
         }
+        if !self.namespaces && self.landlock_abi.is_some() {
+            notes.push(super::view::without_mount_namespace().to_string());
+        }
         if !self.seccomp {
             notes.push("sandbox: this kernel has no seccomp, so student code is NOT stopped from creating processes, opening sockets or signalling: grade untrusted code elsewhere".to_string());
         }
@@ -255,12 +272,27 @@ impl SandboxEnv {
         self.landlock_abi.is_some()
     }
 
-    /// A uid of its own for a box, when the grader is root.
+    /// A uid of its own for a box, when the grader is root (waiting for
+    /// one while every uid is held, see [`super::uids`]).
     pub(crate) fn claim_uid(&self) -> std::io::Result<Option<super::uids::UidClaim>> {
         if !self.root {
             return Ok(None);
         }
-        super::uids::claim(&self.uid_locks).map(Some)
+        let dirs = self.uid_locks.get_or_init(|| {
+            let fallback = self
+                .run_root
+                .as_ref()
+                .map_or_else(std::env::temp_dir, |r| r.path().to_path_buf());
+            super::uids::host_lock_dirs(&fallback)
+                .map_err(|e| format!("no folder for the box user ids' locks can be made: {e}"))
+        });
+        let dirs = dirs
+            .as_ref()
+            .map_err(|e| std::io::Error::other(e.clone()))?;
+        for note in &dirs.notes {
+            self.say_once(note);
+        }
+        super::uids::claim(dirs, super::uids::UID_WAIT, &|note| self.say_once(note)).map(Some)
     }
 
     /// A new box folder in this run's folder.

@@ -2,8 +2,9 @@
 //! student input — the C compiler, cargo and rustc, the interpreter, every
 //! test — runs in the box of its submission ([`SubmissionBox`]): its own
 //! namespaces, uid, cgroup and folder, with an init inside that forks one
-//! confined child per run (see `worker/zygote.rs`). [`SandboxEnv`] is what
-//! the host offers, probed once; [`run`] is what a run produced.
+//! confined child per run (see `worker/zygote.rs`). What each kind of
+//! process in a box can see is defined once, in [`view`]. [`SandboxEnv`]
+//! is what the host offers, probed once; [`run`] is what a run produced.
 
 pub mod cgroup;
 pub mod cleanup;
@@ -12,6 +13,7 @@ pub mod run;
 mod submission_box;
 pub mod uids;
 pub(crate) mod unix;
+pub mod view;
 
 pub use host::SandboxEnv;
 pub(crate) use submission_box::make_box_dir;

@@ -17,7 +17,11 @@
 //!
 //! The box folder: `lab/` (the lab crate and header, read-only), `code/`
 //! (what the tests load, read-only), `work/` (the box user's: copies of the
-//! submission, build products, temporaries). It is removed with the box.
+//! submission, build products, temporaries), and `root/`, the mount point
+//! of the box's private root (empty outside the box). It is removed with
+//! the box. What each kind of process of the box sees is its view
+//! ([`super::view`]): the box's root holds the union of its views, and
+//! each run is held to its own by Landlock.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -33,9 +37,10 @@ use super::cgroup::CgroupSlot;
 use super::run::{Capped, Kill, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
+use super::view::HostView;
 use crate::protocol::{
     BoxCommand, BoxEvent, BoxSetup, BuildJob, Deadlines, ProtocolLines, RunEnd, RunKill,
-    SandboxPlan, WorkerRequest,
+    SandboxPlan, View, ViewKind, WorkerRequest,
 };
 
 /// How long the grader waits beyond a run's own wall limit for the box to
@@ -65,6 +70,8 @@ pub struct SubmissionBox<'env> {
     slot: Option<CgroupSlot>,
     uid: Option<UidClaim>,
     notes: Vec<String>,
+    /// What each kind of process of the box sees.
+    views: Vec<View>,
     /// A run failed on the grader's side: the box is not used again.
     broken: bool,
 }
@@ -87,16 +94,18 @@ pub struct BuildRun {
 }
 
 impl<'env> SubmissionBox<'env> {
-    /// Makes a box: its folder, its uid, its cgroup slot, its process.
+    /// Makes a box: its folder, its uid, its cgroup slot, its process, and
+    /// its private root holding the views of `views` (the host's part of
+    /// each kind of process it will run, see [`super::view`]) and nothing
+    /// else.
     ///
     /// # Errors
     /// When any of them cannot be made: a grader fault.
-    /// `reach`: the toolchain folders its runs need (see
-    /// [`BoxSetup::reach`]).
-    pub fn open(env: &'env SandboxEnv, reach: Vec<PathBuf>) -> io::Result<SubmissionBox<'env>> {
+    pub fn open(env: &'env SandboxEnv, views: &[HostView]) -> io::Result<SubmissionBox<'env>> {
         let slot = env.take_slot()?;
         let uid = env.claim_uid()?;
         let dir = env.new_box_dir(uid.as_ref().map(UidClaim::uid))?;
+        let views: Vec<View> = views.iter().map(|v| v.for_box(&dir)).collect();
         let opened = Self::start(env, &dir, slot.as_ref());
         let (process, commands, events, stdout, stderr, protocol) = match opened {
             Ok(parts) => parts,
@@ -121,9 +130,10 @@ impl<'env> SubmissionBox<'env> {
             slot,
             uid,
             notes: Vec::new(),
+            views,
             broken: false,
         };
-        sandbox.set_up(reach)?;
+        sandbox.set_up()?;
         Ok(sandbox)
     }
 
@@ -189,13 +199,14 @@ impl<'env> SubmissionBox<'env> {
     }
 
     /// Sends the setup line and waits for the box to be ready.
-    fn set_up(&mut self, reach: Vec<PathBuf>) -> io::Result<()> {
+    fn set_up(&mut self) -> io::Result<()> {
+        let namespaces = self.env.namespaces();
         let setup = BoxSetup {
-            namespaces: self.env.namespaces(),
+            namespaces,
             uid: self.uid.as_ref().map(UidClaim::uid),
             gid: self.uid.as_ref().map(UidClaim::uid),
             dir: self.dir.clone(),
-            reach,
+            views: self.views.clone(),
             hide: self.env.hide.clone(),
         };
         self.send_line(&setup)?;
@@ -204,11 +215,44 @@ impl<'env> SubmissionBox<'env> {
         match self.next_event(deadline, &mut sink)? {
             BoxEvent::Ready { notes } => {
                 self.notes = notes;
+                if !namespaces {
+                    self.notes.extend(self.unhidden());
+                }
                 Ok(())
             }
             BoxEvent::Failed { message } => Err(io::Error::other(message)),
             BoxEvent::Finished(_) => Err(io::Error::other("the box answered out of turn")),
         }
+    }
+
+    /// The hidden folders that lie inside one of the box's views: without
+    /// a mount namespace, nothing can hide them from that view's
+    /// processes (one sentence each).
+    fn unhidden(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for dir in &self.env.hide {
+            for view in &self.views {
+                if super::view::covers(view, dir) {
+                    notes.push(format!(
+                        "sandbox: {} lies inside what a {} may read, and without a mount namespace it cannot be hidden from it: keep the cases and submissions outside the toolchains' folders",
+                        dir.display(),
+                        view.kind.name()
+                    ));
+                }
+            }
+        }
+        notes
+    }
+
+    /// The view of `kind` in this box, if the box runs that kind of
+    /// process.
+    pub fn view(&self, kind: ViewKind) -> Option<&View> {
+        self.views.iter().find(|v| v.kind == kind)
+    }
+
+    /// Every view of the box.
+    pub fn views(&self) -> &[View] {
+        &self.views
     }
 
     /// The box's folder.

@@ -48,7 +48,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::protocol::{BuildJob, Deadlines};
+use crate::protocol::{BuildJob, Deadlines, ViewKind};
+use crate::sandbox::view::{self, CTools, HostView, RustTools};
 use crate::sandbox::{BuildRun, SubmissionBox};
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::Blame;
@@ -101,6 +102,19 @@ pub struct BuildContext {
     /// Time limit for a C build.
     pub c_time_limit: Duration,
     rust: Arc<OnceLock<Result<RustToolchain, String>>>,
+    c_tools: Arc<OnceLock<Result<CTools, String>>>,
+    /// The host's part of each kind's view, by [`view_index`].
+    views: Arc<[OnceLock<Result<HostView, String>>; 4]>,
+}
+
+/// Where `kind`'s host view is kept in [`BuildContext`].
+fn view_index(kind: ViewKind) -> usize {
+    match kind {
+        ViewKind::CBuild => 0,
+        ViewKind::RustBuild => 1,
+        ViewKind::LibraryTest => 2,
+        ViewKind::PythonTest => 3,
+    }
 }
 
 /// A Rust toolchain's real binaries (not rustup's proxies, which need the
@@ -168,6 +182,8 @@ impl BuildContext {
             rust_time_limit: RUST_TIME_LIMIT,
             c_time_limit: C_TIME_LIMIT,
             rust: Arc::new(OnceLock::new()),
+            c_tools: Arc::new(OnceLock::new()),
+            views: Arc::new(Default::default()),
         }
     }
 
@@ -196,27 +212,89 @@ impl BuildContext {
             .map_err(|e| BuildFailure::Grader(e.clone()))
     }
 
-    /// The toolchain folders the box of a `kind` submission must reach
-    /// (see [`crate::protocol::BoxSetup::reach`]): the Rust sysroot for a
-    /// crate; the interpreter's folders for Python when the box user could
-    /// not enter them otherwise; nothing for C and libraries. Only the
-    /// tools of that kind are looked for.
-    pub fn reach_for(&self, kind: SubmissionKind) -> Vec<PathBuf> {
-        match kind {
-            SubmissionKind::Rust => self
-                .rust_toolchain()
-                .map(|t| vec![t.sysroot.clone()])
-                .unwrap_or_default(),
-            SubmissionKind::Python => match crate::worker::python::interpreter() {
-                Ok(python) if !python.world_reachable => {
-                    let mut dirs = python.read_dirs.clone();
-                    dirs.extend(python.executable.parent().map(Path::to_path_buf));
-                    dirs
-                }
-                _ => Vec::new(),
-            },
-            SubmissionKind::C | SubmissionKind::Library => Vec::new(),
-        }
+    /// The C compiler's folders, found once (`cc -print-prog-name`, ...;
+    /// see [`crate::sandbox::view::probe_c`]).
+    ///
+    /// # Errors
+    /// A grader fault when there is no compiler or it does not answer.
+    pub fn c_tools(&self) -> Result<&CTools, BuildFailure> {
+        let cc = self.c_compiler()?;
+        self.c_tools
+            .get_or_init(|| view::probe_c(&cc))
+            .as_ref()
+            .map_err(|e| BuildFailure::Grader(e.clone()))
+    }
+
+    /// The host's part of each view the box of a `kind` submission needs
+    /// (see [`crate::sandbox::view`]): its build's (C or Rust) and its
+    /// tests'. Each is found once per kind; a view whose tool is missing
+    /// is left out (the build that needs it then reports the grader's
+    /// fault). Only the tools of that kind are looked for.
+    pub fn views_for(&self, kind: SubmissionKind) -> Vec<HostView> {
+        let kinds: &[ViewKind] = match kind {
+            SubmissionKind::C => &[ViewKind::CBuild, ViewKind::LibraryTest],
+            SubmissionKind::Rust => &[ViewKind::RustBuild, ViewKind::LibraryTest],
+            SubmissionKind::Library => &[ViewKind::LibraryTest],
+            SubmissionKind::Python => &[ViewKind::PythonTest],
+        };
+        kinds
+            .iter()
+            .filter_map(|&view_kind| self.host_view(view_kind).ok())
+            .collect()
+    }
+
+    /// Finds the views of `kinds` in a thread of their own, while the
+    /// grader does other work (a box then finds them ready): asking the
+    /// tools where they live takes a few milliseconds.
+    pub fn warm_up(&self, kinds: Vec<SubmissionKind>) {
+        let ctx = self.clone();
+        std::thread::spawn(move || {
+            for kind in kinds {
+                ctx.views_for(kind);
+            }
+        });
+    }
+
+    /// The host's part of `kind`'s view, found once.
+    ///
+    /// # Errors
+    /// A grader fault when a tool it needs is missing.
+    pub fn host_view(&self, kind: ViewKind) -> Result<HostView, BuildFailure> {
+        self.views[view_index(kind)]
+            .get_or_init(|| self.find_host_view(kind))
+            .clone()
+            .map_err(BuildFailure::Grader)
+    }
+
+    /// Asks the tools for `kind`'s view.
+    fn find_host_view(&self, kind: ViewKind) -> Result<HostView, String> {
+        let needs_c = matches!(kind, ViewKind::CBuild | ViewKind::RustBuild);
+        let c = if needs_c {
+            self.c_tools().map_err(BuildFailure::into_message)
+        } else {
+            Err("not needed".to_string())
+        };
+        let rust = if kind == ViewKind::RustBuild {
+            self.rust_toolchain()
+                .map(|t| RustTools {
+                    sysroot: t.sysroot.clone(),
+                    programs: vec![t.cargo.clone(), t.rustc.clone()],
+                })
+                .map_err(BuildFailure::into_message)
+        } else {
+            Err("not needed".to_string())
+        };
+        let python = if kind == ViewKind::PythonTest {
+            crate::worker::python::interpreter()
+        } else {
+            Err("not needed")
+        };
+        let tools = view::Tools {
+            c: c.as_ref().map(|c| *c).map_err(String::as_str),
+            rust: rust.as_ref().map_err(String::as_str),
+            python,
+        };
+        HostView::resolve(kind, tools)
     }
 }
 
@@ -317,6 +395,15 @@ pub enum BuildFailure {
 }
 
 impl BuildFailure {
+    /// What went wrong, without the "not your fault" preamble of a grader
+    /// fault.
+    pub fn into_message(self) -> String {
+        match self {
+            BuildFailure::Grader(message) => message,
+            other => other.to_string(),
+        }
+    }
+
     /// Whose failure this is: the grader's for [`BuildFailure::Grader`]
     /// (no compiler, a folder that cannot be made), else the student's.
     pub fn blame(&self) -> Blame {
@@ -416,6 +503,7 @@ fn build_c(
         .map_err(|e| grader_io("write the source copy into", &src, e))?;
     give_to_box(&work, sandbox)?;
     let lab_include = install_lab(ctx, sandbox)?.join("include");
+    let view = build_view(ctx, sandbox, ViewKind::CBuild)?;
     let job = BuildJob {
         program: cc,
         args: vec![
@@ -431,7 +519,7 @@ fn build_c(
         ],
         cwd: src.clone(),
         env: vec![
-            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+            ("PATH".into(), view::BUILD_PATH.into()),
             ("LC_ALL".into(), "C".into()),
             ("TMPDIR".into(), tmp.to_string_lossy().into_owned()),
         ],
@@ -439,8 +527,7 @@ fn build_c(
         file_size_mb: 256,
         address_space_mb: sandbox.build_address_space_mb(),
         landlock: sandbox.landlock(),
-        read: vec![sandbox.lab_dir()],
-        write: vec![work.clone()],
+        view,
     };
     let run = run_in_box(sandbox, job, "cc")?;
     let strip = [work.as_path(), src.as_path(), lab_include.as_path()];
@@ -495,26 +582,35 @@ fn build_rust(
         std::fs::create_dir_all(dir).map_err(|e| grader_io("create", dir, e))?;
     }
     give_to_box(&work, sandbox)?;
+    let view = build_view(ctx, sandbox, ViewKind::RustBuild)?;
     let path = |p: &Path| p.to_string_lossy().into_owned();
+    let mut args: Vec<String> = [
+        "build",
+        "--release",
+        "--offline",
+        "--lib",
+        "--message-format",
+        "short",
+        "--color",
+        "never",
+        "--manifest-path",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(path(&copy.join("Cargo.toml")));
     let job = BuildJob {
         program: toolchain.cargo.clone(),
-        args: [
-            "build",
-            "--release",
-            "--offline",
-            "--lib",
-            "--message-format",
-            "short",
-            "--color",
-            "never",
-        ]
-        .map(String::from)
-        .to_vec(),
-        cwd: copy.clone(),
+        args,
+        // cargo reads `.cargo/config.toml` in every parent of its working
+        // folder: it works from `/`, whose only such file is root's (and
+        // in the box's private root, none), so no folder anyone else can
+        // write configures it. Its own configuration is CARGO_HOME's, in
+        // the box's work folder.
+        cwd: PathBuf::from("/"),
         env: vec![
             (
                 "PATH".into(),
-                format!("{}:/usr/local/bin:/usr/bin:/bin", path(&toolchain.bin)),
+                format!("{}:{}", path(&toolchain.bin), view::BUILD_PATH),
             ),
             ("RUSTC".into(), path(&toolchain.rustc)),
             ("CARGO_HOME".into(), path(&home)),
@@ -527,8 +623,7 @@ fn build_rust(
         file_size_mb: 512,
         address_space_mb: sandbox.build_address_space_mb(),
         landlock: sandbox.landlock(),
-        read: vec![toolchain.sysroot.clone(), sandbox.lab_dir()],
-        write: vec![work.clone()],
+        view,
     };
     let run = run_in_box(sandbox, job, "cargo")?;
     let strip = [
@@ -559,9 +654,53 @@ fn build_rust(
     copy_into(&produced, &sandbox.code_dir().join("lib.so"))
 }
 
-/// Runs a build job in the box. The box failing, or failing to start the
+/// The box's view for a build of `kind`: a box without one (its tool
+/// was not found when the box was made) is the grader's fault.
+fn build_view(
+    ctx: &BuildContext,
+    sandbox: &SubmissionBox<'_>,
+    kind: ViewKind,
+) -> Result<crate::protocol::View, BuildFailure> {
+    match sandbox.view(kind) {
+        Some(view) => Ok(view.clone()),
+        None => Err(ctx.host_view(kind).err().unwrap_or_else(|| {
+            BuildFailure::Grader(format!(
+                "the box was made without the view of a {}",
+                kind.name()
+            ))
+        })),
+    }
+}
+
+/// Output of a build tool that could not set itself up: it found no
+/// configuration, program or library of its own, which in the box is the
+/// grader's fault (the box lacks a part of the toolchain, or something
+/// outside the box configured the tool), never the student's.
+const TOOL_FAULTS: &[&str] = &[
+    "could not load Cargo configuration",
+    "failed to load TOML configuration",
+    "could not execute process `",
+    "failed to run `rustc` to learn about target-specific information",
+    "linker `cc` not found",
+    "error trying to exec '",
+    "fatal error: cannot execute '",
+    "installation problem, cannot exec",
+    "cannot find crt1.o",
+    "cannot find crti.o",
+    "error while loading shared libraries",
+];
+
+/// The line of `output` that shows the tool could not set itself up.
+fn tool_fault(output: &str) -> Option<&str> {
+    output
+        .lines()
+        .find(|line| TOOL_FAULTS.iter().any(|fault| line.contains(fault)))
+}
+
+/// Runs a build job in the box. The box failing, failing to start the
 /// tool (its own exit status and message, before any student input is
-/// read), is the grader's fault.
+/// read), or a tool that cannot set itself up ([`TOOL_FAULTS`]) is the
+/// grader's fault.
 ///
 /// A build stopped at the wall-clock backstop while still runnable and
 /// under its CPU limit was not timed (the host was too busy): it runs
@@ -597,6 +736,14 @@ fn run_in_box(
             return Err(BuildFailure::Grader(format!(
                 "cannot run {tool}: {}",
                 line.trim_start_matches(crate::protocol::BOX_SETUP_FAILED_PREFIX)
+            )));
+        }
+    }
+    if !run.success {
+        if let Some(line) = tool_fault(&run.output) {
+            return Err(BuildFailure::Grader(format!(
+                "{tool} could not set itself up in the box: {}",
+                crate::report::text::visible_line(line.trim())
             )));
         }
     }
@@ -1025,7 +1172,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         ctx: &BuildContext,
     ) -> (Result<BuiltCode, BuildFailure>, Vec<u8>) {
         let env = crate::sandbox::SandboxEnv::for_tests();
-        let mut sandbox = SubmissionBox::open(&env, ctx.reach_for(kind)).expect("a box");
+        let mut sandbox = SubmissionBox::open(&env, &ctx.views_for(kind)).expect("a box");
         let built = build(&classify(file), kind, ctx, &mut sandbox);
         let bytes = built
             .as_ref()
@@ -1335,6 +1482,30 @@ s.c:9:5: note: each undeclared identifier is reported only once
             trim_compiler_output(odd, &[]),
             "ld: cannot find -lfoo\nsomething else"
         );
+    }
+
+    #[test]
+    fn a_tool_that_cannot_set_itself_up_is_the_graders_fault() {
+        let cargo = "error: could not load Cargo configuration\n\nCaused by:\n  could not parse TOML configuration in `/tmp/.cargo/config.toml`\n";
+        assert_eq!(
+            tool_fault(cargo),
+            Some("error: could not load Cargo configuration")
+        );
+        assert!(
+            tool_fault("cc: fatal error: cannot execute 'cc1': execvp: No such file or directory")
+                .is_some()
+        );
+        assert!(tool_fault("error: linker `cc` not found").is_some());
+        // A student's own errors are theirs.
+        assert_eq!(
+            tool_fault("src/lib.rs:1:22: error[E0308]: mismatched types"),
+            None
+        );
+        assert_eq!(
+            tool_fault("s.c:3:1: error: expected ';' before '}' token"),
+            None
+        );
+        assert_eq!(tool_fault("/usr/bin/ld: cannot find -lfoo"), None);
     }
 
     #[test]

@@ -1,115 +1,65 @@
-//! The worker's Landlock ruleset: read-only access to the system libraries
-//! and to the student's library, nothing else (no writes anywhere, no
-//! `/proc`, no case files), and no signals to processes outside the
-//! sandbox.
+//! The worker's Landlock rulesets: every run of a box (a build tool, a
+//! library test, a Python test) is held to its kind's view
+//! ([`crate::sandbox::view`]), path by path: read where the view says
+//! read, execute where it says execute, write only the box's work folder
+//! (and `/dev/null`), nothing elsewhere; and no signals to processes outside its own domain. With a
+//! mount namespace the box's root already holds nothing else; without one
+//! this is the only line.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access as _, AccessFs, BitFlags, CompatLevel, Compatible, RestrictionStatus, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
 
-/// What the dynamic loader and a C or Rust library need to read: the
-/// library folders and the loader's cache, nothing else of the system (no
-/// headers, no `/usr/share`, no `/etc`).
-const SYSTEM_PATHS: &[&str] = &[
-    "/lib",
-    "/lib64",
-    "/lib32",
-    "/usr/lib",
-    "/usr/lib64",
-    "/usr/lib32",
-    "/usr/local/lib",
-    "/etc/ld.so.cache",
-];
+use crate::protocol::{Access, View};
 
 /// How far the ruleset could be enforced.
-pub enum Enforcement {
+pub(super) enum Enforcement {
     /// Every requested restriction is in force.
     Full,
     /// Some are (an older kernel): what is missing.
     Partial(String),
 }
 
-/// Restricts this process (and its future threads) to reading
-/// [`SYSTEM_PATHS`] and `code`.
-///
-/// # Errors
-/// When the kernel has no Landlock at all, or a ruleset call fails.
-pub(super) fn restrict(code: &Path) -> Result<Enforcement, String> {
-    let abi = ABI::V6;
-    let status: RestrictionStatus = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(abi))
-        .and_then(|r| r.scope(Scope::from_all(abi)))
-        .and_then(|r| r.create())
-        .and_then(|r| {
-            let present = SYSTEM_PATHS.iter().filter(|p| Path::new(p).exists());
-            r.add_rules(path_beneath_rules(present, AccessFs::from_read(abi)))
-        })
-        .and_then(|r| r.add_rules(path_beneath_rules([code], AccessFs::from_read(abi))))
-        .and_then(|r| r.restrict_self())
-        .map_err(|err| format!("landlock: {err}"))?;
-    match status.ruleset {
-        RulesetStatus::FullyEnforced => Ok(Enforcement::Full),
-        RulesetStatus::PartiallyEnforced => Ok(Enforcement::Partial(format!(
-            "landlock is only partly enforced by this kernel ({:?})",
-            status.landlock
-        ))),
-        RulesetStatus::NotEnforced => Err("landlock is not enforced by this kernel".to_string()),
+/// The Landlock rights an entry's access gives.
+fn rights(access: Access, abi: ABI) -> BitFlags<AccessFs> {
+    let read = AccessFs::ReadFile | AccessFs::ReadDir;
+    match access {
+        Access::Read => read,
+        Access::Exec => read | AccessFs::Execute,
+        Access::Write => AccessFs::from_all(abi),
+        Access::Device => AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate,
     }
 }
 
-/// What a compiler needs to read and execute besides the folders of the
-/// job: the system's programs, libraries, headers and configuration, and
-/// the few device files.
-const BUILD_SYSTEM_PATHS: &[&str] = &[
-    "/usr",
-    "/lib",
-    "/lib64",
-    "/lib32",
-    "/bin",
-    "/sbin",
-    "/etc",
-    "/opt",
-    "/proc",
-    "/dev/urandom",
-    "/dev/random",
-];
-
-/// Restricts a build child (and everything it starts) to reading and
-/// executing [`BUILD_SYSTEM_PATHS`] and `read`, writing only `write` and
-/// `/dev/null`, and signalling only processes of its own domain.
+/// Restricts this process (and everything it starts) to `view`.
 ///
 /// # Errors
 /// When the kernel has no Landlock at all, or a ruleset call fails.
-pub(super) fn restrict_build(
-    read: &[std::path::PathBuf],
-    write: &[std::path::PathBuf],
-) -> Result<Enforcement, String> {
+pub(super) fn restrict(view: &View) -> Result<Enforcement, String> {
     let abi = ABI::V6;
-    let existing = |paths: Vec<std::path::PathBuf>| -> Vec<std::path::PathBuf> {
-        paths.into_iter().filter(|p| p.exists()).collect()
-    };
-    let system = existing(BUILD_SYSTEM_PATHS.iter().map(Into::into).collect());
-    let read = existing(read.to_vec());
-    let write = existing(write.to_vec());
-    let status: RestrictionStatus = Ruleset::default()
+    let mut rules: Vec<(Vec<PathBuf>, BitFlags<AccessFs>)> = Vec::new();
+    for entry in &view.entries {
+        if !Path::new(&entry.path).exists() {
+            continue;
+        }
+        rules.push((vec![entry.path.clone()], rights(entry.access, abi)));
+    }
+    let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.scope(Scope::from_all(abi)))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(&system, AccessFs::from_read(abi))))
-        .and_then(|r| r.add_rules(path_beneath_rules(&read, AccessFs::from_read(abi))))
-        .and_then(|r| r.add_rules(path_beneath_rules(&write, AccessFs::from_all(abi))))
-        .and_then(|r| {
-            r.add_rules(path_beneath_rules(
-                ["/dev/null"],
-                AccessFs::from_read(abi) | AccessFs::WriteFile,
-            ))
-        })
-        .and_then(|r| r.restrict_self())
+        .map_err(|err| format!("landlock: {err}"))?;
+    for (paths, access) in rules {
+        ruleset = ruleset
+            .add_rules(path_beneath_rules(&paths, access))
+            .map_err(|err| format!("landlock: {err}"))?;
+    }
+    let status: RestrictionStatus = ruleset
+        .restrict_self()
         .map_err(|err| format!("landlock: {err}"))?;
     match status.ruleset {
         RulesetStatus::FullyEnforced => Ok(Enforcement::Full),

@@ -18,6 +18,8 @@ mod landlock;
 /// `sandbox` bench can call the same code in-process, unconfined.
 #[cfg(unix)]
 pub mod library;
+#[cfg(target_os = "linux")]
+mod mounts;
 #[cfg(unix)]
 pub mod python;
 #[cfg(target_os = "linux")]
@@ -37,7 +39,7 @@ pub use sys::FORBIDDEN_EXIT;
 use std::path::{Path, PathBuf};
 
 #[cfg(unix)]
-use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, WorkerInput, WorkerMessage};
+use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, View, WorkerInput, WorkerMessage};
 
 /// Exit status of a worker that reported `worker_failed` or `load_error`.
 pub const FAILED_EXIT: u8 = 2;
@@ -53,13 +55,14 @@ pub fn main() -> anyhow::Result<u8> {
     zygote::main()
 }
 
-/// Runs one test in a child of the box: confines it per `input.sandbox`,
-/// loads the code, answers on the protocol fd, and ends the process.
+/// Runs one test in a child of the box: confines it per `input.sandbox`
+/// and `view` (its kind's view of the box, for Landlock), loads the code,
+/// answers on the protocol fd, and ends the process.
 #[cfg(unix)]
-fn run_test_in_child(input: &WorkerInput) -> ! {
+fn run_test_in_child(input: &WorkerInput, view: Option<&View>) -> ! {
     match input.request.kind {
-        CodeKind::Library => run_library(input),
-        CodeKind::Python => run_python(input),
+        CodeKind::Library => run_library(input, view),
+        CodeKind::Python => run_python(input, view),
     }
     sys::exit_now(i32::from(FAILED_EXIT))
 }
@@ -98,7 +101,7 @@ fn safeguard_failed(what: &str, err: impl std::fmt::Display) -> ! {
 /// Confines this process per the plan, loads the library, runs the test
 /// and exits. Returns only if the library could not be loaded.
 #[cfg(unix)]
-fn run_library(input: &WorkerInput) {
+fn run_library(input: &WorkerInput, view: Option<&View>) {
     let request = &input.request;
     let plan = &input.sandbox;
     let parent = sys::parent_pid();
@@ -131,7 +134,7 @@ fn run_library(input: &WorkerInput) {
 
     #[cfg(target_os = "linux")]
     if plan.landlock {
-        enforce_landlock(landlock::restrict(&request.code));
+        enforce_landlock(view);
     }
     drop_to_box_user(plan, parent);
     let load_path = loadable_path(&request.code, &code);
@@ -193,7 +196,7 @@ fn run_library(input: &WorkerInput) {
 /// still privileged; the harness sends `loading` once Python has started.
 /// Returns only if the source could not be used.
 #[cfg(unix)]
-fn run_python(input: &WorkerInput) {
+fn run_python(input: &WorkerInput, view: Option<&View>) {
     let plan = &input.sandbox;
     let parent = sys::parent_pid();
     #[cfg(target_os = "linux")]
@@ -216,7 +219,7 @@ fn run_python(input: &WorkerInput) {
     }
     #[cfg(target_os = "linux")]
     if plan.landlock {
-        enforce_landlock(python::restrict(prepared.interpreter()));
+        enforce_landlock(view);
     }
     drop_to_box_user(plan, parent);
     #[cfg(target_os = "linux")]
@@ -228,11 +231,15 @@ fn run_python(input: &WorkerInput) {
     safeguard_failed("run Python", "Python submissions need Linux");
 }
 
-/// Reports a Landlock ruleset only partly enforced; a ruleset that could
-/// not be enforced is a safeguard failure (no student code has run).
+/// Holds this test to `view` with Landlock, reporting a ruleset only
+/// partly enforced; a missing view or a ruleset that could not be
+/// enforced is a safeguard failure (no student code has run).
 #[cfg(target_os = "linux")]
-fn enforce_landlock(result: Result<landlock::Enforcement, String>) {
-    match result {
+fn enforce_landlock(view: Option<&View>) {
+    let Some(view) = view else {
+        safeguard_failed("restrict file access", "the box has no view for this test");
+    };
+    match landlock::restrict(view) {
         Ok(landlock::Enforcement::Full) => {}
         Ok(landlock::Enforcement::Partial(message)) => {
             send(&WorkerMessage::SandboxNote { message });

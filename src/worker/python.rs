@@ -5,9 +5,10 @@
 //!
 //! The child's order: [`prepare`] while still privileged (read the
 //! student's source, put the harness's request in a memfd); then the
-//! caller's safeguards (rlimits, the uid drop); then [`restrict`] (Landlock:
-//! read the system libraries and the interpreter's folders, execute only
-//! the interpreter and its loader); then [`PreparedPython::exec`], which
+//! caller's safeguards (rlimits, Landlock on the box's Python test view:
+//! read the system libraries and the interpreter's `sys.path` folders,
+//! execute only the interpreter and its loader; the uid drop); then
+//! [`PreparedPython::exec`], which
 //! installs the Python seccomp filters ([`super::seccomp::python_filters`]:
 //! `execve` allowed once, for this very call) and replaces the process with
 //! `python3 -I -S -B -c <harness>`. The harness speaks the same protocol on
@@ -19,7 +20,7 @@ use std::io::{Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -40,13 +41,14 @@ pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 const CANDIDATES: &[&str] = &["python3", "/usr/bin/python3", "/usr/local/bin/python3"];
 
 /// Run by each candidate (`-I -S`, no student input): where it lives and
-/// what it reads, as JSON. The ELF loader is read from the binary's
+/// what it reads (the folders on its `sys.path`: the standard library and
+/// `lib-dynload`, never its whole prefix), as JSON. The ELF loader is read from the binary's
 /// `PT_INTERP` header, because the kernel opens it for execution too.
 const PROBE_SCRIPT: &str = r#"
 import json, os, struct, sys
 exe = os.path.realpath(sys.executable)
 dirs = []
-for d in [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path:
+for d in sys.path:
     if d and os.path.isdir(d):
         d = os.path.realpath(d)
         if d not in dirs:
@@ -276,49 +278,6 @@ fn memfd(bytes: &[u8]) -> std::io::Result<File> {
     file.write_all(bytes)?;
     file.rewind()?;
     Ok(file)
-}
-
-/// Restricts this process with Landlock for Python: read the system
-/// libraries and the interpreter's folders, execute only the interpreter
-/// and its ELF loader, write nowhere, signal nothing outside.
-///
-/// # Errors
-/// When the kernel has no Landlock at all, or a ruleset call fails.
-#[cfg(target_os = "linux")]
-pub fn restrict(interpreter: &PythonInterpreter) -> Result<super::landlock::Enforcement, String> {
-    use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, RestrictionStatus, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
-    };
-    const SYSTEM_PATHS: &[&str] = &["/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache"];
-    let abi = ABI::V6;
-    let read = AccessFs::ReadFile | AccessFs::ReadDir;
-    let mut reads: Vec<PathBuf> = SYSTEM_PATHS.iter().map(PathBuf::from).collect();
-    reads.extend(interpreter.read_dirs.iter().cloned());
-    let mut executables = vec![interpreter.executable.clone()];
-    executables.extend(interpreter.loader.iter().cloned());
-    let status: RestrictionStatus = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(abi))
-        .and_then(|r| r.scope(Scope::from_all(abi)))
-        .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(&reads, read)))
-        .and_then(|r| {
-            r.add_rules(path_beneath_rules(
-                &executables,
-                AccessFs::Execute | AccessFs::ReadFile,
-            ))
-        })
-        .and_then(|r| r.restrict_self())
-        .map_err(|err| format!("landlock: {err}"))?;
-    match status.ruleset {
-        RulesetStatus::FullyEnforced => Ok(super::landlock::Enforcement::Full),
-        RulesetStatus::PartiallyEnforced => Ok(super::landlock::Enforcement::Partial(format!(
-            "landlock is only partly enforced by this kernel ({:?})",
-            status.landlock
-        ))),
-        RulesetStatus::NotEnforced => Err("landlock is not enforced by this kernel".to_string()),
-    }
 }
 
 impl PreparedPython {

@@ -414,6 +414,22 @@ pub(super) fn mount(
     })
 }
 
+/// Makes the current folder the root of this mount namespace
+/// (`pivot_root(".", ".")`) and detaches the old root beneath it, so
+/// nothing of the old tree stays reachable.
+#[cfg(target_os = "linux")]
+pub(super) fn pivot_into_cwd() -> io::Result<()> {
+    // SAFETY: pivot_root with two NUL-terminated literals; it changes only
+    // this mount namespace's root.
+    let ret = unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) };
+    if ret != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: umount2 of "." (the old root, now stacked on the new one)
+    // with MNT_DETACH; a NUL-terminated literal.
+    check(unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) })
+}
+
 /// `execve(program, args, env)`; returns only on failure.
 pub(super) fn execve(
     program: &std::path::Path,

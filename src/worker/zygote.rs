@@ -9,16 +9,16 @@
 //! UTS namespaces, so this process forks the box's init, pid 1 of the new
 //! PID namespace: when it ends, the kernel kills everything in the box (no
 //! daemon survives the submission), and after each run it kills every
-//! other process with `kill(-1)`. In its private mount namespace it mounts
-//! a fresh `/proc` (only the box's processes), makes the toolchain folders
-//! reachable for the box user ([`crate::protocol::BoxSetup::reach`]) and
-//! covers the cases and the submissions folder with an empty file system.
+//! other process with `kill(-1)`. In its private mount namespace it builds
+//! the box's private root and moves into it (`mounts.rs`): only the union
+//! of the box's views ([`crate::protocol::BoxSetup::views`]), its own
+//! `/proc` (only the box's processes) and a few device nodes.
 //!
 //! Per run, init forks one child. A test child confines itself exactly as
 //! a per-test worker did (rlimits, Landlock, the uid drop, seccomp) and only
 //! then loads the student's library, so load-time constructors are
 //! confined; a build child confines itself (rlimits, uid drop, Landlock on
-//! a build's view of the file system) and `execve`s the compiler. Init
+//! its kind's view) and `execve`s the compiler. Init
 //! measures the child's CPU and wall time itself, kills it at the limit,
 //! kills everything else it left, reaps it all, and reports a
 //! [`RunEnd`] on the event pipe, which student code cannot reach.
@@ -29,14 +29,14 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, FromRawFd};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::clock::RunClock;
+use super::mounts;
 use super::sys;
 use crate::protocol::{
-    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, Deadlines, MAX_INPUT_BYTES,
-    PROTOCOL_FD, RunEnd, RunKill, WorkerInput,
+    BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, CodeKind, Deadlines, MAX_INPUT_BYTES,
+    PROTOCOL_FD, RunEnd, RunKill, ViewKind, WorkerInput,
 };
 
 /// How often init checks a running test's CPU and idle time.
@@ -362,11 +362,17 @@ impl Init {
         }
     }
 
-    /// A test child: the per-test confinement and the test.
+    /// A test child: the per-test confinement and the test, held to the
+    /// view of its kind.
     fn test_child(&self, input: WorkerInput) -> ! {
         // The box is in its cgroup and namespaces already; the plan's uid
         // is the box's (the grader claimed it).
-        super::run_test_in_child(&input)
+        let kind = match input.request.kind {
+            CodeKind::Library => ViewKind::LibraryTest,
+            CodeKind::Python => ViewKind::PythonTest,
+        };
+        let view = self.setup.views.iter().find(|v| v.kind == kind);
+        super::run_test_in_child(&input, view)
     }
 
     /// A build child: confine, then `execve` the tool.
@@ -413,158 +419,12 @@ impl Init {
                 fail("set no_new_privs", &err);
             }
             if job.landlock {
-                if let Err(err) = super::landlock::restrict_build(&job.read, &job.write) {
+                if let Err(err) = super::landlock::restrict(&job.view) {
                     fail("restrict file access", &err);
                 }
             }
         }
         let err = sys::execve(&job.program, &job.args, &job.env);
         fail(&format!("run {}", job.program.display()), &err)
-    }
-}
-
-/// The box's mount namespace: a private tree, a fresh `/proc`, the
-/// toolchains made reachable, the cases and submissions covered.
-#[cfg(target_os = "linux")]
-mod mounts {
-    use super::*;
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-
-    /// Sets up the mounts; returns notes for what could not be done.
-    ///
-    /// # Errors
-    /// When the mount tree cannot be made private (nothing else is safe
-    /// then: a mount could leak to the host).
-    pub(super) fn prepare(setup: &BoxSetup) -> Result<Vec<String>, String> {
-        let mut notes = Vec::new();
-        sys::mount(
-            None,
-            Path::new("/"),
-            None,
-            libc::MS_REC | libc::MS_PRIVATE,
-            None,
-        )
-        .map_err(|e| format!("cannot make the box's mounts private: {e}"))?;
-        if sys::pid() == 1 {
-            if let Err(err) = sys::mount(
-                Some(Path::new("proc")),
-                Path::new("/proc"),
-                Some("proc"),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                None,
-            ) {
-                notes.push(format!(
-                    "the box could not mount its own /proc ({err}): the box's processes can see the host's in /proc"
-                ));
-            }
-        }
-        if let Some(uid) = setup.uid {
-            if let Err(err) = reach(setup, uid) {
-                notes.push(err);
-            }
-        }
-        for dir in &setup.hide {
-            if setup.dir.starts_with(dir) || !dir.is_dir() {
-                continue;
-            }
-            if let Err(err) = sys::mount(
-                Some(Path::new("none")),
-                dir,
-                Some("tmpfs"),
-                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                Some("size=4k,mode=0555"),
-            ) {
-                notes.push(format!(
-                    "the box could not hide {} ({err}); Landlock and file permissions still apply",
-                    dir.display()
-                ));
-            }
-        }
-        Ok(notes)
-    }
-
-    /// For each folder of `setup.reach` below a folder `uid` cannot enter,
-    /// covers the topmost such folder with a small tmpfs and mounts the
-    /// needed folders back in place (read-only): the same paths work in
-    /// the box, and nothing else of that folder is visible.
-    fn reach(setup: &BoxSetup, uid: u32) -> Result<(), String> {
-        let staging = setup.dir.join(".reach");
-        let mut blocked: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
-        for path in &setup.reach {
-            let Some(top) = closed_ancestor(path, uid) else {
-                continue;
-            };
-            match blocked.iter_mut().find(|(t, _)| *t == top) {
-                Some((_, paths)) => paths.push(path.clone()),
-                None => blocked.push((top, vec![path.clone()])),
-            }
-        }
-        if blocked.is_empty() {
-            return Ok(());
-        }
-        let err = |what: &str, e: std::io::Error| format!("the box could not {what}: {e}");
-        std::fs::create_dir_all(&staging).map_err(|e| err("make its staging folder", e))?;
-        let mut index = 0;
-        for (top, paths) in &blocked {
-            let mut staged = Vec::new();
-            for path in paths {
-                let stage = staging.join(index.to_string());
-                index += 1;
-                std::fs::create_dir_all(&stage).map_err(|e| err("make its staging folder", e))?;
-                sys::mount(Some(path), &stage, None, libc::MS_BIND | libc::MS_REC, None)
-                    .map_err(|e| err(&format!("bind {}", path.display()), e))?;
-                staged.push((path, stage));
-            }
-            sys::mount(
-                Some(Path::new("none")),
-                top,
-                Some("tmpfs"),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                Some("size=64k,mode=0755"),
-            )
-            .map_err(|e| err(&format!("cover {}", top.display()), e))?;
-            for (path, stage) in staged {
-                std::fs::create_dir_all(path).map_err(|e| err("make a mount point", e))?;
-                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755));
-                sys::mount(Some(&stage), path, None, libc::MS_MOVE, None)
-                    .map_err(|e| err(&format!("mount {} back", path.display()), e))?;
-                let _ = sys::mount(
-                    None,
-                    path,
-                    None,
-                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_REC,
-                    None,
-                );
-            }
-            sys::mount(
-                None,
-                top,
-                None,
-                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-                Some("size=64k,mode=0755"),
-            )
-            .map_err(|e| err(&format!("make {} read-only", top.display()), e))?;
-        }
-        Ok(())
-    }
-
-    /// The topmost folder above `path` (or `path` itself) that `uid`
-    /// cannot enter (no execute bit for it), if any.
-    fn closed_ancestor(path: &Path, uid: u32) -> Option<PathBuf> {
-        let mut current = PathBuf::from("/");
-        for part in path.components().skip(1) {
-            current.push(part);
-            let meta = std::fs::metadata(&current).ok()?;
-            let mode = meta.mode();
-            let can_enter = if meta.uid() == uid {
-                mode & 0o100 != 0
-            } else {
-                mode & 0o001 != 0
-            };
-            if !can_enter {
-                return Some(current);
-            }
-        }
-        None
     }
 }

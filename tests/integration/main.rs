@@ -19,6 +19,7 @@
 //! - `submissions`: the fixture submissions against `submissions/expected.toml`;
 //! - `triples`: one algorithm in C, Rust and Python (`tests/fixtures/triples/`)
 //!   gets the same verdict table in all three.
+//! - `views`: what each kind of box can see, listed and probed.
 //!
 //! Run one module with `cargo test --test integration MODULE::`.
 
@@ -37,3 +38,4 @@ mod sandbox;
 mod students;
 mod submissions;
 mod triples;
+mod views;

@@ -450,7 +450,8 @@ fn plan_for(cases: CaseSet) -> GradePlan {
 fn built<'p>(name: &str, plan: &'p GradePlan) -> (SubmissionBox<'p>, BuiltCode) {
     let submission = classify(&fixture(name));
     let kind = *submission.kind.as_ref().expect("a C fixture");
-    let mut sandbox = SubmissionBox::open(&plan.sandbox, Vec::new()).expect("a box");
+    let mut sandbox =
+        SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)).expect("a box");
     let code =
         build::build(&submission, kind, &plan.build, &mut sandbox).expect("the fixture builds");
     (sandbox, code)

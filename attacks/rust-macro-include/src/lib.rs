@@ -1,0 +1,61 @@
+//! rust-macro-include: a course keeps its hidden cases outside every folder
+//! the grader hides (here /opt/grader-course/, readable by every user); a
+//! macro that takes `include_str` as an identifier pastes the file in at
+//! compile time (no text check sees `include_str!`), and `solve` prints it.
+//! Expected: build_error (the file is not in the Rust build's view: with a
+//! mount namespace it does not exist in the box, without one Landlock
+//! refuses it); nothing of it in the report.
+
+use sudoku_lab::{Board, Sudoku};
+
+/// The listing: first empty cell in reading order, digits in order, clear
+/// on failure.
+pub struct Listing;
+
+impl Sudoku for Listing {
+    fn legal(&self, board: &Board, r: usize, c: usize, v: u8) -> bool {
+        let side = board.side();
+        if (0..side).any(|i| board.get(r, i) == v || board.get(i, c) == v) {
+            return false;
+        }
+        let (br, bc) = board.box_origin(r, c);
+        (br..br + board.n()).all(|i| (bc..bc + board.n()).all(|j| board.get(i, j) != v))
+    }
+
+    fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
+        let side = board.side();
+        (0..side)
+            .flat_map(|i| (0..side).map(move |j| (i, j)))
+            .find(|&(i, j)| board.get(i, j) == 0)
+    }
+
+    fn solve(&self, board: &mut Board) -> bool {
+        print!("{STOLEN}");
+        let Some((r, c)) = self.find_empty(board) else {
+            return true;
+        };
+        for v in 1..=board.side() as u8 {
+            if self.legal(board, r, c, v) {
+                board.set(r, c, v);
+                if self.solve(board) {
+                    return true;
+                }
+                board.set(r, c, 0);
+            }
+        }
+        false
+    }
+}
+
+sudoku_lab::export_c_abi!(Listing);
+
+/// Calls the macro it is given (an identifier) on a literal: the text
+/// never shows `include_str!`.
+macro_rules! pull {
+    ($m:ident, $path:literal) => {
+        $m!($path)
+    };
+}
+
+/// The planted file, pasted in at compile time.
+pub static STOLEN: &str = pull!(include_str, "/opt/grader-course/secret-cases.toml");
