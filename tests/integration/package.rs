@@ -78,10 +78,12 @@ fn unpacked(dir: &Path, rust: bool) -> PathBuf {
 }
 
 /// Runs a script of the package as Gradescope would, under the simulated
-/// root.
+/// root, with `HOME` unset (as some images run it: the scripts must still
+/// write their results).
 fn script(ag: &Path, name: &str) -> Output {
     Command::new("bash")
         .arg(ag.join("source").join(name))
+        .env_remove("HOME")
         .env("AUTOGRADER_ROOT", ag)
         .env("SETUP_CHECK_ONLY", "1")
         .output()

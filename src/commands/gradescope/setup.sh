@@ -9,7 +9,8 @@ set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 NEEDS_RUST=@NEEDS_RUST@
-export PATH="$HOME/.cargo/bin:$PATH"
+# HOME may be unset in an image build (set -u would stop the script here).
+export PATH="${HOME:+$HOME/.cargo/bin:}$PATH"
 
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
