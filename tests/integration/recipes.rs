@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -271,6 +272,51 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     }
     shell("sh", &script(&docs[1]), d, &[]);
     merged_equals_single(d, &single);
+
+    // A shard whose grader fails (exit 2) leaves a marker, and the merge
+    // then fails at once instead of waiting for it.
+    let failing = tempfile::tempdir().expect("temp dir");
+    let fake = failing.path().join("bin");
+    fs::create_dir_all(&fake).expect("mkdir");
+    fs::write(fake.join("grader"), "#!/bin/sh\nexit 2\n").expect("a failing grader");
+    fs::set_permissions(fake.join("grader"), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let work = failing.path().join("class");
+    fs::create_dir_all(work.join("shards")).expect("mkdir");
+    fs::write(work.join("shards/shard-1.json"), "{}").expect("a finished shard");
+    let run = |script: &str, index: &str| {
+        Command::new("timeout")
+            .args(["60", "sh", "-c", script])
+            .current_dir(&work)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    fake.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("JOB_COMPLETION_INDEX", index)
+            .output()
+            .expect("the shell runs")
+    };
+    let graded = run(&grade_script, "1");
+    assert_eq!(graded.status.code(), Some(2), "the shard's pod fails");
+    assert!(
+        work.join("shards/shard-2.failed").is_file(),
+        "a marker is left"
+    );
+    let start = std::time::Instant::now();
+    let merged = run(&script(&docs[1]), "0");
+    assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "the merge failed at once"
+    );
+    assert!(
+        text(&merged.stderr).contains("a shard failed"),
+        "{}",
+        text(&merged.stderr)
+    );
 }
 
 #[test]
