@@ -125,7 +125,6 @@ mod bench {
             sandbox: env,
             jobs: 1,
             limits: Default::default(),
-            color: false,
         };
         let (ctx, env, cases) = (&plan.build, &plan.sandbox, &plan.cases);
         let mut fixtures = build_fixtures(ctx, env)?;

@@ -47,8 +47,6 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let cases = select_cases(args)?;
     let mut plan = prepare_with_notices(cases, Some(1), &args.path, args.verbose)?;
-    // Editors read the JSON: board pictures without terminal colours.
-    plan.color &= !args.json;
     // The limits are a multiple of the lab's listing's time in this
     // submission's language, timed here, now.
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());

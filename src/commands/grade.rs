@@ -119,9 +119,6 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         .unzip();
 
     let mut plan = prepare(cases, args.jobs, &args.submissions)?;
-    // `grade` shows no board on the terminal: pictures go only into the
-    // reports, where terminal colors would be noise.
-    plan.color = false;
     eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
     let timing = std::time::Instant::now();
     crate::runner::limits::calibrate(

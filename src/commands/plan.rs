@@ -2,7 +2,6 @@
 //! (every one with its reference answer) and the checked grading plan.
 
 use anyhow::{Context, bail};
-use std::io::IsTerminal;
 use std::path::Path;
 
 use crate::case::{self, CaseSet};
@@ -123,6 +122,5 @@ pub fn prepare_with_notices(
         sandbox,
         jobs,
         limits: Default::default(),
-        color: std::io::stdout().is_terminal(),
     })
 }

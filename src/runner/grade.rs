@@ -32,8 +32,6 @@ pub struct GradePlan {
     pub jobs: usize,
     /// The time limit of each test (see [`crate::runner::limits`]).
     pub limits: crate::runner::limits::TimeLimits,
-    /// Whether failure pictures are colored (a terminal) or plain.
-    pub color: bool,
 }
 
 /// What [`grade_all`] tells its caller as it goes, from the grading threads.
@@ -343,7 +341,6 @@ mod tests {
             sandbox: SandboxEnv::detect().with_worker("/nonexistent/grader-worker"),
             jobs: 1,
             limits: Default::default(),
-            color: false,
         };
         let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
         let report = grade_one(&classify(&c_listing), &plan);

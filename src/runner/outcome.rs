@@ -58,7 +58,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }
     // A Python exception, reported by the harness before it exits (student
     // text like any other message: it only ever lowers the verdict).
-    if !run.timed_out {
+    if !run.timed_out() {
         if let Some((name, message)) = run.messages.iter().find_map(|m| match m {
             WorkerMessage::Exception { name, message } => Some((name, message)),
             _ => None,
@@ -74,7 +74,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     if !run.student_code_ran() {
         let mut message = format!(
             "{GRADER_FAULT} (not your fault): its worker process ended with {} before loading your code",
-            if run.timed_out {
+            if run.timed_out() {
                 "a timeout".to_string()
             } else {
                 run.status.to_string()
@@ -85,7 +85,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         }
         return Err(Outcome::grader_fault(message));
     }
-    if run.status == Status::Exited(0) && !run.timed_out {
+    if run.status == Status::Exited(0) && !run.timed_out() {
         // The worker answers only after `loaded`: a `done` before it was
         // written by a load-time constructor.
         let after_loaded = run
@@ -123,7 +123,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         return fail(Verdict::Forbidden, forbidden_message(None, loaded));
     }
     let limit_ms = limits.time_limit_ms;
-    if run.timed_out || run.status == Status::Signaled(libc_signal::SIGXCPU) {
+    if run.timed_out() || run.status == Status::Signaled(libc_signal::SIGXCPU) {
         if !loaded {
             return fail(
                 Verdict::Timeout,
@@ -388,7 +388,6 @@ mod tests {
             messages,
             garbage: None,
             status,
-            timed_out: false,
             killed: None,
             oom_killed: false,
             cpu_ms: 5,
@@ -409,7 +408,6 @@ mod tests {
 
     impl Seen {
         fn killed(mut self, kill: Kill, cpu_ms: u64, wall_ms: u64) -> Seen {
-            self.0.timed_out = true;
             self.0.killed = Some(kill);
             self.0.cpu_ms = cpu_ms;
             self.0.wall_ms = wall_ms;
@@ -800,7 +798,6 @@ mod tests {
             run.cpu_ms = cpu_ms;
             run.wall_ms = wall_ms;
             run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Idle });
-            run.timed_out = killed.is_some();
             run.oom_killed = oom;
             if let Ok((_, time)) = outcome(&run, &LIMITS) {
                 prop_assert_eq!(time, cpu_ms as f64);

@@ -52,8 +52,6 @@ pub struct TestRun {
     pub garbage: Option<String>,
     /// How the process ended.
     pub status: Status,
-    /// The grader killed it for time: [`TestRun::killed`] says why.
-    pub timed_out: bool,
     /// Why the grader killed it, if it did.
     pub killed: Option<Kill>,
     /// The memory cgroup's OOM killer struck during this test.
@@ -84,6 +82,11 @@ impl TestRun {
         self.messages
             .iter()
             .take_while(|m| !matches!(m, WorkerMessage::Loading))
+    }
+
+    /// Whether the box stopped it for time ([`TestRun::killed`] says why).
+    pub fn timed_out(&self) -> bool {
+        self.killed.is_some()
     }
 
     /// Whether the worker reported that the code was loaded.

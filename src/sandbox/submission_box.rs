@@ -377,7 +377,6 @@ impl<'env> SubmissionBox<'env> {
             messages,
             garbage,
             status,
-            timed_out: killed.is_some(),
             killed,
             oom_killed,
             cpu_ms: end.cpu_ms,
