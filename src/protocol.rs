@@ -432,13 +432,14 @@ impl Deadlines {
     }
 
     /// The deadlines of a build with CPU limit `limit` (the whole tree's):
-    /// it may also be idle that long; the backstop is four times it.
+    /// it may also be idle that long; the backstop is, as for a test, ten
+    /// times it plus ten seconds.
     pub fn for_build(limit: std::time::Duration) -> Deadlines {
         let ms = limit.as_millis() as u64;
         Deadlines {
             cpu_ms: ms,
             idle_ms: ms,
-            backstop_ms: ms.saturating_mul(4),
+            backstop_ms: ms.saturating_mul(10).saturating_add(10_000),
         }
     }
 }

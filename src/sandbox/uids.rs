@@ -365,13 +365,8 @@ fn claim_skipping(
             return Ok(claim);
         }
         let waited = start.elapsed();
-        if waited >= wait {
-            return Err(io::Error::other(format!(
-                "all {BOX_UIDS} box user ids from {FIRST_BOX_UID} on are held ({}), still after {} s: wait for those graders to finish, or stop them",
-                holders(dirs),
-                wait.as_secs()
-            )));
-        }
+        // Said before giving up too: on a busy host one pass over the lock
+        // files can take longer than the whole wait.
         if !said && waited >= SAY_AFTER.min(wait) {
             say(&format!(
                 "sandbox: waiting (up to {} s) for a box user id: all {BOX_UIDS} from {FIRST_BOX_UID} on are held ({})",
@@ -379,6 +374,13 @@ fn claim_skipping(
                 holders(dirs)
             ));
             said = true;
+        }
+        if waited >= wait {
+            return Err(io::Error::other(format!(
+                "all {BOX_UIDS} box user ids from {FIRST_BOX_UID} on are held ({}), still after {} s: wait for those graders to finish, or stop them",
+                holders(dirs),
+                wait.as_secs()
+            )));
         }
         std::thread::sleep(pause.min(wait.saturating_sub(waited)));
         pause = (pause * 2).min(Duration::from_millis(500));
