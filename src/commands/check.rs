@@ -54,7 +54,8 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let kind = discover::classify(&absolute).kind.ok();
     crate::runner::limits::calibrate(&mut plan, kind)?;
-    let run = run_checks(args, &plan);
+    let mut run = run_checks(args, &plan);
+    run.watching = args.watch;
     let mut out = std::io::stdout().lock();
     if args.json {
         student::write_json(&run, &mut out)?;
@@ -208,6 +209,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         first_steps,
         not_run,
         path,
+        watching: false,
     }
 }
 
@@ -274,6 +276,7 @@ fn not_run(
         first_steps: Vec::new(),
         not_run: 0,
         path,
+        watching: false,
     }
 }
 

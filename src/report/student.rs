@@ -3,8 +3,10 @@
 //! By default one compact block per failing function, in the lab's order
 //! (`legal`, `find_empty`, `solve`): the first failing case in full (what
 //! went wrong, the board, the smallest board that still fails, what the
-//! code printed), the other failing cases one line each. A function that
-//! fails after an earlier one failed is said to be probably caused by it.
+//! code printed), the other failing cases one line each. Each function's
+//! failure stands alone: a later function's failure is never blamed on an
+//! earlier one's (`find_empty` never calls `legal`, and a `solve` may not
+//! call either), so no message is cut short for a cause that was not seen.
 //! `-v` shows every test and every failure in full. The closing line says
 //! how many public tests passed and that hidden tests also count.
 //!
@@ -95,6 +97,9 @@ pub struct CheckRun {
     pub not_run: usize,
     /// The source checked, as given.
     pub path: String,
+    /// `--watch`: the next run starts on a save, not on a command.
+    #[serde(skip)]
+    pub watching: bool,
 }
 
 impl CheckRun {
@@ -132,13 +137,14 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             writeln!(out, "  {line}")?;
         }
         writeln!(out)?;
-        writeln!(
-            out,
-            "No test ran: fix the message above, then run `grader check` again."
-        )?;
+        let again = if run.watching {
+            "save a source and the check runs again"
+        } else {
+            "then run `grader check` again"
+        };
+        writeln!(out, "No test ran: fix the message above, {again}.")?;
         return Ok(());
     }
-    let mut failed_before: Vec<Function> = Vec::new();
     for function in Function::ALL {
         let tests: Vec<&TestReport> = sub
             .tests
@@ -176,7 +182,6 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
                 .red()
                 .bold()
         )?;
-        let cause = failed_before.first().copied();
         for test in &tests {
             if test.verdict == Verdict::Pass {
                 if verbose {
@@ -186,7 +191,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             }
             let first = failing.first().is_some_and(|f| std::ptr::eq(*f, *test));
             if first || verbose {
-                write_failure(run, test, cause, out)?;
+                write_failure(run, test, out)?;
             } else {
                 writeln!(
                     out,
@@ -197,7 +202,6 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
                 )?;
             }
         }
-        failed_before.push(function);
     }
     let passed = sub
         .tests
@@ -234,12 +238,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
 }
 
 /// One failing test in full.
-fn write_failure(
-    run: &CheckRun,
-    test: &TestReport,
-    cause: Option<Function>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "    {} on {}: {}{}",
@@ -252,23 +251,8 @@ fn write_failure(
         writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
     }
     let message = shown_message(test);
-    match cause {
-        Some(earlier) => {
-            writeln!(out, "    {}", visible_line(fact(&message)))?;
-            writeln!(
-                out,
-                "    {}",
-                format!(
-                    "probably caused by the {earlier} failure above: fix {earlier} first, then run again"
-                )
-                .yellow()
-            )?;
-        }
-        None => {
-            for line in visible(&message).lines() {
-                writeln!(out, "    {line}")?;
-            }
-        }
+    for line in visible(&message).lines() {
+        writeln!(out, "    {line}")?;
     }
     let shrunk = run.shrunk.iter().find(|s| s.case == test.case);
     let first = run
@@ -568,6 +552,7 @@ mod tests {
             first_steps: Vec::new(),
             not_run: 0,
             path: "sudoku.c".into(),
+            watching: false,
         }
     }
 
@@ -579,7 +564,7 @@ mod tests {
     }
 
     #[test]
-    fn one_block_per_failing_function_and_the_cause_named() {
+    fn one_block_per_failing_function_each_standing_alone() {
         let r = run(vec![
             test(
                 "a",
@@ -609,12 +594,10 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("✓ find_empty 1 of 1 cases pass"), "{shown}");
-        assert!(
-            shown.contains("probably caused by the legal failure above"),
-            "{shown}"
-        );
-        // The advice of the caused failure gives way to the cause.
-        assert!(!shown.contains("every row"), "{shown}");
+        // No failure is blamed on another function's without evidence:
+        // solve's own message, advice and all, stands.
+        assert!(!shown.contains("caused by"), "{shown}");
+        assert!(shown.contains("every row"), "{shown}");
         assert!(shown.contains("1 of 4 public tests passed."), "{shown}");
         assert!(shown.contains("hidden tests"), "{shown}");
         assert_eq!(r.exit_code(), exit::FAILURE);
@@ -668,7 +651,12 @@ mod tests {
         let shown = text(&r, false);
         assert!(shown.contains("sudoku.c did not build"), "{shown}");
         assert!(shown.contains("expected ';'"), "{shown}");
+        assert!(shown.contains("run `grader check` again"), "{shown}");
         assert_eq!(r.exit_code(), exit::BUILD_OR_LOAD_ERROR);
+        r.watching = true;
+        let shown = text(&r, false);
+        assert!(shown.contains("save a source and the check runs again"), "{shown}");
+        assert!(!shown.contains("run `grader check` again"), "{shown}");
         r.submission.grader_fault = true;
         assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);
     }
