@@ -39,6 +39,10 @@ pub const TRACE_CAP: usize = 80_000;
 /// cost about 0.3 s): past them the search runs on at full speed.
 pub const WATCH_CAP: usize = 10_000;
 
+/// The check id of the hint "the board was complete, then a cell was
+/// cleared" (the clear after a recursive call returned true).
+const CLEARED_SOLUTION: &str = "solve.trace.cleared_solution";
+
 /// The check id of a trace that cannot be replayed (malformed, or naming
 /// cells off the board): it explains nothing, and the end state's own
 /// message stands.
@@ -302,15 +306,22 @@ impl OpenCells {
 /// search that prunes harder than the lab's may skip a digit on purpose.
 struct Visits {
     tried: Vec<u32>,
+    /// Digit N was written somewhere: the loop reaches N, so its bound is
+    /// not why a cell was given up without N.
+    top_written: bool,
+    /// The digit loop as the student's language spells it.
+    digit_loop: &'static str,
     /// The last cell cleared: its index, the step, and the digits that fit
     /// there then. The visit ends when the next write goes elsewhere.
     cleared: Option<(usize, u64, u32)>,
 }
 
 impl Visits {
-    fn new(cells: usize) -> Visits {
+    fn new(cells: usize, digit_loop: &'static str) -> Visits {
         Visits {
             tried: vec![0; cells],
+            top_written: false,
+            digit_loop,
             cleared: None,
         }
     }
@@ -334,6 +345,7 @@ impl Visits {
         }
         if new != 0 && usize::from(new) <= side {
             self.tried[i] |= 1 << (new - 1);
+            self.top_written |= usize::from(new) == side;
         }
         if new == 0 && old != 0 {
             let (r, c) = (i / side, i % side);
@@ -364,12 +376,40 @@ impl Visits {
         let (r, c) = (i / side, i % side);
         let mut shown = board.clone();
         shown.set(r, c, 0);
+        // The causes that fit what was seen, likelier first: one digit
+        // tried, then the cell given up, is a return (or break) inside the
+        // loop; N never written anywhere, with several digits tried here,
+        // is the loop's bound; N written elsewhere rules the bound out.
+        let top_missing = missing & 1 << (side - 1) != 0;
+        let bound = top_missing && !self.top_written;
+        let early_cause = "solve returns false (or breaks out of the digit loop) after the first digit \
+                     that fits: return false only after the loop has tried every digit";
+        let short = format!(
+            "your digit loop stops before {side} ({}), and legal never got to answer for {side}",
+            self.digit_loop
+        );
+        // Early: one digit tried, and a digit after it other than N fit
+        // (with only N missing, the bound fits better).
+        let after_tried = !((tried << 1) - 1);
+        let early = tried.count_ones() == 1 && missing & !(1 << (side - 1)) & after_tried != 0;
+        let causes = match (early, bound) {
+            (true, true) => format!("most likely {early_cause}; or {short}"),
+            (true, false) => format!("most likely {early_cause}"),
+            (false, true) => {
+                format!("most likely {short}; or solve returns false inside the digit loop")
+            }
+            (false, false) => {
+                "a digit loop that reaches every digit fits neither: check what inside \
+                               the loop returns false or breaks out of it before the last digit"
+                    .to_string()
+            }
+        };
         Some(
             Failure::new(
                 "solve.trace.untried",
                 format!(
                     "at {} the search tried {} and then gave the cell up at step {step}, but {} also fit there and {} never tried: \
-                     the digit loop must try every digit from 1 to {side} (v <= N, not v < N; range(1, N + 1) in Python)",
+                     {causes}",
                     cell(r, c),
                     list(tried),
                     list(missing),
@@ -418,7 +458,8 @@ pub fn judge(
     let mut last: Vec<Option<LastWrite>> = vec![None; side * side];
     let mut entries: Vec<Board> = Vec::new();
     let mut open = OpenCells::new(side * side);
-    let mut visits = Visits::new(side * side);
+    let mut visits = Visits::new(side * side, words.digit_loop);
+    let mut call_count = 0usize;
     let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
     let mut full_after: Option<u64> = None;
     let mut summary = TraceSummary {
@@ -524,7 +565,7 @@ pub fn judge(
                     if let Some(full) = full_after {
                         summary.hint = Some(
                             Failure::new(
-                                "solve.trace.cleared_solution",
+                                CLEARED_SOLUTION,
                                 format!(
                                     "{named}: the board was complete after step {full}, but solve then cleared {at}: \
                                      when the recursive call returns {}, return {} at once; clear the cell only when it returns {}",
@@ -542,7 +583,10 @@ pub fn judge(
                     depth,
                 });
             }
-            Record::Call => entries.push(board.clone()),
+            Record::Call => {
+                call_count += 1;
+                entries.push(board.clone());
+            }
             Record::Return(result) => {
                 let Some(entry) = entries.pop() else {
                     return Err(Failure::new(
@@ -555,6 +599,14 @@ pub fn judge(
                     leftover(&entry, &board, &last, step, Some(entries.len()), &words)?;
                 }
                 if result == Some(true) && summary.writes > 0 {
+                    // A board complete earlier and cleared since is the
+                    // clear after success, not a base case that returned
+                    // true too soon: say so, in every language alike.
+                    if let Some(cleared) = summary.hint.as_ref().filter(|h| {
+                        h.check == CLEARED_SOLUTION && board.empty_cells().next().is_some()
+                    }) {
+                        return Err(cleared.clone());
+                    }
                     true_with_empty(&board, step, entries.len() + 1, &words)?;
                 }
             }
@@ -593,12 +645,35 @@ pub fn judge(
     let solvable = case.solutions != Some(crate::case::Solutions::None);
     if solved && summary.writes == 0 && solvable {
         if let Some((r, c)) = givens.empty_cells().next() {
+            // Two bugs leave no write: a search on a copy, and a base case
+            // that returns true while a cell is empty (a lost `!`). A solve
+            // seen calling itself searched somewhere: a copy. Seen called
+            // once, or with no calls recorded, either fits.
+            let truthy = words.truthy;
+            let copy = "it solved a copy: the board you were given must hold the solution, \
+                        so write into it";
+            let base = format!(
+                "its base case returns {truthy} while a cell is empty: return {truthy} only when \
+                 find_empty finds no empty cell"
+            );
+            let (seen, why) = if calls && call_count > 1 {
+                (
+                    format!(", though it called itself {} time(s)", call_count - 1),
+                    format!("most likely {copy}"),
+                )
+            } else if calls {
+                (
+                    " and without calling itself".to_string(),
+                    format!("either {copy}; or {base}"),
+                )
+            } else {
+                (String::new(), format!("most likely {copy}; or {base}"))
+            };
             return Err(Failure::new(
                 "solve.trace.copy",
                 format!(
-                    "solve returned {} without writing a single digit on the board it was given ({} is still empty): \
-                     it solved a copy; write in place and clear on the way back",
-                    words.truthy,
+                    "solve returned {truthy} without writing a single digit on the board it was given{seen} \
+                     ({} is still empty): {why}",
                     cell(r, c)
                 ),
             )
@@ -620,6 +695,8 @@ struct Words {
     untraced: &'static str,
     /// What to do when the trace names a cell off the board.
     off_board: &'static str,
+    /// The digit loop that reaches N, as the language spells it.
+    digit_loop: &'static str,
 }
 
 impl Words {
@@ -632,6 +709,7 @@ impl Words {
                 untraced: "the board was changed some other way (list.__setitem__, a patched row, a method); \
                            write cells with board[r][c] = v",
                 off_board: "write cells with board[r][c] = v and leave the board's rows as they are",
+                digit_loop: "for v in range(1, N + 1), not range(1, N)",
             },
             TraceSource::RustBoard => Words {
                 falsy: "false",
@@ -639,6 +717,7 @@ impl Words {
                 recorded: "made with board.set(r, c, v)",
                 untraced: "the board was changed some other way; write cells with board.set(r, c, v)",
                 off_board: "write cells with board.set(r, c, v)",
+                digit_loop: "for v in 1..=N, not 1..N",
             },
             TraceSource::WriteWatch => Words {
                 falsy: "false",
@@ -647,6 +726,7 @@ impl Words {
                 untraced: "the board was changed in a way the grader's write watch could not see \
                            (a system call, or the memory's protection changed); write cells with board[r * N + c] = v",
                 off_board: "write only the board's N*N cells",
+                digit_loop: "loop while v <= N, not v < N",
             },
         }
     }
@@ -990,6 +1070,100 @@ mod tests {
         parts.push(write(0, 0, 0, 4, 0));
         parts.push(write(0, 0, 4, 0, 0));
         assert_eq!(judged(&parts).hint, None);
+    }
+
+    #[test]
+    fn the_untried_hint_ranks_the_causes_that_fit() {
+        let (case, empty) = empty_case();
+        let judged = |parts: &[String]| {
+            judge(
+                &case,
+                2,
+                &empty,
+                false,
+                &empty,
+                &writes_only(parts, TraceSource::RustBoard),
+            )
+            .expect("no rule broken")
+            .hint
+            .expect("a hint")
+            .message
+        };
+        // One digit tried, then the cell given up: a return inside the loop.
+        let early = judged(&[write(0, 0, 0, 1, 0), write(0, 0, 1, 0, 0)]);
+        assert!(
+            early.contains("most likely solve returns false (or breaks out of the digit loop) after the first digit"),
+            "{early}"
+        );
+        // 1 to 3 tried, 4 never written anywhere: the bound, in Rust's words.
+        let mut parts = Vec::new();
+        for v in 1..=3 {
+            parts.push(write(0, 0, 0, v, 0));
+            parts.push(write(0, 0, v, 0, 0));
+        }
+        let bound = judged(&parts);
+        assert!(
+            bound.contains("most likely your digit loop stops before 4 (for v in 1..=N, not 1..N)"),
+            "{bound}"
+        );
+        // 4 written elsewhere first: the loop reaches 4, the bound is out.
+        let mut parts = vec![write(3, 3, 0, 4, 0), write(3, 3, 4, 0, 0)];
+        for v in 1..=3 {
+            parts.push(write(0, 0, 0, v, 0));
+            parts.push(write(0, 0, v, 0, 0));
+        }
+        let neither = judged(&parts);
+        assert!(!neither.contains("stops before"), "{neither}");
+        assert!(neither.contains("fits neither"), "{neither}");
+    }
+
+    #[test]
+    fn no_write_tells_a_copy_from_a_base_case_by_the_calls() {
+        let (_, solution) = seed_trace();
+        let copy = |parts: &[String]| {
+            judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &trace(parts))
+                .unwrap_err()
+                .message
+        };
+        let once = copy(&[event(0), event(2)]);
+        assert!(
+            once.contains("and without calling itself ((row 0, col 1) is still empty): either it solved a copy"),
+            "{once}"
+        );
+        assert!(
+            once.contains("or its base case returns True while a cell is empty"),
+            "{once}"
+        );
+        let searched = copy(&[event(0), event(0), event(0), event(2), event(2), event(2)]);
+        assert!(
+            searched.contains("though it called itself 2 time(s)")
+                && searched.contains("most likely it solved a copy"),
+            "{searched}"
+        );
+        assert!(!searched.contains("base case"), "{searched}");
+        let _ = solution;
+    }
+
+    #[test]
+    fn a_python_clear_after_success_is_named_as_such() {
+        // The seed's search with calls, then the last cell cleared on the
+        // way back before True is returned.
+        let (mut parts, solution) = seed_trace();
+        let returns = parts.iter().rev().take_while(|p| *p == &event(2)).count();
+        parts.truncate(parts.len() - returns);
+        parts.push(event(2));
+        parts.push(write(3, 3, 1, 0, 8));
+        for _ in 1..returns {
+            parts.push(event(2));
+        }
+        let mut after = solution.clone();
+        after[15] = 0;
+        let err = judge(&campus(), 2, &CAMPUS, true, &after, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.cleared_solution", "{err}");
+        assert!(
+            err.message.contains("the board was complete after step 8"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -153,7 +153,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     .failure
                     .as_ref()
                     .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
-                let diagnosis = small_board_diagnosis(case, small);
+                let diagnosis = small_board_diagnosis(case, small, session.kind());
                 shrunk.push(ShrunkView {
                     diagnosis,
                     case: case.name.clone(),
@@ -191,6 +191,16 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         );
     }
     let tests = report.tests;
+    // The small board's causes assume the helpers are right: with legal or
+    // find_empty failing, their wrong answers fit the failure too.
+    let helpers_fail = tests
+        .iter()
+        .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
+    if helpers_fail {
+        for view in &mut shrunk {
+            view.diagnosis = None;
+        }
+    }
     let score = tests.iter().map(|t| t.points).sum();
     let max_score = tests.iter().map(|t| t.max_points).sum();
     let not_run = total - tests.len();
@@ -235,10 +245,13 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
         })
 }
 
-/// What a shrunk board proves when its shape leaves one cause: one empty
-/// cell, whose digit is N, and `solve` gives up there: the digit loop never
-/// reaches N.
-fn small_board_diagnosis(case: &Case, small: &Shrunk) -> Option<String> {
+/// What a shrunk board shows when its shape leaves few causes: one empty
+/// cell, whose digit is N, and `solve` gives up there. Two bugs fit (a
+/// digit loop that stops before N, a `return false` inside the loop), so
+/// both are named, the likelier first, and neither as fact. Given only
+/// when `legal` and `find_empty` pass every test of the run (see
+/// [`run_checks`]): with either failing, a wrong answer of theirs fits too.
+fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> Option<String> {
     let check = small.failure.as_ref()?.check;
     let solution = case.solution.as_ref()?;
     let mut empty = small.puzzle.empty_cells();
@@ -247,8 +260,11 @@ fn small_board_diagnosis(case: &Case, small: &Shrunk) -> Option<String> {
     (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
         .then(|| {
             format!(
-                "with a single empty cell, whose digit is {side}, your solve answers false: \
-                 your digit loop never tries {side} (loop while v <= N, not v < N)"
+                "with a single empty cell, whose digit is {side}, your solve answers false without \
+                 placing {side}: most likely your digit loop stops before {side} ({}); or solve \
+                 returns false before the loop reaches {side} (a return false inside the digit loop: \
+                 return false only after the loop)",
+                crate::check::digit_loop(kind)
             )
         })
 }

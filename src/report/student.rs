@@ -655,7 +655,10 @@ mod tests {
         assert_eq!(r.exit_code(), exit::BUILD_OR_LOAD_ERROR);
         r.watching = true;
         let shown = text(&r, false);
-        assert!(shown.contains("save a source and the check runs again"), "{shown}");
+        assert!(
+            shown.contains("save a source and the check runs again"),
+            "{shown}"
+        );
         assert!(!shown.contains("run `grader check` again"), "{shown}");
         r.submission.grader_fault = true;
         assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);

@@ -139,9 +139,10 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
         Some((r, c)) => format!(
             "solve returned false, but this puzzle has a solution (it needs {side} at {}): \
              check that your digit loop tries every digit from 1 to {side} inclusive \
-             (range(1, n*n + 1) in Python, v <= n*n in C); otherwise, return false only after \
+             ({}); otherwise, return false only after \
              every digit failed at the cell, not after the first",
-            cell(r, c)
+            cell(r, c),
+            crate::check::DIGIT_LOOP_ANY
         ),
         None => "solve returned false, but this puzzle has a solution: return false only after \
                  every digit failed at the cell, not after the first, and return true as soon as \
