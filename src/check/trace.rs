@@ -540,7 +540,9 @@ pub fn judge(
                             "solve.trace.illegal",
                             format!(
                                 "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
-                                 every placement must be legal when it is written; call legal(board, r, c, v) before writing",
+                                 every placement must be legal when it is written: write a digit only when \
+                                 legal(board, r, c, v) returns true for that cell, row first; if solve does, \
+                                 legal answered true here",
                                 unit.name(n, row, col),
                                 cell(i, j)
                             ),

@@ -485,7 +485,7 @@ fn legal_messages_name_the_units_and_the_clash() {
     ));
     assert_eq!(
         f.message,
-        "legal(board, 2, 3, 4) on the board shown returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
+        "legal(board, 2, 3, 4) on a test board (not the case's puzzle) returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
          check the 2x2 box that holds the cell, whose top-left cell is (row 2, col 2)"
     );
 }
