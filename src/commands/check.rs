@@ -201,6 +201,17 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             view.diagnosis = None;
         }
     }
+    let size_note = student::fixed_board_size(
+        &tests,
+        |name| {
+            plan.cases
+                .cases
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.puzzle.n())
+        },
+        Some(kind_name(kind)),
+    );
     let score = tests.iter().map(|t| t.points).sum();
     let max_score = tests.iter().map(|t| t.max_points).sum();
     let not_run = total - tests.len();
@@ -219,6 +230,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         first_steps,
         not_run,
         path,
+        size_note,
         watching: false,
     }
 }
@@ -292,6 +304,7 @@ fn not_run(
         first_steps: Vec::new(),
         not_run: 0,
         path,
+        size_note: None,
         watching: false,
     }
 }

@@ -97,6 +97,9 @@ pub struct CheckRun {
     pub not_run: usize,
     /// The source checked, as given.
     pub path: String,
+    /// A board size the code was written for, when the tests prove it
+    /// (see [`fixed_board_size`]): shown before any failure.
+    pub size_note: Option<String>,
     /// `--watch`: the next run starts on a save, not on a command.
     #[serde(skip)]
     pub watching: bool,
@@ -144,6 +147,9 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
         };
         writeln!(out, "No test ran: fix the message above, {again}.")?;
         return Ok(());
+    }
+    if let Some(note) = &run.size_note {
+        writeln!(out, "{} {}", "!".yellow().bold(), note.yellow().bold())?;
     }
     for function in Function::ALL {
         let tests: Vec<&TestReport> = sub
@@ -454,6 +460,55 @@ fn in_lab_words(function: Function, verdict: Verdict, message: &str) -> String {
     message.to_string()
 }
 
+/// The board size the code was written for, when the tests show it: every
+/// test on boxes of one size `n` passes, and on each of at least two other
+/// sizes some test fails. A search that works on one size and fails on
+/// every other one is told what fixed numbers do (a 4x4 read with rows of
+/// 9 raises IndexError, or reads off its end; a 16x16 is searched in its
+/// top-left 9x9), in `kind`'s spelling. `size_of` gives a case's `n`.
+pub fn fixed_board_size(
+    tests: &[TestReport],
+    size_of: impl Fn(&str) -> Option<usize>,
+    kind: Option<&str>,
+) -> Option<String> {
+    let mut sizes: Vec<(usize, usize, usize)> = Vec::new(); // (n, tests, failing)
+    for test in tests {
+        let n = size_of(&test.case)?;
+        let failing = usize::from(test.verdict != Verdict::Pass);
+        match sizes.iter_mut().find(|(m, _, _)| *m == n) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += failing;
+            }
+            None => sizes.push((n, 1, failing)),
+        }
+    }
+    sizes.sort_unstable();
+    let mut passing = sizes.iter().filter(|s| s.2 == 0);
+    let (n, _, _) = *passing.next()?;
+    let others: Vec<&(usize, usize, usize)> = sizes.iter().filter(|s| s.0 != n).collect();
+    if passing.next().is_some() || others.len() < 2 || others.iter().any(|s| s.2 == 0) {
+        return None;
+    }
+    let side = n * n;
+    let failed: Vec<String> = others
+        .iter()
+        .map(|&&(m, total, failing)| {
+            format!("{failing} of {total} tests on the {}x{}s", m * m, m * m)
+        })
+        .collect();
+    let spelled = match kind {
+        Some("python") => "range(N), n * (r // n)",
+        _ => "i < N, n * (r / n)",
+    };
+    Some(format!(
+        "your code assumes a {side}x{side} board (n = {n}): every {side}x{side} test passes, but tests \
+         fail on every other size ({}). Use n and N = n*n instead of {side} and {n} ({spelled}): \
+         a {side} or {n} written into the code reads past a smaller board and misses the cells of a bigger one",
+        failed.join(", ")
+    ))
+}
+
 /// What the student's code printed, without the grader's runtime noise.
 fn printed(output: &str) -> String {
     output
@@ -468,7 +523,8 @@ fn fact(message: &str) -> &str {
     let first_line = message.lines().next().unwrap_or("");
     match first_line.find(": ") {
         Some(i) => &first_line[..i],
-        None => first_line,
+        // "raised IndexError in legal:", the traceback on the next lines.
+        None => first_line.strip_suffix(':').unwrap_or(first_line),
     }
 }
 
@@ -498,6 +554,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         submission: &'a SubmissionReport,
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
+        size_note: Option<&'a str>,
     }
     let doc = Json {
         version: 1,
@@ -508,6 +565,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         submission: &run.submission,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
+        size_note: run.size_note.as_deref(),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
@@ -552,6 +610,7 @@ mod tests {
             first_steps: Vec::new(),
             not_run: 0,
             path: "sudoku.c".into(),
+            size_note: None,
             watching: false,
         }
     }
@@ -601,6 +660,47 @@ mod tests {
         assert!(shown.contains("1 of 4 public tests passed."), "{shown}");
         assert!(shown.contains("hidden tests"), "{shown}");
         assert_eq!(r.exit_code(), exit::FAILURE);
+    }
+
+    #[test]
+    fn a_board_size_written_into_the_code_is_named() {
+        let size = |case: &str| match case.as_bytes()[0] {
+            b'a' => Some(2),
+            b'b' => Some(3),
+            _ => Some(4),
+        };
+        let tests = vec![
+            test("a1", Function::Legal, Verdict::Crash, "IndexError"),
+            test("a2", Function::Legal, Verdict::Pass, ""),
+            test("b1", Function::Legal, Verdict::Pass, ""),
+            test("c1", Function::Solve, Verdict::Wrong, ""),
+        ];
+        let note = fixed_board_size(&tests, size, Some("python")).expect("a note");
+        assert!(
+            note.starts_with("your code assumes a 9x9 board (n = 3): every 9x9 test passes"),
+            "{note}"
+        );
+        assert!(
+            note.contains("1 of 2 tests on the 4x4s, 1 of 1 tests on the 16x16s"),
+            "{note}"
+        );
+        assert!(note.contains("range(N)"), "{note}");
+        // One other size passing, or only one other size: no proof.
+        let mut passing = tests.clone();
+        passing[3].verdict = Verdict::Pass;
+        assert_eq!(fixed_board_size(&passing, size, None), None);
+        assert_eq!(fixed_board_size(&tests[..3], size, None), None);
+        // Every size failing: not a size bug.
+        let mut all = tests.clone();
+        all[2].verdict = Verdict::Wrong;
+        assert_eq!(fixed_board_size(&all, size, None), None);
+        let mut r = run(tests.clone());
+        r.size_note = fixed_board_size(&tests, size, None);
+        let shown = text(&r, false);
+        assert!(
+            shown.starts_with("! your code assumes a 9x9 board"),
+            "{shown}"
+        );
     }
 
     #[test]

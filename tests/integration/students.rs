@@ -437,6 +437,30 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
     assert_eq!(status, 0, "{shown}");
 }
 
+/// A solver with 9 and 3 written into it passes every 9x9 and fails the
+/// 4x4s and the 16x16 (IndexError in Python, reads off the board in C):
+/// `grader check` names the size before any failure, in the language's
+/// spelling.
+#[test]
+fn a_board_size_written_into_the_code_is_named() {
+    let kit = Kit::new();
+    for (name, spelled) in [
+        ("py-fixed-9x9.py", "range(N)"),
+        ("bug-fixed-9x9.c", "i < N"),
+    ] {
+        let path = fixture(name);
+        let out = kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()]);
+        let shown = text(&out);
+        assert_eq!(code(&out), 1, "{shown}");
+        let first = shown.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("! your code assumes a 9x9 board (n = 3): every 9x9 test passes"),
+            "{name}: {shown}"
+        );
+        assert!(first.contains(spelled), "{name}: {first}");
+    }
+}
+
 // ---------------------------------------------------------------- shrinking
 
 fn plan_for(cases: CaseSet) -> GradePlan {
