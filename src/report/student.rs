@@ -35,6 +35,12 @@ const RUNTIME_NOISE: [&str; 3] = [
     "fatal runtime error: stack overflow, aborting",
 ];
 
+/// Lines the Rust runtime prints around a panic, never the student's.
+const RUST_PANIC_NOISE: [&str; 2] = [
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    "thread caused non-unwinding panic. aborting.",
+];
+
 /// The smallest board on which a failing `solve` still fails, for showing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ShrunkView {
@@ -499,6 +505,7 @@ pub fn fixed_board_size(
         .collect();
     let spelled = match kind {
         Some("python") => "range(N), n * (r // n)",
+        Some("rust") => "0..board.side(), board.box_origin(r, c)",
         _ => "i < N, n * (r / n)",
     };
     Some(format!(
@@ -509,13 +516,49 @@ pub fn fixed_board_size(
     ))
 }
 
-/// What the student's code printed, without the grader's runtime noise.
+/// What the student's code printed, without the grader's runtime noise:
+/// the stack-overflow lines, and a Rust panic's report (its `thread '…'
+/// panicked at` line and message, already in the test's message; the
+/// second panic of a function that cannot unwind; the backtrace hint and
+/// the backtrace's `<unknown>` frames), so what is left is what the
+/// student printed.
 fn printed(output: &str) -> String {
-    output
-        .lines()
-        .filter(|line| !RUNTIME_NOISE.iter().any(|noise| line.contains(noise)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut kept: Vec<&str> = Vec::new();
+    let mut lines = output.lines();
+    let mut in_backtrace = false;
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if in_backtrace {
+            let frame = trimmed
+                .split_once(':')
+                .is_some_and(|(i, _)| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()));
+            if frame || trimmed.starts_with("at ") {
+                continue;
+            }
+            in_backtrace = false;
+        }
+        if line.starts_with("thread '") && line.contains(" panicked at ") {
+            lines.next(); // the panic's message
+            continue;
+        }
+        if trimmed == "stack backtrace:" {
+            in_backtrace = true;
+            continue;
+        }
+        if RUNTIME_NOISE.iter().any(|noise| line.contains(noise))
+            || RUST_PANIC_NOISE.iter().any(|noise| line.starts_with(noise))
+        {
+            continue;
+        }
+        kept.push(line);
+    }
+    while kept.last().is_some_and(|l| l.trim().is_empty()) {
+        kept.pop();
+    }
+    while kept.first().is_some_and(|l| l.trim().is_empty()) {
+        kept.remove(0);
+    }
+    kept.join("\n")
 }
 
 /// The fact of a message: the part before the advice (the first ": ").
@@ -729,6 +772,47 @@ mod tests {
         assert!(!shown.contains("overflowed its stack"), "{shown}");
         assert!(!shown.contains("fatal runtime error"), "{shown}");
         assert!(shown.contains("| \\e[2Jhello"), "{shown}");
+    }
+
+    #[test]
+    fn a_rust_panic_shows_what_the_student_printed_without_the_runtime() {
+        let mut crash = test(
+            "a",
+            Function::Solve,
+            Verdict::Crash,
+            "panic: gave up (at src/lib.rs:25:9)",
+        );
+        crash.output = "mine\n\nthread '<unnamed>' (43) panicked at src/lib.rs:25:9:\ngave up\n\
+            note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\
+            thread '<unnamed>' (43) panicked at /rustc/abc/library/core/src/panicking.rs:225:5:\n\
+            panic in a function that cannot unwind\nstack backtrace:\n   0:     0x7f1a608c400a - <unknown>\n\
+              32:                0x0 - <unknown>\nthread caused non-unwinding panic. aborting.\n"
+            .into();
+        let shown = text(&run(vec![crash]), false);
+        assert!(
+            shown.contains("panic: gave up (at src/lib.rs:25:9)"),
+            "{shown}"
+        );
+        assert!(shown.contains("| mine"), "{shown}");
+        for noise in [
+            "<unknown>",
+            "RUST_BACKTRACE",
+            "cannot unwind",
+            "/rustc/",
+            "aborting",
+        ] {
+            assert!(!shown.contains(noise), "{noise}: {shown}");
+        }
+        // Nothing the student printed is left: no "your code printed" at all.
+        let mut quiet = test(
+            "a",
+            Function::Solve,
+            Verdict::Crash,
+            "panic: x (at src/lib.rs:1:1)",
+        );
+        quiet.output = "\nthread 'main' panicked at src/lib.rs:1:1:\nx\n".into();
+        let shown = text(&run(vec![quiet]), false);
+        assert!(!shown.contains("your code printed"), "{shown}");
     }
 
     #[test]

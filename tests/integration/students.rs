@@ -447,6 +447,7 @@ fn a_board_size_written_into_the_code_is_named() {
     for (name, spelled) in [
         ("py-fixed-9x9.py", "range(N)"),
         ("bug-fixed-9x9.c", "i < N"),
+        ("rust-fixed-9x9", "0..board.side()"),
     ] {
         let path = fixture(name);
         let out = kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()]);
@@ -458,6 +459,13 @@ fn a_board_size_written_into_the_code_is_named() {
             "{name}: {shown}"
         );
         assert!(first.contains(spelled), "{name}: {first}");
+        // A Rust panic off the board names the student's file and line
+        // (Board::get tracks its caller), without the runtime's report.
+        if name.starts_with("rust") {
+            assert!(shown.contains("is off a board of side 4"), "{shown}");
+            assert!(shown.contains("(at src/lib.rs:17:"), "{shown}");
+            assert!(!shown.contains("<unknown>"), "{shown}");
+        }
     }
 }
 
