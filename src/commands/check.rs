@@ -196,8 +196,24 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let helpers_fail = tests
         .iter()
         .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
-    if helpers_fail {
-        for view in &mut shrunk {
+    // On a full board only find_empty's answer matters: its own failure
+    // there is named beside it, as a fact about find_empty, not as the
+    // cause (the grader cannot see whether solve asks it).
+    let find_empty_full = tests.iter().any(|t| {
+        t.function == Function::FindEmpty
+            && t.verdict != Verdict::Pass
+            && t.message.contains("on a full board")
+    });
+    for view in &mut shrunk {
+        let full = view.empty == 0;
+        if full && find_empty_full {
+            if let Some(d) = &mut view.diagnosis {
+                d.push_str(
+                    "; your find_empty returns a cell on a full board (see find_empty above), \
+                     so a solve that asks it goes on searching",
+                );
+            }
+        } else if helpers_fail && !full {
             view.diagnosis = None;
         }
     }
@@ -257,17 +273,24 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
         })
 }
 
-/// What a shrunk board shows when its shape leaves few causes: one empty
-/// cell, whose digit is N, and `solve` gives up there. Two bugs fit (a
+/// What a shrunk board shows when its shape leaves few causes: no empty
+/// cell, and `solve` answers false (its base case); or one empty cell,
+/// whose digit is N, and `solve` gives up there. Two bugs fit (a
 /// digit loop that stops before N, a `return false` inside the loop), so
 /// both are named, the likelier first, and neither as fact. Given only
 /// when `legal` and `find_empty` pass every test of the run (see
 /// [`run_checks`]): with either failing, a wrong answer of theirs fits too.
 fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> Option<String> {
     let check = small.failure.as_ref()?.check;
-    let solution = case.solution.as_ref()?;
     let mut empty = small.puzzle.empty_cells();
-    let (r, c) = empty.next()?;
+    let Some((r, c)) = empty.next() else {
+        return (check == "solve.gave_up").then(|| {
+            "with no empty cell left, your solve answers false: solve must return true when \
+             find_empty finds no empty cell"
+                .to_string()
+        });
+    };
+    let solution = case.solution.as_ref()?;
     let side = small.puzzle.side();
     (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
         .then(|| {

@@ -36,8 +36,9 @@ pub(super) fn judge(
         return Err(Failure::new(
             "solve.range",
             format!(
-                "after solve, {} holds {}, outside 0..={side}: your digit loop goes past {side}; \
-                 try the digits 1 to {side} inclusive (0 clears a cell)",
+                "after solve, {} holds {}, outside 0..={side}: write only the digits 1 to {side} \
+                 (0 clears a cell): most likely your digit loop goes past {side}; or your code was \
+                 written for a bigger board (a fixed 9 where N = n*n belongs)",
                 cell(r, c),
                 after.get(r, c)
             ),
@@ -74,13 +75,22 @@ pub(super) fn judge(
             let detail = problem
                 .as_ref()
                 .map_or(String::new(), |p| format!(", and {}", p.what));
+            // A repeated digit on the board says how the search got to
+            // true: a placement that broke the rule, not a lost false.
+            let advice = match &problem {
+                Some(p) if p.check == "solve.duplicate" => {
+                    "a digit was placed where the rule forbids it: write a digit only when \
+                     legal(board, r, c, v) returns true for that cell; if solve does, legal \
+                     answered true there"
+                }
+                _ => {
+                    "return true only when find_empty finds no empty cell, and pass on \
+                     the recursive call's false (return false once every digit failed at a cell)"
+                }
+            };
             Err(Failure::new(
                 "solve.result",
-                format!(
-                    "solve returned true, but this puzzle has no solution{detail}: \
-                     return true only when find_empty finds no empty cell, and pass on \
-                     the recursive call's false (return false once every digit failed at a cell)"
-                ),
+                format!("solve returned true, but this puzzle has no solution{detail}: {advice}"),
             )
             .on(&after, problem.map(|p| p.cell)))
         }

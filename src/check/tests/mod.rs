@@ -588,8 +588,9 @@ fn solve_messages() {
     assert_eq!(f.check, "solve.range");
     assert_eq!(
         f.message,
-        "after solve, (row 0, col 1) holds 17, outside 0..=4: your digit loop goes past 4; \
-         try the digits 1 to 4 inclusive (0 clears a cell)"
+        "after solve, (row 0, col 1) holds 17, outside 0..=4: write only the digits 1 to 4 \
+         (0 clears a cell): most likely your digit loop goes past 4; or your code was written \
+         for a bigger board (a fixed 9 where N = n*n belongs)"
     );
     assert_eq!(f.cell, Some((0, 1)));
     // A given changed and a duplicate: the given is named.
