@@ -598,7 +598,15 @@ pub fn judge(
                     ));
                 };
                 if result == Some(false) {
-                    leftover(&entry, &board, &last, step, Some(entries.len()), &words)?;
+                    leftover(
+                        &entry,
+                        &board,
+                        &last,
+                        step,
+                        Some(entries.len()),
+                        summary.undos,
+                        &words,
+                    )?;
                 }
                 if result == Some(true) && summary.writes > 0 {
                     // A board complete earlier and cleared since is the
@@ -623,7 +631,7 @@ pub fn judge(
         }
     }
     if !calls && !solved {
-        leftover(&givens, &board, &last, step, None, &words)?;
+        leftover(&givens, &board, &last, step, None, summary.undos, &words)?;
     }
     if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
         if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
@@ -743,6 +751,7 @@ fn leftover(
     last: &[Option<LastWrite>],
     step: u64,
     calls: Option<usize>,
+    undos: u64,
     words: &Words,
 ) -> Result<(), Failure> {
     let side = board.side();
@@ -756,14 +765,35 @@ fn leftover(
         None => format!("solve returned {falsy}"),
     };
     let message = match last[i] {
-        Some(write) if write.value != 0 => format!(
-            "{returned} after step {step}, but the write at {} left {} at {} \
-             on a dead branch: a leftover digit is a fake given for the rest of the search; \
-             set the cell back to 0 before trying the next digit or returning {falsy}",
-            step_name(write.step, write.depth, calls.is_some()),
-            shown(write.value),
-            cell(r, c)
-        ),
+        Some(write) if write.value != 0 => {
+            // A search that clears elsewhere is told where its clear is
+            // missing, not to add one; the last digit is the usual path.
+            let top = usize::from(write.value) == side;
+            let paths = match (undos, top) {
+                (0, false) => String::new(),
+                (0, true) => format!(
+                    "; the digit left is {side}, the last one the loop tries: if solve clears \
+                     after the other digits, the clear is skipped after the last"
+                ),
+                (k, top) => format!(
+                    "; solve cleared {k} digit(s) before this, so it clears on some paths only: \
+                     every way out of the loop body after a failed recursive call must clear the cell{}",
+                    if top {
+                        format!(" (the digit left here is {side}, the last one the loop tries)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            };
+            format!(
+                "{returned} after step {step}, but the write at {} left {} at {} \
+                 on a dead branch: a leftover digit is a fake given for the rest of the search; \
+                 set the cell back to 0 before trying the next digit or returning {falsy}{paths}",
+                step_name(write.step, write.depth, calls.is_some()),
+                shown(write.value),
+                cell(r, c)
+            )
+        }
         _ => format!(
             "{returned} after step {step}, but {} holds {} where that call found {}: \
              a solve that fails must leave the board as it found it",

@@ -35,6 +35,10 @@ const RUNTIME_NOISE: [&str; 3] = [
     "fatal runtime error: stack overflow, aborting",
 ];
 
+/// How a `legal` message names a board other than the case's puzzle
+/// (see `check::judge::legal`).
+const TEST_BOARD: &str = "on a test board (not the case's puzzle)";
+
 /// Lines the Rust runtime prints around a panic, never the student's.
 const RUST_PANIC_NOISE: [&str; 2] = [
     "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
@@ -277,6 +281,15 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
         }
         (_, Some(board)) => {
             writeln!(out)?;
+            // The case's description above names its puzzle: a board of
+            // the grader's own making is labelled as one.
+            if message.contains(TEST_BOARD) {
+                writeln!(
+                    out,
+                    "    {}",
+                    "the test board it was asked about (not the case's puzzle):".dimmed()
+                )?;
+            }
             for line in labelled(board).lines() {
                 writeln!(out, "      {}", super::picture::paint(line))?;
             }

@@ -127,6 +127,7 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
             1 => String::new(),
             k => format!(" ({k} cells hold leftover digits)"),
         };
+        let more = more + &last_digit_left(after, &leftovers);
         return Failure::new(
             "solve.leftover",
             format!(
@@ -162,6 +163,25 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
     Failure::new("solve.gave_up", message).on(after, needs_top)
 }
 
+/// A note for leftover digits that are all N, the digit loop's last, in
+/// at least two cells: a search that clears after every other digit and
+/// skips the clear after the last one (a return before the clear) leaves
+/// exactly these. One cell holding N proves nothing, so it gets no note.
+fn last_digit_left(after: &Board, leftovers: &[(usize, usize)]) -> String {
+    let side = after.side();
+    let all_top = leftovers
+        .iter()
+        .all(|&(r, c)| usize::from(after.get(r, c)) == side);
+    if leftovers.len() >= 2 && all_top {
+        format!(
+            " (every leftover digit is {side}, the last one the loop tries: most likely the clear \
+             is skipped only after the last digit fails)"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// On false: the board must be byte-identical to the input; a changed given
 /// is named before a leftover digit.
 fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
@@ -181,6 +201,12 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
         1 => String::new(),
         k => format!(" ({k} cells differ from the input)"),
     };
+    let leftovers: Vec<(usize, usize)> = changed
+        .iter()
+        .filter(|&&i| input.cells()[i] == 0)
+        .map(|&i| (i / side, i % side))
+        .collect();
+    let more = more + &last_digit_left(after, &leftovers);
     let (check, message) = if input.get(r, c) != 0 {
         (
             "solve.givens",
