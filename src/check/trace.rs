@@ -384,10 +384,7 @@ impl Visits {
         let bound = top_missing && !self.top_written;
         let early_cause = "solve returns false (or breaks out of the digit loop) after the first digit \
                      that fits: return false only after the loop has tried every digit";
-        let short = format!(
-            "your digit loop stops before {side} ({}), and legal never got to answer for {side}",
-            self.digit_loop
-        );
+        let short = format!("your digit loop stops before {side} ({})", self.digit_loop);
         // Early: one digit tried, and a digit after it other than N fit
         // (with only N missing, the bound fits better).
         let after_tried = !((tried << 1) - 1);
@@ -604,7 +601,7 @@ pub fn judge(
                         &last,
                         step,
                         Some(entries.len()),
-                        summary.undos,
+                        (summary.writes, summary.undos),
                         &words,
                     )?;
                 }
@@ -631,7 +628,15 @@ pub fn judge(
         }
     }
     if !calls && !solved {
-        leftover(&givens, &board, &last, step, None, summary.undos, &words)?;
+        leftover(
+            &givens,
+            &board,
+            &last,
+            step,
+            None,
+            (summary.writes, summary.undos),
+            &words,
+        )?;
     }
     if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
         if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
@@ -751,7 +756,7 @@ fn leftover(
     last: &[Option<LastWrite>],
     step: u64,
     calls: Option<usize>,
-    undos: u64,
+    (writes, undos): (u64, u64),
     words: &Words,
 ) -> Result<(), Failure> {
     let side = board.side();
@@ -771,6 +776,9 @@ fn leftover(
             let top = usize::from(write.value) == side;
             let paths = match (undos, top) {
                 (0, false) => String::new(),
+                // Several writes and never a clear: no clear anywhere,
+                // which the general advice covers.
+                (0, true) if writes > 1 => String::new(),
                 (0, true) => format!(
                     "; the digit left is {side}, the last one the loop tries: if solve clears \
                      after the other digits, the clear is skipped after the last"
