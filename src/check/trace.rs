@@ -457,6 +457,9 @@ pub fn judge(
     let mut open = OpenCells::new(side * side);
     let mut visits = Visits::new(side * side, words.digit_loop);
     let mut call_count = 0usize;
+    // The last record, when it was a return of solve: what the call just
+    // finished returned (for a clear right after it).
+    let mut returned: Option<Option<bool>> = None;
     let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
     let mut full_after: Option<u64> = None;
     let mut summary = TraceSummary {
@@ -562,13 +565,31 @@ pub fn judge(
                 }
                 if summary.hint.is_none() && new == 0 && was != 0 {
                     if let Some(full) = full_after {
+                        // What the call on the complete board returned
+                        // tells the two bugs apart: true, and the clear
+                        // came after success; false, and the base case
+                        // did not see the board was complete.
+                        let (truthy, falsy) = (words.truthy, words.falsy);
+                        let after_success = format!(
+                            "when the recursive call returns {truthy}, return {truthy} at once; \
+                             clear the cell only when it returns {falsy}"
+                        );
+                        let base_case = format!(
+                            "solve must return {truthy} when find_empty finds no empty cell \
+                             (check find_empty on a full board, and the base case's test)"
+                        );
+                        let why = match returned {
+                            Some(Some(true)) => after_success,
+                            Some(Some(false)) => format!(
+                                "the call on the complete board returned {falsy}: {base_case}"
+                            ),
+                            _ => format!("either {after_success}; or {base_case}"),
+                        };
                         summary.hint = Some(
                             Failure::new(
                                 CLEARED_SOLUTION,
                                 format!(
-                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: \
-                                     when the recursive call returns {}, return {} at once; clear the cell only when it returns {}",
-                                    words.truthy, words.truthy, words.falsy
+                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: {why}"
                                 ),
                             )
                             .on(&board, Some((row, col))),
@@ -576,6 +597,7 @@ pub fn judge(
                     }
                 }
                 full_after = (empty == 0).then_some(step);
+                returned = None;
                 last[i] = Some(LastWrite {
                     step,
                     value: new,
@@ -583,10 +605,12 @@ pub fn judge(
                 });
             }
             Record::Call => {
+                returned = None;
                 call_count += 1;
                 entries.push(board.clone());
             }
             Record::Return(result) => {
+                returned = Some(result);
                 let Some(entry) = entries.pop() else {
                     return Err(Failure::new(
                         MALFORMED,
@@ -1203,6 +1227,54 @@ mod tests {
         assert!(
             err.message.contains("the board was complete after step 8"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_clear_after_a_false_on_the_complete_board_names_the_base_case() {
+        // The seed's search, but the call on the complete board returns
+        // false, and the last cell is cleared: a base case that did not
+        // see the board was complete, not a clear after success.
+        let solution = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let empties: Vec<usize> = (0..16).filter(|&i| CAMPUS[i] == 0).collect();
+        let mut parts = Vec::new();
+        for (depth, &i) in empties.iter().enumerate() {
+            parts.push(event(0));
+            parts.push(write(
+                (i / 4) as u8,
+                (i % 4) as u8,
+                0,
+                solution[i],
+                depth as u16 + 1,
+            ));
+        }
+        parts.push(event(0));
+        parts.push(event(1));
+        // Every call clears its cell on the way back and returns false.
+        for (depth, &i) in empties.iter().enumerate().rev() {
+            parts.push(write(
+                (i / 4) as u8,
+                (i % 4) as u8,
+                solution[i],
+                0,
+                depth as u16 + 1,
+            ));
+            parts.push(event(1));
+        }
+        let summary = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &trace(&parts));
+        let hint = match summary {
+            Ok(summary) => summary.hint.expect("a hint"),
+            Err(err) => err,
+        };
+        assert!(
+            hint.message.contains("the call on the complete board returned False: solve must return True when find_empty finds no empty cell"),
+            "{}",
+            hint.message
+        );
+        assert!(
+            !hint.message.contains("return True at once"),
+            "{}",
+            hint.message
         );
     }
 

@@ -172,7 +172,15 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             }
             if session.kind() != SubmissionKind::Python {
                 let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
-                first_steps.extend(first_step(session, traced.as_ref().unwrap_or(case), case));
+                let mut step = first_step(session, traced.as_ref().unwrap_or(case), case);
+                // A small board can leave the search nothing to do (one
+                // cell whose digit is never tried: no write at all); the
+                // case's own search then shows which digits were tried,
+                // which tells a loop's bound from a return inside it.
+                if step.is_none() && traced.is_some() {
+                    step = first_step(session, case, case);
+                }
+                first_steps.extend(step);
             }
         }
         if test.verdict != Verdict::Pass && args.fail_fast {

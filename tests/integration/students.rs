@@ -316,7 +316,11 @@ const HINTS: &[(&str, &str)] = &[
     ("no-cell", "with no empty cell left"),
     ("copy-first", "most likely it solved a copy"),
     ("copy-or-base", "either it solved a copy"),
-    ("cleared", "the board was complete after step"),
+    ("cleared-after-success", "return true at once"),
+    (
+        "base-case-false",
+        "the call on the complete board returned false",
+    ),
     (
         "illegal-write",
         "every placement must be legal when it is written",
@@ -359,7 +363,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "bug-find-empty-never-none.c",
-        &["no-cell", "find-empty-full", "gave-up"],
+        &["no-cell", "find-empty-full", "gave-up", "base-case-false"],
         &[],
     ),
     ("bug-find-empty-order.c", &["reading-order"], &[]),
@@ -374,7 +378,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("bug-overwrites-givens.c", &["given", "given-changed"], &[]),
     ("bug-partial-clear.c", &["leftover"], &[]),
     ("bug-recurse-without-write.c", &["stack"], &[]),
-    ("bug-solve-always-true.c", &["in-place", "no-solution"], &[]),
+    (
+        "bug-solve-always-true.c",
+        &["in-place", "no-solution", "true-empty"],
+        &[],
+    ),
     ("bug-solves-copy.c", &["copy-or-base", "in-place"], &[]),
     ("py-listing.py", &[], &[]),
     ("py-no-clear.py", &["leftover"], &[]),
@@ -433,12 +441,17 @@ fn assert_hints(name: &str, shown: &str) {
 /// to try on its one-cell board; a crash ends the trace) or do not fail
 /// `solve`.
 const FIRST_STEPS: &[(&str, &str)] = &[
+    (
+        "bug-find-empty-never-none.c",
+        "the call on the complete board returned false",
+    ),
     ("bug-legal-no-column.c", "but column"),
     ("bug-no-clear.c", "on a dead branch"),
     ("bug-partial-clear.c", "on a dead branch"),
     ("bug-out-of-range.c", "outside 1..="),
     ("bug-overwrites-givens.c", "over the given"),
     ("bug-solves-copy.c", "it solved a copy"),
+    ("bug-solve-always-true.c", "returned true after step"),
 ];
 
 /// The line after the "first step" heading of `grader check`'s output.
