@@ -460,6 +460,8 @@ pub fn judge(
     // The last record, when it was a return of solve: what the call just
     // finished returned (for a clear right after it).
     let mut returned: Option<Option<bool>> = None;
+    // The step at which each active call of solve began.
+    let mut entry_steps: Vec<u64> = Vec::new();
     let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
     let mut full_after: Option<u64> = None;
     let mut summary = TraceSummary {
@@ -608,6 +610,7 @@ pub fn judge(
                 returned = None;
                 call_count += 1;
                 entries.push(board.clone());
+                entry_steps.push(step);
             }
             Record::Return(result) => {
                 returned = Some(result);
@@ -618,6 +621,23 @@ pub fn judge(
                             .to_string(),
                     ));
                 };
+                let entered = entry_steps.pop().unwrap_or(step);
+                // Not for Python, whose messages are worded by the trace
+                // on every test, before anyone knows whether its legal
+                // passes (a legal that answers false fits as well).
+                if result == Some(false)
+                    && entered == step
+                    && summary.hint.is_none()
+                    && trace.source != TraceSource::Python
+                {
+                    summary.hint = gave_up_unwritten(
+                        &board,
+                        step,
+                        entries.len() + 1,
+                        visits.top_written,
+                        &words,
+                    );
+                }
                 if result == Some(false) {
                     leftover(
                         &entry,
@@ -835,6 +855,68 @@ fn leftover(
         ),
     };
     Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+}
+
+/// A call of `solve` (at `depth`) that returned false after `step` without
+/// writing a digit, though every empty cell had a digit that fits: a hint
+/// (a search that prunes harder may do this on purpose). A correct
+/// backtracker writes at whichever cell it chose, so its digit loop
+/// skipped every digit that fits there; which cause is likelier depends on
+/// the digits that fit: only N everywhere (and N never written) points at
+/// the loop's bound.
+fn gave_up_unwritten(
+    board: &Board,
+    step: u64,
+    depth: usize,
+    top_written: bool,
+    words: &Words,
+) -> Option<Failure> {
+    let side = board.side();
+    let fits = |r: usize, c: usize| -> Vec<u8> {
+        (1..=side as u8)
+            .filter(|&v| clashes(board, r, c, v).is_empty())
+            .collect()
+    };
+    let empty: Vec<(usize, usize)> = board.empty_cells().collect();
+    let &(r, c) = empty.first()?;
+    if empty.iter().any(|&(i, j)| fits(i, j).is_empty()) {
+        return None;
+    }
+    let only_top = empty.iter().all(|&(i, j)| fits(i, j) == [side as u8]);
+    let listed: Vec<String> = fits(r, c).iter().map(u8::to_string).collect();
+    let falsy = words.falsy;
+    let causes = if only_top && !top_written {
+        format!(
+            "most likely your digit loop stops before {side} ({}); or solve returns {falsy} \
+             before the loop reaches {side} (a return {falsy} inside the digit loop)",
+            words.digit_loop
+        )
+    } else {
+        format!(
+            "most likely solve returns {falsy} before its digit loop tries a digit that fits \
+             (a return {falsy} inside the loop: return {falsy} only after it); or it asks legal \
+             about another cell than the one it fills (row and column swapped?)"
+        )
+    };
+    let when = if step == 0 {
+        "at once".to_string()
+    } else {
+        format!("after step {step}")
+    };
+    let mut shown = board.clone();
+    shown.set(r, c, 0);
+    Some(
+        Failure::new(
+            "solve.trace.unwritten",
+            format!(
+                "solve (depth {depth}) returned {falsy} {when} without writing a digit, \
+                 though every empty cell had a digit that fits ({} could take {}): {causes}",
+                cell(r, c),
+                listed.join(", ")
+            ),
+        )
+        .on(&shown, Some((r, c))),
+    )
 }
 
 /// At a `solve` (at `depth`) that returned true after `step`: the board
@@ -1276,6 +1358,41 @@ mod tests {
             "{}",
             hint.message
         );
+    }
+
+    #[test]
+    fn a_false_without_a_write_where_a_digit_fits_is_a_hint_for_libraries() {
+        // One empty cell, whose only digit is 4: solve is called and
+        // returns false without a write.
+        let solution = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let mut puzzle = solution.to_vec();
+        puzzle[12] = 0;
+        let mut case = campus();
+        case.puzzle = Board::from_cells(2, puzzle.clone()).expect("a board");
+        let parts = [event(0), event(1)];
+        let judged = |source| {
+            judge(
+                &case,
+                2,
+                &puzzle,
+                false,
+                &puzzle,
+                &writes_only(&parts, source),
+            )
+            .expect("no rule broken")
+            .hint
+        };
+        let hint = judged(TraceSource::WriteWatch).expect("a hint");
+        assert_eq!(hint.check, "solve.trace.unwritten");
+        assert!(
+            hint.message.starts_with(
+                "solve (depth 1) returned false at once without writing a digit, though every empty cell had a digit that fits ((row 3, col 0) could take 4): most likely your digit loop stops before 4"
+            ),
+            "{}",
+            hint.message
+        );
+        // Python's messages are worded before legal's tests are known.
+        assert_eq!(judged(TraceSource::Python), None);
     }
 
     #[test]

@@ -212,7 +212,23 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             && t.verdict != Verdict::Pass
             && t.message.contains("on a full board")
     });
+    // A digit that fit and was never written fits a legal that answered
+    // false for it as well as a digit loop that skipped it: with legal
+    // failing its own tests, such a step names a cause it cannot prove.
+    let legal_fails = tests
+        .iter()
+        .any(|t| t.function == Function::Legal && t.verdict != Verdict::Pass);
+    if legal_fails {
+        first_steps
+            .retain(|f| !matches!(f.finding, "solve.trace.untried" | "solve.trace.unwritten"));
+    }
     for view in &mut shrunk {
+        // The small board's trace says it with a step: no need twice.
+        if first_steps.iter().any(|f| {
+            f.case == view.case && f.on_small_board && f.finding == "solve.trace.unwritten"
+        }) {
+            view.diagnosis = None;
+        }
         let full = view.empty == 0;
         if full && find_empty_full {
             if let Some(d) = &mut view.diagnosis {
@@ -266,19 +282,18 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
     let judged = session.test(traced, Function::Solve, true);
     let failure = judged.failure?;
     let source = judged.trace_source?;
-    failure
-        .explained_by
-        .is_some_and(|check| check.starts_with("solve.trace."))
-        .then(|| FirstStepView {
-            case: case.name.clone(),
-            on_small_board: traced.puzzle != case.puzzle,
-            source,
-            message: failure.message.clone(),
-            board: failure
-                .board
-                .as_ref()
-                .map(|b| picture::render(b, failure.cell)),
-        })
+    let finding = failure.explained_by?;
+    finding.starts_with("solve.trace.").then(|| FirstStepView {
+        case: case.name.clone(),
+        on_small_board: traced.puzzle != case.puzzle,
+        source,
+        finding,
+        message: failure.message.clone(),
+        board: failure
+            .board
+            .as_ref()
+            .map(|b| picture::render(b, failure.cell)),
+    })
 }
 
 /// What a shrunk board shows when its shape leaves few causes: no empty

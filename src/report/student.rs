@@ -35,6 +35,14 @@ const RUNTIME_NOISE: [&str; 3] = [
     "fatal runtime error: stack overflow, aborting",
 ];
 
+/// The trace's findings that are hints, not broken rules (see
+/// `check::trace`).
+const HINT_FINDINGS: [&str; 3] = [
+    "solve.trace.untried",
+    "solve.trace.unwritten",
+    "solve.trace.cleared_solution",
+];
+
 /// How a `legal` message names a board other than the case's puzzle
 /// (see `check::judge::legal`).
 const TEST_BOARD: &str = "on a test board (not the case's puzzle)";
@@ -87,6 +95,8 @@ pub struct FirstStepView {
     pub on_small_board: bool,
     /// Who recorded the writes: `python`, `rust_board` or `write_watch`.
     pub source: crate::check::TraceSource,
+    /// The trace's check that found it (`solve.trace.leftover`, ...).
+    pub finding: &'static str,
     /// The step and the rule, in the lab's words.
     pub message: String,
     /// The board at that step, the cell in question marked.
@@ -395,10 +405,17 @@ fn write_first_step(first: &FirstStepView, out: &mut dyn Write) -> io::Result<()
     } else {
         ""
     };
+    // A hint (what a search that prunes harder may also do) is not a
+    // broken rule, and is not headed as one.
+    let heading = if HINT_FINDINGS.contains(&first.finding) {
+        "what the search did"
+    } else {
+        "the first step that breaks the lab's rules"
+    };
     writeln!(
         out,
         "    {}",
-        format!("the first step that breaks the lab's rules ({watched}{board}):").bold()
+        format!("{heading} ({watched}{board}):").bold()
     )?;
     for line in visible(&first.message).lines() {
         writeln!(out, "      {}", line.yellow())?;
