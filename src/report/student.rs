@@ -541,7 +541,8 @@ pub fn fixed_board_size(
     Some(format!(
         "your code assumes a {side}x{side} board (n = {n}): every {side}x{side} test passes, but tests \
          fail on every other size ({}). Use n and N = n*n instead of {side} and {n} ({spelled}): \
-         a {side} or {n} written into the code reads past a smaller board and misses the cells of a bigger one",
+         a {side} or {n} written into the code reads or writes past a smaller board and misses cells \
+         or digits of a bigger one",
         failed.join(", ")
     ))
 }
