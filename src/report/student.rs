@@ -20,7 +20,9 @@ use std::io::{self, Write};
 
 use super::text::{visible, visible_line};
 use super::{Status, SubmissionReport, TestReport};
+use crate::check::{DIGIT_LOOP_ANY, digit_loop};
 use crate::exit;
+use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 
 /// How much of a failing test's output is shown.
@@ -224,7 +226,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
                     "    also fails: {} ({}): {}",
                     test.case,
                     verdict_colored(test.verdict),
-                    visible_line(fact(&shown_message(test)))
+                    visible_line(fact(&shown_message(test, sub.kind.as_deref())))
                 )?;
             }
         }
@@ -276,7 +278,7 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
     if let Some(description) = &test.description {
         writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
     }
-    let message = shown_message(test);
+    let message = shown_message(test, run.submission.kind.as_deref());
     for line in visible(&message).lines() {
         writeln!(out, "    {line}")?;
     }
@@ -286,9 +288,12 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
         .iter()
         .find(|f| f.case == test.case && test.function == Function::Solve);
     match (shrunk, &test.board) {
-        (Some(shrunk), _) if test.function == Function::Solve => {
-            write_shrunk(shrunk, first.filter(|f| f.on_small_board), out)?
-        }
+        (Some(shrunk), _) if test.function == Function::Solve => write_shrunk(
+            shrunk,
+            first.filter(|f| f.on_small_board),
+            run.submission.kind.as_deref(),
+            out,
+        )?,
         (_, Some(board)) => {
             writeln!(out)?;
             // The case's description above names its puzzle: a board of
@@ -334,6 +339,7 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
 fn write_shrunk(
     shrunk: &ShrunkView,
     first: Option<&FirstStepView>,
+    kind: Option<&str>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let cells = |k: usize| if k == 1 { "cell" } else { "cells" };
@@ -380,7 +386,7 @@ fn write_shrunk(
         return write_first_step(first, out);
     }
     writeln!(out, "    on the small board:")?;
-    let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message);
+    let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message, kind);
     for line in visible(&message).lines() {
         writeln!(out, "      {line}")?;
     }
@@ -472,28 +478,53 @@ pub fn labelled(picture: &str) -> String {
     out
 }
 
-/// The message shown for a test: a crash from a stack overflow is told in
-/// the lab's words.
-fn shown_message(test: &TestReport) -> String {
-    in_lab_words(test.function, test.verdict, &test.message)
+/// The message shown for a test of a submission of `kind` (`c`, `rust`,
+/// `python`, `library`): a crash from a stack overflow is told in the
+/// lab's words.
+fn shown_message(test: &TestReport, kind: Option<&str>) -> String {
+    in_lab_words(test.function, test.verdict, &test.message, kind)
 }
 
+/// What endless recursion in `solve` most likely is, two causes at most: a
+/// write at another cell than find_empty's (or none) sends find_empty back
+/// to the same cell; a 0 written looks like no write.
+const ENDLESS_RECURSION: &str = "Most likely solve recursed without writing a digit into the \
+     cell find_empty returned (no write before the call, or a write at another cell: find_empty \
+     then returns the same cell again and again), or wrote 0 (a digit loop that starts at 0); \
+     write a digit from 1 to N into that cell before the recursive call";
+
 /// `message` for a test of `function` that ended with `verdict`, with a
-/// stack overflow told as the recursion bug it almost always is.
-fn in_lab_words(function: Function, verdict: Verdict, message: &str) -> String {
+/// stack overflow told as the recursion bug it almost always is (a Python
+/// RecursionError keeps the harness's own line, the cause added after it), and
+/// the digit loop spelled in `kind`'s language where the judge spelled
+/// all three.
+fn in_lab_words(function: Function, verdict: Verdict, message: &str, kind: Option<&str>) -> String {
     // A stack overflow the worker told for certain starts its message so;
     // a SIGSEGV only may be one (a null pointer or an index off the board
     // looks the same), and keeps its own message.
     if verdict == Verdict::Crash && message.starts_with("stack overflow") {
         return format!(
-            "{} crashed with a stack overflow: it called itself without end. Most likely solve \
-             recursed without writing a digit first (find_empty then returns the same cell again \
-             and again), or wrote 0 (a digit loop that starts at 0); write a digit from 1 to N \
-             into the cell before the recursive call",
-            function
+            "{function} crashed with a stack overflow: it called itself without end. {ENDLESS_RECURSION}"
         );
     }
-    message.to_string()
+    if verdict == Verdict::Crash
+        && function == Function::Solve
+        && message.starts_with("recursed too deep")
+    {
+        return format!(
+            "{message}\nsolve called itself without end (RecursionError). {ENDLESS_RECURSION}"
+        );
+    }
+    let spelled = match kind {
+        Some("rust") => Some(digit_loop(SubmissionKind::Rust)),
+        Some("python") => Some(digit_loop(SubmissionKind::Python)),
+        Some("c") | Some("library") => Some(digit_loop(SubmissionKind::C)),
+        _ => None,
+    };
+    match spelled {
+        Some(one) => message.replace(DIGIT_LOOP_ANY, one),
+        None => message.to_string(),
+    }
 }
 
 /// The board size the code was written for, when the tests show it: every
@@ -797,7 +828,7 @@ mod tests {
         crash.output = "\x1b[2Jhello\nthread '<unknown>' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n".into();
         let shown = text(&run(vec![crash]), false);
         assert!(
-            shown.contains("recursed without writing a digit"),
+            shown.contains("recursed without writing a digit into the cell find_empty returned"),
             "{shown}"
         );
         assert!(!shown.contains("overflowed its stack"), "{shown}");
@@ -844,6 +875,31 @@ mod tests {
         quiet.output = "\nthread 'main' panicked at src/lib.rs:1:1:\nx\n".into();
         let shown = text(&run(vec![quiet]), false);
         assert!(!shown.contains("your code printed"), "{shown}");
+    }
+
+    #[test]
+    fn the_digit_loop_is_spelled_in_the_submissions_language_and_tracebacks_stay() {
+        let gave_up = format!("solve returned false: check the loop ({DIGIT_LOOP_ANY})");
+        let mut r = run(vec![test("a", Function::Solve, Verdict::Wrong, &gave_up)]);
+        r.submission.kind = Some("rust".into());
+        let shown = text(&r, false);
+        assert!(shown.contains("(for v in 1..=n*n, not 1..n*n)"), "{shown}");
+        assert!(!shown.contains("in Python"), "{shown}");
+        let traceback =
+            "recursed too deep in solve (RecursionError: maximum recursion depth exceeded)";
+        let mut r = run(vec![test("a", Function::Solve, Verdict::Crash, traceback)]);
+        r.submission.kind = Some("python".into());
+        let shown = text(&r, false);
+        assert!(
+            shown.contains(
+                "recursed too deep in solve (RecursionError: maximum recursion depth exceeded)"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("solve called itself without end (RecursionError)"),
+            "{shown}"
+        );
     }
 
     #[test]
