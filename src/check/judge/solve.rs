@@ -141,23 +141,26 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
         )
         .on(after, Some((r, c)));
     }
-    // The board is as it was: the search gave up too early. A digit N that
-    // the solution needs in an empty cell points at the loop's bound.
+    // The board is as it was: the search gave up too early. The end state
+    // cannot tell why (a loop that stops before N, a return inside the
+    // loop, a legal that answers false, a base case...), so it says what a
+    // search that finds the solution does, not which part is wrong; a
+    // digit N the solution needs is named, since a loop's bound would
+    // miss it.
     let needs_top = case.solution.as_ref().and_then(|solution| {
         cells().find(|&(r, c)| input.get(r, c) == 0 && usize::from(solution.get(r, c)) == side)
     });
     let message = match needs_top {
         Some((r, c)) => format!(
-            "solve returned false, but this puzzle has a solution (it needs {side} at {}): \
-             check that your digit loop tries every digit from 1 to {side} inclusive \
-             ({}); otherwise, return false only after \
-             every digit failed at the cell, not after the first",
+            "solve returned false and left the board as it was passed in, but this puzzle has a \
+             solution (it needs {side} at {}): a solve whose digit loop tries every digit from 1 to \
+             {side} inclusive ({}) and returns false only after all of them failed at a cell finds it",
             cell(r, c),
             crate::check::DIGIT_LOOP_ANY
         ),
-        None => "solve returned false, but this puzzle has a solution: return false only after \
-                 every digit failed at the cell, not after the first, and return true as soon as \
-                 a recursive call returns true"
+        None => "solve returned false and left the board as it was passed in, but this puzzle has \
+                 a solution: return false only after every digit failed at the cell, not after \
+                 the first, and return true as soon as a recursive call returns true"
             .to_string(),
     };
     Failure::new("solve.gave_up", message).on(after, needs_top)
