@@ -404,6 +404,8 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("py-fixed-9x9.py", &["size"], &[]),
     ("bug-fixed-9x9.c", &["size", "range", "gave-up"], &[]),
     ("rust-fixed-9x9", &["size", "gave-up"], &[]),
+    ("rust-trait", &[], &[]),
+    ("rust-no-clear", &["leftover"], &[]),
 ];
 
 /// Checks `shown`, the `grader check` output of fixture `name`, against
@@ -592,6 +594,7 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
     let cases = snapshot_cases(&kit);
     let (status, shown) = check_fixture(&kit, &cases, "rust-no-clear");
     assert_eq!(status, 1, "{shown}");
+    assert_hints("rust-no-clear", &shown);
     let block = shown
         .split_once("the first step that breaks the lab's rules (the grader recorded every board.set on the small board):\n")
         .unwrap_or_else(|| panic!("no first step in:\n{shown}"))
@@ -605,6 +608,7 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
     // The correct trait submission passes, traced or not.
     let (status, shown) = check_fixture(&kit, &cases, "rust-trait");
     assert_eq!(status, 0, "{shown}");
+    assert_hints("rust-trait", &shown);
 }
 
 /// A solver with 9 and 3 written into it passes every 9x9 and fails the
