@@ -45,8 +45,8 @@ const HINT_FINDINGS: [&str; 3] = [
     "solve.trace.cleared_solution",
 ];
 
-/// How a `legal` message names a board other than the case's puzzle
-/// (see `check::judge::legal`).
+/// How a `legal` or `find_empty` message names a board other than the
+/// case's puzzle (see `check::judge`).
 const TEST_BOARD: &str = "on a test board (not the case's puzzle)";
 
 /// Lines the Rust runtime prints around a panic, never the student's.
