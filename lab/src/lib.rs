@@ -236,7 +236,9 @@ impl Board {
     /// The value at row `r`, column `c` (0 = empty).
     ///
     /// # Panics
-    /// If `r` or `c` is not below [`Board::side`].
+    /// If `r` or `c` is not below [`Board::side`]; the panic names the
+    /// caller's file and line (the student's), not this crate's.
+    #[track_caller]
     pub fn get(&self, r: usize, c: usize) -> u8 {
         let side = self.side();
         assert!(
@@ -254,7 +256,9 @@ impl Board {
     /// process.
     ///
     /// # Panics
-    /// If `r` or `c` is not below [`Board::side`].
+    /// If `r` or `c` is not below [`Board::side`]; the panic names the
+    /// caller's file and line.
+    #[track_caller]
     pub fn set(&mut self, r: usize, c: usize, v: u8) {
         let side = self.side();
         assert!(

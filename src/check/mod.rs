@@ -15,6 +15,7 @@ mod judge;
 mod plan;
 mod probe;
 mod rule;
+mod spelling;
 #[cfg(test)]
 mod tests;
 pub mod trace;
@@ -24,4 +25,5 @@ pub use execute::execute;
 pub use judge::{Failure, Judgement, judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{Probe, Response};
+pub use spelling::{DIGIT_LOOP_ANY, digit_loop};
 pub use trace::{TraceSource, TraceSummary, WriteTrace};

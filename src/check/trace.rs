@@ -39,6 +39,10 @@ pub const TRACE_CAP: usize = 80_000;
 /// cost about 0.3 s): past them the search runs on at full speed.
 pub const WATCH_CAP: usize = 10_000;
 
+/// The check id of the hint "the board was complete, then a cell was
+/// cleared" (the clear after a recursive call returned true).
+const CLEARED_SOLUTION: &str = "solve.trace.cleared_solution";
+
 /// The check id of a trace that cannot be replayed (malformed, or naming
 /// cells off the board): it explains nothing, and the end state's own
 /// message stands.
@@ -302,15 +306,22 @@ impl OpenCells {
 /// search that prunes harder than the lab's may skip a digit on purpose.
 struct Visits {
     tried: Vec<u32>,
+    /// Digit N was written somewhere: the loop reaches N, so its bound is
+    /// not why a cell was given up without N.
+    top_written: bool,
+    /// The digit loop as the student's language spells it.
+    digit_loop: &'static str,
     /// The last cell cleared: its index, the step, and the digits that fit
     /// there then. The visit ends when the next write goes elsewhere.
     cleared: Option<(usize, u64, u32)>,
 }
 
 impl Visits {
-    fn new(cells: usize) -> Visits {
+    fn new(cells: usize, digit_loop: &'static str) -> Visits {
         Visits {
             tried: vec![0; cells],
+            top_written: false,
+            digit_loop,
             cleared: None,
         }
     }
@@ -334,6 +345,7 @@ impl Visits {
         }
         if new != 0 && usize::from(new) <= side {
             self.tried[i] |= 1 << (new - 1);
+            self.top_written |= usize::from(new) == side;
         }
         if new == 0 && old != 0 {
             let (r, c) = (i / side, i % side);
@@ -364,12 +376,37 @@ impl Visits {
         let (r, c) = (i / side, i % side);
         let mut shown = board.clone();
         shown.set(r, c, 0);
+        // The causes that fit what was seen, likelier first: one digit
+        // tried, then the cell given up, is a return (or break) inside the
+        // loop; N never written anywhere, with several digits tried here,
+        // is the loop's bound; N written elsewhere rules the bound out.
+        let top_missing = missing & 1 << (side - 1) != 0;
+        let bound = top_missing && !self.top_written;
+        let early_cause = "solve returns false (or breaks out of the digit loop) after the first digit \
+                     that fits: return false only after the loop has tried every digit";
+        let short = format!("your digit loop stops before {side} ({})", self.digit_loop);
+        // Early: one digit tried, and a digit after it other than N fit
+        // (with only N missing, the bound fits better).
+        let after_tried = !((tried << 1) - 1);
+        let early = tried.count_ones() == 1 && missing & !(1 << (side - 1)) & after_tried != 0;
+        let causes = match (early, bound) {
+            (true, true) => format!("most likely {early_cause}; or {short}"),
+            (true, false) => format!("most likely {early_cause}"),
+            (false, true) => {
+                format!("most likely {short}; or solve returns false inside the digit loop")
+            }
+            (false, false) => {
+                "a digit loop that reaches every digit fits neither: check what inside \
+                               the loop returns false or breaks out of it before the last digit"
+                    .to_string()
+            }
+        };
         Some(
             Failure::new(
                 "solve.trace.untried",
                 format!(
                     "at {} the search tried {} and then gave the cell up at step {step}, but {} also fit there and {} never tried: \
-                     the digit loop must try every digit from 1 to {side} (v <= N, not v < N; range(1, N + 1) in Python)",
+                     {causes}",
                     cell(r, c),
                     list(tried),
                     list(missing),
@@ -418,7 +455,13 @@ pub fn judge(
     let mut last: Vec<Option<LastWrite>> = vec![None; side * side];
     let mut entries: Vec<Board> = Vec::new();
     let mut open = OpenCells::new(side * side);
-    let mut visits = Visits::new(side * side);
+    let mut visits = Visits::new(side * side, words.digit_loop);
+    let mut call_count = 0usize;
+    // The last record, when it was a return of solve: what the call just
+    // finished returned (for a clear right after it).
+    let mut returned: Option<Option<bool>> = None;
+    // The step at which each active call of solve began.
+    let mut entry_steps: Vec<u64> = Vec::new();
     let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
     let mut full_after: Option<u64> = None;
     let mut summary = TraceSummary {
@@ -499,7 +542,9 @@ pub fn judge(
                             "solve.trace.illegal",
                             format!(
                                 "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
-                                 every placement must be legal when it is written; call legal(board, r, c, v) before writing",
+                                 every placement must be legal when it is written: write a digit only when \
+                                 legal(board, r, c, v) returns true for that cell, row first; if solve does, \
+                                 legal answered true here",
                                 unit.name(n, row, col),
                                 cell(i, j)
                             ),
@@ -522,13 +567,31 @@ pub fn judge(
                 }
                 if summary.hint.is_none() && new == 0 && was != 0 {
                     if let Some(full) = full_after {
+                        // What the call on the complete board returned
+                        // tells the two bugs apart: true, and the clear
+                        // came after success; false, and the base case
+                        // did not see the board was complete.
+                        let (truthy, falsy) = (words.truthy, words.falsy);
+                        let after_success = format!(
+                            "when the recursive call returns {truthy}, return {truthy} at once; \
+                             clear the cell only when it returns {falsy}"
+                        );
+                        let base_case = format!(
+                            "solve must return {truthy} when find_empty finds no empty cell \
+                             (check find_empty on a full board, and the base case's test)"
+                        );
+                        let why = match returned {
+                            Some(Some(true)) => after_success,
+                            Some(Some(false)) => format!(
+                                "the call on the complete board returned {falsy}: {base_case}"
+                            ),
+                            _ => format!("either {after_success}; or {base_case}"),
+                        };
                         summary.hint = Some(
                             Failure::new(
-                                "solve.trace.cleared_solution",
+                                CLEARED_SOLUTION,
                                 format!(
-                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: \
-                                     when the recursive call returns {}, return {} at once; clear the cell only when it returns {}",
-                                    words.truthy, words.truthy, words.falsy
+                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: {why}"
                                 ),
                             )
                             .on(&board, Some((row, col))),
@@ -536,14 +599,21 @@ pub fn judge(
                     }
                 }
                 full_after = (empty == 0).then_some(step);
+                returned = None;
                 last[i] = Some(LastWrite {
                     step,
                     value: new,
                     depth,
                 });
             }
-            Record::Call => entries.push(board.clone()),
+            Record::Call => {
+                returned = None;
+                call_count += 1;
+                entries.push(board.clone());
+                entry_steps.push(step);
+            }
             Record::Return(result) => {
+                returned = Some(result);
                 let Some(entry) = entries.pop() else {
                     return Err(Failure::new(
                         MALFORMED,
@@ -551,10 +621,43 @@ pub fn judge(
                             .to_string(),
                     ));
                 };
+                let entered = entry_steps.pop().unwrap_or(step);
+                // Not for Python, whose messages are worded by the trace
+                // on every test, before anyone knows whether its legal
+                // passes (a legal that answers false fits as well).
+                if result == Some(false)
+                    && entered == step
+                    && summary.hint.is_none()
+                    && trace.source != TraceSource::Python
+                {
+                    summary.hint = gave_up_unwritten(
+                        &board,
+                        step,
+                        entries.len() + 1,
+                        visits.top_written,
+                        &words,
+                    );
+                }
                 if result == Some(false) {
-                    leftover(&entry, &board, &last, step, Some(entries.len()), &words)?;
+                    leftover(
+                        &entry,
+                        &board,
+                        &last,
+                        step,
+                        Some(entries.len()),
+                        (summary.writes, summary.undos),
+                        &words,
+                    )?;
                 }
                 if result == Some(true) && summary.writes > 0 {
+                    // A board complete earlier and cleared since is the
+                    // clear after success, not a base case that returned
+                    // true too soon: say so, in every language alike.
+                    if let Some(cleared) = summary.hint.as_ref().filter(|h| {
+                        h.check == CLEARED_SOLUTION && board.empty_cells().next().is_some()
+                    }) {
+                        return Err(cleared.clone());
+                    }
                     true_with_empty(&board, step, entries.len() + 1, &words)?;
                 }
             }
@@ -569,7 +672,15 @@ pub fn judge(
         }
     }
     if !calls && !solved {
-        leftover(&givens, &board, &last, step, None, &words)?;
+        leftover(
+            &givens,
+            &board,
+            &last,
+            step,
+            None,
+            (summary.writes, summary.undos),
+            &words,
+        )?;
     }
     if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
         if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
@@ -593,12 +704,35 @@ pub fn judge(
     let solvable = case.solutions != Some(crate::case::Solutions::None);
     if solved && summary.writes == 0 && solvable {
         if let Some((r, c)) = givens.empty_cells().next() {
+            // Two bugs leave no write: a search on a copy, and a base case
+            // that returns true while a cell is empty (a lost `!`). A solve
+            // seen calling itself searched somewhere: a copy. Seen called
+            // once, or with no calls recorded, either fits.
+            let truthy = words.truthy;
+            let copy = "it solved a copy: the board you were given must hold the solution, \
+                        so write into it";
+            let base = format!(
+                "its base case returns {truthy} while a cell is empty: return {truthy} only when \
+                 find_empty finds no empty cell"
+            );
+            let (seen, why) = if calls && call_count > 1 {
+                (
+                    format!(", though it called itself {} time(s)", call_count - 1),
+                    format!("most likely {copy}"),
+                )
+            } else if calls {
+                (
+                    " and without calling itself".to_string(),
+                    format!("either {copy}; or {base}"),
+                )
+            } else {
+                (String::new(), format!("most likely {copy}; or {base}"))
+            };
             return Err(Failure::new(
                 "solve.trace.copy",
                 format!(
-                    "solve returned {} without writing a single digit on the board it was given ({} is still empty): \
-                     it solved a copy; write in place and clear on the way back",
-                    words.truthy,
+                    "solve returned {truthy} without writing a single digit on the board it was given{seen} \
+                     ({} is still empty): {why}",
                     cell(r, c)
                 ),
             )
@@ -620,6 +754,8 @@ struct Words {
     untraced: &'static str,
     /// What to do when the trace names a cell off the board.
     off_board: &'static str,
+    /// The digit loop that reaches N, as the language spells it.
+    digit_loop: &'static str,
 }
 
 impl Words {
@@ -632,6 +768,7 @@ impl Words {
                 untraced: "the board was changed some other way (list.__setitem__, a patched row, a method); \
                            write cells with board[r][c] = v",
                 off_board: "write cells with board[r][c] = v and leave the board's rows as they are",
+                digit_loop: "for v in range(1, N + 1), not range(1, N)",
             },
             TraceSource::RustBoard => Words {
                 falsy: "false",
@@ -639,6 +776,7 @@ impl Words {
                 recorded: "made with board.set(r, c, v)",
                 untraced: "the board was changed some other way; write cells with board.set(r, c, v)",
                 off_board: "write cells with board.set(r, c, v)",
+                digit_loop: "for v in 1..=N, not 1..N",
             },
             TraceSource::WriteWatch => Words {
                 falsy: "false",
@@ -647,6 +785,7 @@ impl Words {
                 untraced: "the board was changed in a way the grader's write watch could not see \
                            (a system call, or the memory's protection changed); write cells with board[r * N + c] = v",
                 off_board: "write only the board's N*N cells",
+                digit_loop: "loop while v <= N, not v < N",
             },
         }
     }
@@ -661,6 +800,7 @@ fn leftover(
     last: &[Option<LastWrite>],
     step: u64,
     calls: Option<usize>,
+    (writes, undos): (u64, u64),
     words: &Words,
 ) -> Result<(), Failure> {
     let side = board.side();
@@ -674,14 +814,38 @@ fn leftover(
         None => format!("solve returned {falsy}"),
     };
     let message = match last[i] {
-        Some(write) if write.value != 0 => format!(
-            "{returned} after step {step}, but the write at {} left {} at {} \
-             on a dead branch: a leftover digit is a fake given for the rest of the search; \
-             set the cell back to 0 before trying the next digit or returning {falsy}",
-            step_name(write.step, write.depth, calls.is_some()),
-            shown(write.value),
-            cell(r, c)
-        ),
+        Some(write) if write.value != 0 => {
+            // A search that clears elsewhere is told where its clear is
+            // missing, not to add one; the last digit is the usual path.
+            let top = usize::from(write.value) == side;
+            let paths = match (undos, top) {
+                (0, false) => String::new(),
+                // Several writes and never a clear: no clear anywhere,
+                // which the general advice covers.
+                (0, true) if writes > 1 => String::new(),
+                (0, true) => format!(
+                    "; the digit left is {side}, the last one the loop tries: if solve clears \
+                     after the other digits, the clear is skipped after the last"
+                ),
+                (k, top) => format!(
+                    "; solve cleared {k} digit(s) before this, so it clears on some paths only: \
+                     every way out of the loop body after a failed recursive call must clear the cell{}",
+                    if top {
+                        format!(" (the digit left here is {side}, the last one the loop tries)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            };
+            format!(
+                "{returned} after step {step}, but the write at {} left {} at {} \
+                 on a dead branch: a leftover digit is a fake given for the rest of the search; \
+                 set the cell back to 0 before trying the next digit or returning {falsy}{paths}",
+                step_name(write.step, write.depth, calls.is_some()),
+                shown(write.value),
+                cell(r, c)
+            )
+        }
         _ => format!(
             "{returned} after step {step}, but {} holds {} where that call found {}: \
              a solve that fails must leave the board as it found it",
@@ -691,6 +855,68 @@ fn leftover(
         ),
     };
     Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+}
+
+/// A call of `solve` (at `depth`) that returned false after `step` without
+/// writing a digit, though every empty cell had a digit that fits: a hint
+/// (a search that prunes harder may do this on purpose). A correct
+/// backtracker writes at whichever cell it chose, so its digit loop
+/// skipped every digit that fits there; which cause is likelier depends on
+/// the digits that fit: only N everywhere (and N never written) points at
+/// the loop's bound.
+fn gave_up_unwritten(
+    board: &Board,
+    step: u64,
+    depth: usize,
+    top_written: bool,
+    words: &Words,
+) -> Option<Failure> {
+    let side = board.side();
+    let fits = |r: usize, c: usize| -> Vec<u8> {
+        (1..=side as u8)
+            .filter(|&v| clashes(board, r, c, v).is_empty())
+            .collect()
+    };
+    let empty: Vec<(usize, usize)> = board.empty_cells().collect();
+    let &(r, c) = empty.first()?;
+    if empty.iter().any(|&(i, j)| fits(i, j).is_empty()) {
+        return None;
+    }
+    let only_top = empty.iter().all(|&(i, j)| fits(i, j) == [side as u8]);
+    let listed: Vec<String> = fits(r, c).iter().map(u8::to_string).collect();
+    let falsy = words.falsy;
+    let causes = if only_top && !top_written {
+        format!(
+            "most likely your digit loop stops before {side} ({}); or solve returns {falsy} \
+             before the loop reaches {side} (a return {falsy} inside the digit loop)",
+            words.digit_loop
+        )
+    } else {
+        format!(
+            "most likely solve returns {falsy} before its digit loop tries a digit that fits \
+             (a return {falsy} inside the loop: return {falsy} only after it); or it asks legal \
+             about another cell than the one it fills (row and column swapped?)"
+        )
+    };
+    let when = if step == 0 {
+        "at once".to_string()
+    } else {
+        format!("after step {step}")
+    };
+    let mut shown = board.clone();
+    shown.set(r, c, 0);
+    Some(
+        Failure::new(
+            "solve.trace.unwritten",
+            format!(
+                "solve (depth {depth}) returned {falsy} {when} without writing a digit, \
+                 though every empty cell had a digit that fits ({} could take {}): {causes}",
+                cell(r, c),
+                listed.join(", ")
+            ),
+        )
+        .on(&shown, Some((r, c))),
+    )
 }
 
 /// At a `solve` (at `depth`) that returned true after `step`: the board
@@ -990,6 +1216,183 @@ mod tests {
         parts.push(write(0, 0, 0, 4, 0));
         parts.push(write(0, 0, 4, 0, 0));
         assert_eq!(judged(&parts).hint, None);
+    }
+
+    #[test]
+    fn the_untried_hint_ranks_the_causes_that_fit() {
+        let (case, empty) = empty_case();
+        let judged = |parts: &[String]| {
+            judge(
+                &case,
+                2,
+                &empty,
+                false,
+                &empty,
+                &writes_only(parts, TraceSource::RustBoard),
+            )
+            .expect("no rule broken")
+            .hint
+            .expect("a hint")
+            .message
+        };
+        // One digit tried, then the cell given up: a return inside the loop.
+        let early = judged(&[write(0, 0, 0, 1, 0), write(0, 0, 1, 0, 0)]);
+        assert!(
+            early.contains("most likely solve returns false (or breaks out of the digit loop) after the first digit"),
+            "{early}"
+        );
+        // 1 to 3 tried, 4 never written anywhere: the bound, in Rust's words.
+        let mut parts = Vec::new();
+        for v in 1..=3 {
+            parts.push(write(0, 0, 0, v, 0));
+            parts.push(write(0, 0, v, 0, 0));
+        }
+        let bound = judged(&parts);
+        assert!(
+            bound.contains("most likely your digit loop stops before 4 (for v in 1..=N, not 1..N)"),
+            "{bound}"
+        );
+        // 4 written elsewhere first: the loop reaches 4, the bound is out.
+        let mut parts = vec![write(3, 3, 0, 4, 0), write(3, 3, 4, 0, 0)];
+        for v in 1..=3 {
+            parts.push(write(0, 0, 0, v, 0));
+            parts.push(write(0, 0, v, 0, 0));
+        }
+        let neither = judged(&parts);
+        assert!(!neither.contains("stops before"), "{neither}");
+        assert!(neither.contains("fits neither"), "{neither}");
+    }
+
+    #[test]
+    fn no_write_tells_a_copy_from_a_base_case_by_the_calls() {
+        let (_, solution) = seed_trace();
+        let copy = |parts: &[String]| {
+            judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &trace(parts))
+                .unwrap_err()
+                .message
+        };
+        let once = copy(&[event(0), event(2)]);
+        assert!(
+            once.contains("and without calling itself ((row 0, col 1) is still empty): either it solved a copy"),
+            "{once}"
+        );
+        assert!(
+            once.contains("or its base case returns True while a cell is empty"),
+            "{once}"
+        );
+        let searched = copy(&[event(0), event(0), event(0), event(2), event(2), event(2)]);
+        assert!(
+            searched.contains("though it called itself 2 time(s)")
+                && searched.contains("most likely it solved a copy"),
+            "{searched}"
+        );
+        assert!(!searched.contains("base case"), "{searched}");
+        let _ = solution;
+    }
+
+    #[test]
+    fn a_python_clear_after_success_is_named_as_such() {
+        // The seed's search with calls, then the last cell cleared on the
+        // way back before True is returned.
+        let (mut parts, solution) = seed_trace();
+        let returns = parts.iter().rev().take_while(|p| *p == &event(2)).count();
+        parts.truncate(parts.len() - returns);
+        parts.push(event(2));
+        parts.push(write(3, 3, 1, 0, 8));
+        for _ in 1..returns {
+            parts.push(event(2));
+        }
+        let mut after = solution.clone();
+        after[15] = 0;
+        let err = judge(&campus(), 2, &CAMPUS, true, &after, &trace(&parts)).unwrap_err();
+        assert_eq!(err.check, "solve.trace.cleared_solution", "{err}");
+        assert!(
+            err.message.contains("the board was complete after step 8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_clear_after_a_false_on_the_complete_board_names_the_base_case() {
+        // The seed's search, but the call on the complete board returns
+        // false, and the last cell is cleared: a base case that did not
+        // see the board was complete, not a clear after success.
+        let solution = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let empties: Vec<usize> = (0..16).filter(|&i| CAMPUS[i] == 0).collect();
+        let mut parts = Vec::new();
+        for (depth, &i) in empties.iter().enumerate() {
+            parts.push(event(0));
+            parts.push(write(
+                (i / 4) as u8,
+                (i % 4) as u8,
+                0,
+                solution[i],
+                depth as u16 + 1,
+            ));
+        }
+        parts.push(event(0));
+        parts.push(event(1));
+        // Every call clears its cell on the way back and returns false.
+        for (depth, &i) in empties.iter().enumerate().rev() {
+            parts.push(write(
+                (i / 4) as u8,
+                (i % 4) as u8,
+                solution[i],
+                0,
+                depth as u16 + 1,
+            ));
+            parts.push(event(1));
+        }
+        let summary = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &trace(&parts));
+        let hint = match summary {
+            Ok(summary) => summary.hint.expect("a hint"),
+            Err(err) => err,
+        };
+        assert!(
+            hint.message.contains("the call on the complete board returned False: solve must return True when find_empty finds no empty cell"),
+            "{}",
+            hint.message
+        );
+        assert!(
+            !hint.message.contains("return True at once"),
+            "{}",
+            hint.message
+        );
+    }
+
+    #[test]
+    fn a_false_without_a_write_where_a_digit_fits_is_a_hint_for_libraries() {
+        // One empty cell, whose only digit is 4: solve is called and
+        // returns false without a write.
+        let solution = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let mut puzzle = solution.to_vec();
+        puzzle[12] = 0;
+        let mut case = campus();
+        case.puzzle = Board::from_cells(2, puzzle.clone()).expect("a board");
+        let parts = [event(0), event(1)];
+        let judged = |source| {
+            judge(
+                &case,
+                2,
+                &puzzle,
+                false,
+                &puzzle,
+                &writes_only(&parts, source),
+            )
+            .expect("no rule broken")
+            .hint
+        };
+        let hint = judged(TraceSource::WriteWatch).expect("a hint");
+        assert_eq!(hint.check, "solve.trace.unwritten");
+        assert!(
+            hint.message.starts_with(
+                "solve (depth 1) returned false at once without writing a digit, though every empty cell had a digit that fits ((row 3, col 0) could take 4): most likely your digit loop stops before 4"
+            ),
+            "{}",
+            hint.message
+        );
+        // Python's messages are worded before legal's tests are known.
+        assert_eq!(judged(TraceSource::Python), None);
     }
 
     #[test]

@@ -52,7 +52,8 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let kind = discover::classify(&absolute).kind.ok();
     crate::runner::limits::calibrate(&mut plan, kind)?;
-    let run = run_checks(args, &plan);
+    let mut run = run_checks(args, &plan);
+    run.watching = args.watch;
     let mut out = std::io::stdout().lock();
     if args.json {
         student::write_json(&run, &mut out)?;
@@ -150,7 +151,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     .failure
                     .as_ref()
                     .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
-                let diagnosis = small_board_diagnosis(case, small);
+                let diagnosis = small_board_diagnosis(case, small, session.kind());
                 shrunk.push(ShrunkView {
                     diagnosis,
                     case: case.name.clone(),
@@ -169,7 +170,15 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             }
             if session.kind() != SubmissionKind::Python {
                 let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
-                first_steps.extend(first_step(session, traced.as_ref().unwrap_or(case), case));
+                let mut step = first_step(session, traced.as_ref().unwrap_or(case), case);
+                // A small board can leave the search nothing to do (one
+                // cell whose digit is never tried: no write at all); the
+                // case's own search then shows which digits were tried,
+                // which tells a loop's bound from a return inside it.
+                if step.is_none() && traced.is_some() {
+                    step = first_step(session, case, case);
+                }
+                first_steps.extend(step);
             }
         }
         if test.verdict != Verdict::Pass && args.fail_fast {
@@ -188,6 +197,59 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         );
     }
     let tests = report.tests;
+    // The small board's causes assume the helpers are right: with legal or
+    // find_empty failing, their wrong answers fit the failure too.
+    let helpers_fail = tests
+        .iter()
+        .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
+    // On a full board only find_empty's answer matters: its own failure
+    // there is named beside it, as a fact about find_empty, not as the
+    // cause (the grader cannot see whether solve asks it).
+    let find_empty_full = tests.iter().any(|t| {
+        t.function == Function::FindEmpty
+            && t.verdict != Verdict::Pass
+            && t.message.contains("on a full board")
+    });
+    // A digit that fit and was never written fits a legal that answered
+    // false for it as well as a digit loop that skipped it: with legal
+    // failing its own tests, such a step names a cause it cannot prove.
+    let legal_fails = tests
+        .iter()
+        .any(|t| t.function == Function::Legal && t.verdict != Verdict::Pass);
+    if legal_fails {
+        first_steps
+            .retain(|f| !matches!(f.finding, "solve.trace.untried" | "solve.trace.unwritten"));
+    }
+    for view in &mut shrunk {
+        // The small board's trace says it with a step: no need twice.
+        if first_steps.iter().any(|f| {
+            f.case == view.case && f.on_small_board && f.finding == "solve.trace.unwritten"
+        }) {
+            view.diagnosis = None;
+        }
+        let full = view.empty == 0;
+        if full && find_empty_full {
+            if let Some(d) = &mut view.diagnosis {
+                d.push_str(
+                    "; your find_empty returns a cell on a full board (see find_empty above), \
+                     so a solve that asks it goes on searching",
+                );
+            }
+        } else if helpers_fail && !full {
+            view.diagnosis = None;
+        }
+    }
+    let size_note = student::fixed_board_size(
+        &tests,
+        |name| {
+            plan.cases
+                .cases
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.puzzle.n())
+        },
+        Some(kind_name(kind)),
+    );
     let score = tests.iter().map(|t| t.points).sum();
     let max_score = tests.iter().map(|t| t.max_points).sum();
     let not_run = total - tests.len();
@@ -206,6 +268,8 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         first_steps,
         not_run,
         path,
+        size_note,
+        watching: false,
     }
 }
 
@@ -216,35 +280,47 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
     let judged = session.test(traced, Function::Solve, true);
     let failure = judged.failure?;
     let source = judged.trace_source?;
-    failure
-        .explained_by
-        .is_some_and(|check| check.starts_with("solve.trace."))
-        .then(|| FirstStepView {
-            case: case.name.clone(),
-            on_small_board: traced.puzzle != case.puzzle,
-            source,
-            message: failure.message.clone(),
-            board: failure
-                .board
-                .as_ref()
-                .map(|b| picture::render(b, failure.cell)),
-        })
+    let finding = failure.explained_by?;
+    finding.starts_with("solve.trace.").then(|| FirstStepView {
+        case: case.name.clone(),
+        on_small_board: traced.puzzle != case.puzzle,
+        source,
+        finding,
+        message: failure.message.clone(),
+        board: failure
+            .board
+            .as_ref()
+            .map(|b| picture::render(b, failure.cell)),
+    })
 }
 
-/// What a shrunk board proves when its shape leaves one cause: one empty
-/// cell, whose digit is N, and `solve` gives up there: the digit loop never
-/// reaches N.
-fn small_board_diagnosis(case: &Case, small: &Shrunk) -> Option<String> {
+/// What a shrunk board shows when its shape leaves few causes: no empty
+/// cell, and `solve` answers false (its base case); or one empty cell,
+/// whose digit is N, and `solve` gives up there. Two bugs fit (a
+/// digit loop that stops before N, a `return false` inside the loop), so
+/// both are named, the likelier first, and neither as fact. Given only
+/// when `legal` and `find_empty` pass every test of the run (see
+/// [`run_checks`]): with either failing, a wrong answer of theirs fits too.
+fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> Option<String> {
     let check = small.failure.as_ref()?.check;
-    let solution = case.solution.as_ref()?;
     let mut empty = small.puzzle.empty_cells();
-    let (r, c) = empty.next()?;
+    let Some((r, c)) = empty.next() else {
+        return (check == "solve.gave_up").then(|| {
+            "with no empty cell left, your solve answers false: solve must return true when \
+             find_empty finds no empty cell"
+                .to_string()
+        });
+    };
+    let solution = case.solution.as_ref()?;
     let side = small.puzzle.side();
     (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
         .then(|| {
             format!(
-                "with a single empty cell, whose digit is {side}, your solve answers false: \
-                 your digit loop never tries {side} (loop while v <= N, not v < N)"
+                "with a single empty cell, whose digit is {side}, your solve answers false without \
+                 placing {side}: most likely your digit loop stops before {side} ({}); or solve \
+                 returns false before the loop reaches {side} (a return false inside the digit loop: \
+                 return false only after the loop)",
+                crate::check::digit_loop(kind)
             )
         })
 }
@@ -272,6 +348,8 @@ fn not_run(
         first_steps: Vec::new(),
         not_run: 0,
         path,
+        size_note: None,
+        watching: false,
     }
 }
 

@@ -3,8 +3,10 @@
 //! By default one compact block per failing function, in the lab's order
 //! (`legal`, `find_empty`, `solve`): the first failing case in full (what
 //! went wrong, the board, the smallest board that still fails, what the
-//! code printed), the other failing cases one line each. A function that
-//! fails after an earlier one failed is said to be probably caused by it.
+//! code printed), the other failing cases one line each. Each function's
+//! failure stands alone: a later function's failure is never blamed on an
+//! earlier one's (`find_empty` never calls `legal`, and a `solve` may not
+//! call either), so no message is cut short for a cause that was not seen.
 //! `-v` shows every test and every failure in full. The closing line says
 //! how many public tests passed and that hidden tests also count.
 //!
@@ -18,7 +20,9 @@ use std::io::{self, Write};
 
 use super::text::{visible, visible_line};
 use super::{Status, SubmissionReport, TestReport};
+use crate::check::{DIGIT_LOOP_ANY, digit_loop};
 use crate::exit;
+use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 
 /// How much of a failing test's output is shown.
@@ -31,6 +35,24 @@ const RUNTIME_NOISE: [&str; 3] = [
     "has overflowed its stack",
     "fatal runtime error: stack overflow",
     "fatal runtime error: stack overflow, aborting",
+];
+
+/// The trace's findings that are hints, not broken rules (see
+/// `check::trace`).
+const HINT_FINDINGS: [&str; 3] = [
+    "solve.trace.untried",
+    "solve.trace.unwritten",
+    "solve.trace.cleared_solution",
+];
+
+/// How a `legal` or `find_empty` message names a board other than the
+/// case's puzzle (see `check::judge`).
+const TEST_BOARD: &str = "on a test board (not the case's puzzle)";
+
+/// Lines the Rust runtime prints around a panic, never the student's.
+const RUST_PANIC_NOISE: [&str; 2] = [
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    "thread caused non-unwinding panic. aborting.",
 ];
 
 /// The smallest board on which a failing `solve` still fails, for showing.
@@ -75,6 +97,8 @@ pub struct FirstStepView {
     pub on_small_board: bool,
     /// Who recorded the writes: `python`, `rust_board` or `write_watch`.
     pub source: crate::check::TraceSource,
+    /// The trace's check that found it (`solve.trace.leftover`, ...).
+    pub finding: &'static str,
     /// The step and the rule, in the lab's words.
     pub message: String,
     /// The board at that step, the cell in question marked.
@@ -95,6 +119,12 @@ pub struct CheckRun {
     pub not_run: usize,
     /// The source checked, as given.
     pub path: String,
+    /// A board size the code was written for, when the tests prove it
+    /// (see [`fixed_board_size`]): shown before any failure.
+    pub size_note: Option<String>,
+    /// `--watch`: the next run starts on a save, not on a command.
+    #[serde(skip)]
+    pub watching: bool,
 }
 
 impl CheckRun {
@@ -132,13 +162,17 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             writeln!(out, "  {line}")?;
         }
         writeln!(out)?;
-        writeln!(
-            out,
-            "No test ran: fix the message above, then run `grader check` again."
-        )?;
+        let again = if run.watching {
+            "save a source and the check runs again"
+        } else {
+            "then run `grader check` again"
+        };
+        writeln!(out, "No test ran: fix the message above, {again}.")?;
         return Ok(());
     }
-    let mut failed_before: Vec<Function> = Vec::new();
+    if let Some(note) = &run.size_note {
+        writeln!(out, "{} {}", "!".yellow().bold(), note.yellow().bold())?;
+    }
     for function in Function::ALL {
         let tests: Vec<&TestReport> = sub
             .tests
@@ -176,7 +210,6 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
                 .red()
                 .bold()
         )?;
-        let cause = failed_before.first().copied();
         for test in &tests {
             if test.verdict == Verdict::Pass {
                 if verbose {
@@ -186,18 +219,17 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             }
             let first = failing.first().is_some_and(|f| std::ptr::eq(*f, *test));
             if first || verbose {
-                write_failure(run, test, cause, out)?;
+                write_failure(run, test, out)?;
             } else {
                 writeln!(
                     out,
                     "    also fails: {} ({}): {}",
                     test.case,
                     verdict_colored(test.verdict),
-                    visible_line(fact(&shown_message(test)))
+                    visible_line(fact(&shown_message(test, sub.kind.as_deref())))
                 )?;
             }
         }
-        failed_before.push(function);
     }
     let passed = sub
         .tests
@@ -234,12 +266,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
 }
 
 /// One failing test in full.
-fn write_failure(
-    run: &CheckRun,
-    test: &TestReport,
-    cause: Option<Function>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "    {} on {}: {}{}",
@@ -251,24 +278,9 @@ fn write_failure(
     if let Some(description) = &test.description {
         writeln!(out, "    {}", format!("the case: {description}").dimmed())?;
     }
-    let message = shown_message(test);
-    match cause {
-        Some(earlier) => {
-            writeln!(out, "    {}", visible_line(fact(&message)))?;
-            writeln!(
-                out,
-                "    {}",
-                format!(
-                    "probably caused by the {earlier} failure above: fix {earlier} first, then run again"
-                )
-                .yellow()
-            )?;
-        }
-        None => {
-            for line in visible(&message).lines() {
-                writeln!(out, "    {line}")?;
-            }
-        }
+    let message = shown_message(test, run.submission.kind.as_deref());
+    for line in visible(&message).lines() {
+        writeln!(out, "    {line}")?;
     }
     let shrunk = run.shrunk.iter().find(|s| s.case == test.case);
     let first = run
@@ -276,11 +288,23 @@ fn write_failure(
         .iter()
         .find(|f| f.case == test.case && test.function == Function::Solve);
     match (shrunk, &test.board) {
-        (Some(shrunk), _) if test.function == Function::Solve => {
-            write_shrunk(shrunk, first.filter(|f| f.on_small_board), out)?
-        }
+        (Some(shrunk), _) if test.function == Function::Solve => write_shrunk(
+            shrunk,
+            first.filter(|f| f.on_small_board),
+            run.submission.kind.as_deref(),
+            out,
+        )?,
         (_, Some(board)) => {
             writeln!(out)?;
+            // The case's description above names its puzzle: a board of
+            // the grader's own making is labelled as one.
+            if message.contains(TEST_BOARD) {
+                writeln!(
+                    out,
+                    "    {}",
+                    "the test board it was asked about (not the case's puzzle):".dimmed()
+                )?;
+            }
             for line in labelled(board).lines() {
                 writeln!(out, "      {}", super::picture::paint(line))?;
             }
@@ -315,6 +339,7 @@ fn write_failure(
 fn write_shrunk(
     shrunk: &ShrunkView,
     first: Option<&FirstStepView>,
+    kind: Option<&str>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let cells = |k: usize| if k == 1 { "cell" } else { "cells" };
@@ -361,7 +386,7 @@ fn write_shrunk(
         return write_first_step(first, out);
     }
     writeln!(out, "    on the small board:")?;
-    let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message);
+    let message = in_lab_words(Function::Solve, shrunk.verdict, &shrunk.message, kind);
     for line in visible(&message).lines() {
         writeln!(out, "      {line}")?;
     }
@@ -386,10 +411,17 @@ fn write_first_step(first: &FirstStepView, out: &mut dyn Write) -> io::Result<()
     } else {
         ""
     };
+    // A hint (what a search that prunes harder may also do) is not a
+    // broken rule, and is not headed as one.
+    let heading = if HINT_FINDINGS.contains(&first.finding) {
+        "what the search did"
+    } else {
+        "the first step that breaks the lab's rules"
+    };
     writeln!(
         out,
         "    {}",
-        format!("the first step that breaks the lab's rules ({watched}{board}):").bold()
+        format!("{heading} ({watched}{board}):").bold()
     )?;
     for line in visible(&first.message).lines() {
         writeln!(out, "      {}", line.yellow())?;
@@ -446,37 +478,149 @@ pub fn labelled(picture: &str) -> String {
     out
 }
 
-/// The message shown for a test: a crash from a stack overflow is told in
-/// the lab's words.
-fn shown_message(test: &TestReport) -> String {
-    in_lab_words(test.function, test.verdict, &test.message)
+/// The message shown for a test of a submission of `kind` (`c`, `rust`,
+/// `python`, `library`): a crash from a stack overflow is told in the
+/// lab's words.
+fn shown_message(test: &TestReport, kind: Option<&str>) -> String {
+    in_lab_words(test.function, test.verdict, &test.message, kind)
 }
 
+/// What endless recursion in `solve` most likely is, two causes at most: a
+/// write at another cell than find_empty's (or none) sends find_empty back
+/// to the same cell; a 0 written looks like no write.
+const ENDLESS_RECURSION: &str = "Most likely solve recursed without writing a digit into the \
+     cell find_empty returned (no write before the call, or a write at another cell: find_empty \
+     then returns the same cell again and again), or wrote 0 (a digit loop that starts at 0); \
+     write a digit from 1 to N into that cell before the recursive call";
+
 /// `message` for a test of `function` that ended with `verdict`, with a
-/// stack overflow told as the recursion bug it almost always is.
-fn in_lab_words(function: Function, verdict: Verdict, message: &str) -> String {
+/// stack overflow told as the recursion bug it almost always is (a Python
+/// RecursionError keeps the harness's own line, the cause added after it), and
+/// the digit loop spelled in `kind`'s language where the judge spelled
+/// all three.
+fn in_lab_words(function: Function, verdict: Verdict, message: &str, kind: Option<&str>) -> String {
     // A stack overflow the worker told for certain starts its message so;
     // a SIGSEGV only may be one (a null pointer or an index off the board
     // looks the same), and keeps its own message.
     if verdict == Verdict::Crash && message.starts_with("stack overflow") {
         return format!(
-            "{} crashed with a stack overflow: it called itself without end. Most likely solve \
-             recursed without writing a digit first (find_empty then returns the same cell again \
-             and again), or wrote 0 (a digit loop that starts at 0); write a digit from 1 to N \
-             into the cell before the recursive call",
-            function
+            "{function} crashed with a stack overflow: it called itself without end. {ENDLESS_RECURSION}"
         );
     }
-    message.to_string()
+    if verdict == Verdict::Crash
+        && function == Function::Solve
+        && message.starts_with("recursed too deep")
+    {
+        return format!(
+            "{message}\nsolve called itself without end (RecursionError). {ENDLESS_RECURSION}"
+        );
+    }
+    let spelled = match kind {
+        Some("rust") => Some(digit_loop(SubmissionKind::Rust)),
+        Some("python") => Some(digit_loop(SubmissionKind::Python)),
+        Some("c") | Some("library") => Some(digit_loop(SubmissionKind::C)),
+        _ => None,
+    };
+    match spelled {
+        Some(one) => message.replace(DIGIT_LOOP_ANY, one),
+        None => message.to_string(),
+    }
 }
 
-/// What the student's code printed, without the grader's runtime noise.
+/// The board size the code was written for, when the tests show it: every
+/// test on boxes of one size `n` passes, and on each of at least two other
+/// sizes some test fails. A search that works on one size and fails on
+/// every other one is told what fixed numbers do (a 4x4 read with rows of
+/// 9 raises IndexError, or reads off its end; a 16x16 is searched in its
+/// top-left 9x9), in `kind`'s spelling. `size_of` gives a case's `n`.
+pub fn fixed_board_size(
+    tests: &[TestReport],
+    size_of: impl Fn(&str) -> Option<usize>,
+    kind: Option<&str>,
+) -> Option<String> {
+    let mut sizes: Vec<(usize, usize, usize)> = Vec::new(); // (n, tests, failing)
+    for test in tests {
+        let n = size_of(&test.case)?;
+        let failing = usize::from(test.verdict != Verdict::Pass);
+        match sizes.iter_mut().find(|(m, _, _)| *m == n) {
+            Some(entry) => {
+                entry.1 += 1;
+                entry.2 += failing;
+            }
+            None => sizes.push((n, 1, failing)),
+        }
+    }
+    sizes.sort_unstable();
+    let mut passing = sizes.iter().filter(|s| s.2 == 0);
+    let (n, _, _) = *passing.next()?;
+    let others: Vec<&(usize, usize, usize)> = sizes.iter().filter(|s| s.0 != n).collect();
+    if passing.next().is_some() || others.len() < 2 || others.iter().any(|s| s.2 == 0) {
+        return None;
+    }
+    let side = n * n;
+    let failed: Vec<String> = others
+        .iter()
+        .map(|&&(m, total, failing)| {
+            format!("{failing} of {total} tests on the {}x{}s", m * m, m * m)
+        })
+        .collect();
+    let spelled = match kind {
+        Some("python") => "range(N), n * (r // n)",
+        Some("rust") => "0..board.side(), board.box_origin(r, c)",
+        _ => "i < N, n * (r / n)",
+    };
+    Some(format!(
+        "your code assumes a {side}x{side} board (n = {n}): every {side}x{side} test passes, but tests \
+         fail on every other size ({}). Use n and N = n*n instead of {side} and {n} ({spelled}): \
+         a {side} or {n} written into the code reads or writes past a smaller board and misses cells \
+         or digits of a bigger one",
+        failed.join(", ")
+    ))
+}
+
+/// What the student's code printed, without the grader's runtime noise:
+/// the stack-overflow lines, and a Rust panic's report (its `thread '…'
+/// panicked at` line and message, already in the test's message; the
+/// second panic of a function that cannot unwind; the backtrace hint and
+/// the backtrace's `<unknown>` frames), so what is left is what the
+/// student printed.
 fn printed(output: &str) -> String {
-    output
-        .lines()
-        .filter(|line| !RUNTIME_NOISE.iter().any(|noise| line.contains(noise)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut kept: Vec<&str> = Vec::new();
+    let mut lines = output.lines();
+    let mut in_backtrace = false;
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if in_backtrace {
+            let frame = trimmed
+                .split_once(':')
+                .is_some_and(|(i, _)| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()));
+            if frame || trimmed.starts_with("at ") {
+                continue;
+            }
+            in_backtrace = false;
+        }
+        if line.starts_with("thread '") && line.contains(" panicked at ") {
+            lines.next(); // the panic's message
+            continue;
+        }
+        if trimmed == "stack backtrace:" {
+            in_backtrace = true;
+            continue;
+        }
+        if RUNTIME_NOISE.iter().any(|noise| line.contains(noise))
+            || RUST_PANIC_NOISE.iter().any(|noise| line.starts_with(noise))
+        {
+            continue;
+        }
+        kept.push(line);
+    }
+    while kept.last().is_some_and(|l| l.trim().is_empty()) {
+        kept.pop();
+    }
+    while kept.first().is_some_and(|l| l.trim().is_empty()) {
+        kept.remove(0);
+    }
+    kept.join("\n")
 }
 
 /// The fact of a message: the part before the advice (the first ": ").
@@ -484,7 +628,8 @@ fn fact(message: &str) -> &str {
     let first_line = message.lines().next().unwrap_or("");
     match first_line.find(": ") {
         Some(i) => &first_line[..i],
-        None => first_line,
+        // "raised IndexError in legal:", the traceback on the next lines.
+        None => first_line.strip_suffix(':').unwrap_or(first_line),
     }
 }
 
@@ -514,6 +659,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         submission: &'a SubmissionReport,
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
+        size_note: Option<&'a str>,
     }
     let doc = Json {
         version: 1,
@@ -524,6 +670,7 @@ pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
         submission: &run.submission,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
+        size_note: run.size_note.as_deref(),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
@@ -568,6 +715,8 @@ mod tests {
             first_steps: Vec::new(),
             not_run: 0,
             path: "sudoku.c".into(),
+            size_note: None,
+            watching: false,
         }
     }
 
@@ -579,7 +728,7 @@ mod tests {
     }
 
     #[test]
-    fn one_block_per_failing_function_and_the_cause_named() {
+    fn one_block_per_failing_function_each_standing_alone() {
         let r = run(vec![
             test(
                 "a",
@@ -609,15 +758,54 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("✓ find_empty 1 of 1 cases pass"), "{shown}");
-        assert!(
-            shown.contains("probably caused by the legal failure above"),
-            "{shown}"
-        );
-        // The advice of the caused failure gives way to the cause.
-        assert!(!shown.contains("every row"), "{shown}");
+        // No failure is blamed on another function's without evidence:
+        // solve's own message, advice and all, stands.
+        assert!(!shown.contains("caused by"), "{shown}");
+        assert!(shown.contains("every row"), "{shown}");
         assert!(shown.contains("1 of 4 public tests passed."), "{shown}");
         assert!(shown.contains("hidden tests"), "{shown}");
         assert_eq!(r.exit_code(), exit::FAILURE);
+    }
+
+    #[test]
+    fn a_board_size_written_into_the_code_is_named() {
+        let size = |case: &str| match case.as_bytes()[0] {
+            b'a' => Some(2),
+            b'b' => Some(3),
+            _ => Some(4),
+        };
+        let tests = vec![
+            test("a1", Function::Legal, Verdict::Crash, "IndexError"),
+            test("a2", Function::Legal, Verdict::Pass, ""),
+            test("b1", Function::Legal, Verdict::Pass, ""),
+            test("c1", Function::Solve, Verdict::Wrong, ""),
+        ];
+        let note = fixed_board_size(&tests, size, Some("python")).expect("a note");
+        assert!(
+            note.starts_with("your code assumes a 9x9 board (n = 3): every 9x9 test passes"),
+            "{note}"
+        );
+        assert!(
+            note.contains("1 of 2 tests on the 4x4s, 1 of 1 tests on the 16x16s"),
+            "{note}"
+        );
+        assert!(note.contains("range(N)"), "{note}");
+        // One other size passing, or only one other size: no proof.
+        let mut passing = tests.clone();
+        passing[3].verdict = Verdict::Pass;
+        assert_eq!(fixed_board_size(&passing, size, None), None);
+        assert_eq!(fixed_board_size(&tests[..3], size, None), None);
+        // Every size failing: not a size bug.
+        let mut all = tests.clone();
+        all[2].verdict = Verdict::Wrong;
+        assert_eq!(fixed_board_size(&all, size, None), None);
+        let mut r = run(tests.clone());
+        r.size_note = fixed_board_size(&tests, size, None);
+        let shown = text(&r, false);
+        assert!(
+            shown.starts_with("! your code assumes a 9x9 board"),
+            "{shown}"
+        );
     }
 
     #[test]
@@ -640,12 +828,78 @@ mod tests {
         crash.output = "\x1b[2Jhello\nthread '<unknown>' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n".into();
         let shown = text(&run(vec![crash]), false);
         assert!(
-            shown.contains("recursed without writing a digit"),
+            shown.contains("recursed without writing a digit into the cell find_empty returned"),
             "{shown}"
         );
         assert!(!shown.contains("overflowed its stack"), "{shown}");
         assert!(!shown.contains("fatal runtime error"), "{shown}");
         assert!(shown.contains("| \\e[2Jhello"), "{shown}");
+    }
+
+    #[test]
+    fn a_rust_panic_shows_what_the_student_printed_without_the_runtime() {
+        let mut crash = test(
+            "a",
+            Function::Solve,
+            Verdict::Crash,
+            "panic: gave up (at src/lib.rs:25:9)",
+        );
+        crash.output = "mine\n\nthread '<unnamed>' (43) panicked at src/lib.rs:25:9:\ngave up\n\
+            note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\
+            thread '<unnamed>' (43) panicked at /rustc/abc/library/core/src/panicking.rs:225:5:\n\
+            panic in a function that cannot unwind\nstack backtrace:\n   0:     0x7f1a608c400a - <unknown>\n\
+              32:                0x0 - <unknown>\nthread caused non-unwinding panic. aborting.\n"
+            .into();
+        let shown = text(&run(vec![crash]), false);
+        assert!(
+            shown.contains("panic: gave up (at src/lib.rs:25:9)"),
+            "{shown}"
+        );
+        assert!(shown.contains("| mine"), "{shown}");
+        for noise in [
+            "<unknown>",
+            "RUST_BACKTRACE",
+            "cannot unwind",
+            "/rustc/",
+            "aborting",
+        ] {
+            assert!(!shown.contains(noise), "{noise}: {shown}");
+        }
+        // Nothing the student printed is left: no "your code printed" at all.
+        let mut quiet = test(
+            "a",
+            Function::Solve,
+            Verdict::Crash,
+            "panic: x (at src/lib.rs:1:1)",
+        );
+        quiet.output = "\nthread 'main' panicked at src/lib.rs:1:1:\nx\n".into();
+        let shown = text(&run(vec![quiet]), false);
+        assert!(!shown.contains("your code printed"), "{shown}");
+    }
+
+    #[test]
+    fn the_digit_loop_is_spelled_in_the_submissions_language_and_tracebacks_stay() {
+        let gave_up = format!("solve returned false: check the loop ({DIGIT_LOOP_ANY})");
+        let mut r = run(vec![test("a", Function::Solve, Verdict::Wrong, &gave_up)]);
+        r.submission.kind = Some("rust".into());
+        let shown = text(&r, false);
+        assert!(shown.contains("(for v in 1..=n*n, not 1..n*n)"), "{shown}");
+        assert!(!shown.contains("in Python"), "{shown}");
+        let traceback =
+            "recursed too deep in solve (RecursionError: maximum recursion depth exceeded)";
+        let mut r = run(vec![test("a", Function::Solve, Verdict::Crash, traceback)]);
+        r.submission.kind = Some("python".into());
+        let shown = text(&r, false);
+        assert!(
+            shown.contains(
+                "recursed too deep in solve (RecursionError: maximum recursion depth exceeded)"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("solve called itself without end (RecursionError)"),
+            "{shown}"
+        );
     }
 
     #[test]
@@ -668,7 +922,15 @@ mod tests {
         let shown = text(&r, false);
         assert!(shown.contains("sudoku.c did not build"), "{shown}");
         assert!(shown.contains("expected ';'"), "{shown}");
+        assert!(shown.contains("run `grader check` again"), "{shown}");
         assert_eq!(r.exit_code(), exit::BUILD_OR_LOAD_ERROR);
+        r.watching = true;
+        let shown = text(&r, false);
+        assert!(
+            shown.contains("save a source and the check runs again"),
+            "{shown}"
+        );
+        assert!(!shown.contains("run `grader check` again"), "{shown}");
         r.submission.grader_fault = true;
         assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);
     }

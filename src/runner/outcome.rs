@@ -336,7 +336,28 @@ fn panic_summary(output: &str) -> String {
         .trim()
         .trim_end_matches(':');
     let message = lines.next().unwrap_or("").trim();
-    truncate(&format!("{message} (at {location})"), 300).to_string()
+    truncate(
+        &format!("{message} (at {})", student_location(location)),
+        300,
+    )
+    .to_string()
+}
+
+/// A panic's location as the student can find it: the crate's own files
+/// are named relative to it (`src/lib.rs:25:9`, as built); an absolute path
+/// is a file of the build's own copy of the lab crate or of Rust's library,
+/// named so instead of by a temporary folder that no longer exists.
+fn student_location(location: &str) -> String {
+    if !location.starts_with('/') {
+        return location.to_string();
+    }
+    if location.contains("/rustc/") {
+        return "Rust's standard library, called from your code".to_string();
+    }
+    match location.rsplit_once("/src/") {
+        Some((_, file)) => format!("the lab crate's src/{file}, called from your code"),
+        None => "the lab crate, called from your code".to_string(),
+    }
 }
 
 /// At most `max` bytes of `s`, cut at a character boundary.
@@ -803,6 +824,23 @@ mod tests {
                 prop_assert_eq!(time, cpu_ms as f64);
             }
         }
+    }
+
+    #[test]
+    fn panic_locations_name_the_students_file_never_the_boxs_copy() {
+        let report = |at: &str| format!("\nthread '<unnamed>' (3) panicked at {at}:\nboom\n");
+        assert_eq!(
+            panic_summary(&report("src/lib.rs:25:9")),
+            "boom (at src/lib.rs:25:9)"
+        );
+        let lab = panic_summary(&report("/tmp/box-1/lab/sudoku-lab/src/lib.rs:244:9"));
+        assert_eq!(
+            lab,
+            "boom (at the lab crate's src/lib.rs:244:9, called from your code)"
+        );
+        assert!(!lab.contains("/tmp"), "{lab}");
+        let core = panic_summary(&report("/rustc/abc/library/core/src/panicking.rs:225:5"));
+        assert!(core.contains("Rust's standard library"), "{core}");
     }
 
     #[test]

@@ -293,13 +293,150 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ("bug-legal-no-box.c", "box"),
     ("bug-legal-no-column.c", "column"),
     ("bug-no-clear.c", "not cleared"),
-    ("bug-out-of-range.c", "digit loop goes past"),
+    ("bug-out-of-range.c", "outside 0..="),
     ("bug-overwrites-givens.c", "given"),
     ("bug-partial-clear.c", "not cleared"),
     ("bug-recurse-without-write.c", "stack overflow"),
     ("bug-solve-always-true.c", "has no solution"),
     ("bug-solves-copy.c", "exactly as it was passed in"),
 ];
+
+/// Every hint `grader check` can give, by a phrase only that hint says.
+const HINTS: &[(&str, &str)] = &[
+    // Blame across functions without evidence: never, anywhere.
+    ("caused-by", "caused by"),
+    ("size", "your code assumes a"),
+    ("leftover", "fake given"),
+    ("bound-first", "most likely your digit loop stops before"),
+    (
+        "early-first",
+        "most likely solve returns false (or breaks out of the digit loop)",
+    ),
+    ("one-cell", "with a single empty cell"),
+    ("no-cell", "with no empty cell left"),
+    ("copy-first", "most likely it solved a copy"),
+    ("copy-or-base", "either it solved a copy"),
+    ("cleared-after-success", "return true at once"),
+    (
+        "base-case-false",
+        "the call on the complete board returned false",
+    ),
+    (
+        "illegal-write",
+        "every placement must be legal when it is written",
+    ),
+    (
+        "rule-forbids",
+        "a digit was placed where the rule forbids it",
+    ),
+    ("no-box", "your legal never checks the box"),
+    ("no-column", "your legal never checks the column"),
+    ("no-row", "your legal never checks the row"),
+    ("wrong-box", "your legal checks the wrong box"),
+    ("given", "over the given"),
+    ("given-changed", "changed from"),
+    ("range", "outside 0..="),
+    ("stack", "crashed with a stack overflow"),
+    ("true-empty", "returned true after step"),
+    ("untraced", "could not see"),
+    ("in-place", "the board is exactly as it was passed in"),
+    ("find-empty-full", "on a full board"),
+    ("reading-order", "first empty cell in reading order"),
+    ("gave-up", "this puzzle has a solution"),
+    ("no-solution", "this puzzle has no solution"),
+    ("rust-runtime", "<unknown>"),
+    (
+        "unwritten",
+        "without writing a digit, though every empty cell",
+    ),
+];
+
+/// The hint table: for each fixture, the hints of [`HINTS`] that must
+/// fire in its `grader check` output; every other hint must not (a third
+/// list, "may", holds hints left to undefined behaviour, said why). The C
+/// and Rust rows and the Python bug rows are graded on the campus cases
+/// ([`snapshot_cases`]), the fixed-size rows on the public cases (a size
+/// is told only with several sizes to compare).
+const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
+    ("c-listing.c", &[], &[]),
+    ("bug-box-origin.c", &["wrong-box", "gave-up"], &[]),
+    (
+        "bug-digit-loop-short.c",
+        &["bound-first", "unwritten", "gave-up"],
+        &[],
+    ),
+    (
+        "bug-find-empty-never-none.c",
+        &["no-cell", "find-empty-full", "gave-up", "base-case-false"],
+        &[],
+    ),
+    ("bug-find-empty-order.c", &["reading-order"], &[]),
+    ("bug-legal-no-box.c", &["no-box"], &[]),
+    (
+        "bug-legal-no-column.c",
+        &["illegal-write", "rule-forbids", "no-column", "no-solution"],
+        &[],
+    ),
+    ("bug-no-clear.c", &["leftover"], &[]),
+    ("bug-out-of-range.c", &["range"], &[]),
+    ("bug-overwrites-givens.c", &["given", "given-changed"], &[]),
+    ("bug-partial-clear.c", &["leftover"], &[]),
+    ("bug-recurse-without-write.c", &["stack"], &[]),
+    (
+        "bug-solve-always-true.c",
+        &["in-place", "no-solution", "true-empty"],
+        &[],
+    ),
+    ("bug-solves-copy.c", &["copy-or-base", "in-place"], &[]),
+    ("py-listing.py", &[], &[]),
+    ("py-no-clear.py", &["leftover"], &[]),
+    ("py-solves-copy.py", &["copy-or-base"], &[]),
+    (
+        "py-legal-no-column.py",
+        &["no-column", "illegal-write"],
+        &[],
+    ),
+    (
+        "py-digits-from-zero.py",
+        &["one-cell", "bound-first", "gave-up"],
+        &[],
+    ),
+    ("py-fixed-9x9.py", &["size"], &[]),
+    ("bug-fixed-9x9.c", &["size", "range", "gave-up"], &[]),
+    ("rust-fixed-9x9", &["size", "gave-up"], &[]),
+    ("rust-trait", &[], &[]),
+    ("rust-no-clear", &["leftover"], &[]),
+];
+
+/// Checks `shown`, the `grader check` output of fixture `name`, against
+/// its row of [`HINT_TABLE`].
+fn assert_hints(name: &str, shown: &str) {
+    let &(_, must, may) = HINT_TABLE
+        .iter()
+        .find(|(fixture, _, _)| *fixture == name)
+        .unwrap_or_else(|| panic!("{name} has no row in HINT_TABLE"));
+    let lower = shown.to_lowercase();
+    for &(hint, phrase) in HINTS {
+        let fired = lower.contains(&phrase.to_lowercase());
+        if must.contains(&hint) {
+            assert!(
+                fired,
+                "{name}: hint {hint} ({phrase:?}) must fire:\n{shown}"
+            );
+        } else if !may.contains(&hint) {
+            assert!(
+                !fired,
+                "{name}: hint {hint} ({phrase:?}) must not fire:\n{shown}"
+            );
+        }
+    }
+    for hint in must.iter().chain(may) {
+        assert!(
+            HINTS.iter().any(|(h, _)| h == hint),
+            "{name}: unknown hint {hint}"
+        );
+    }
+}
 
 /// The C bug fixtures whose failing `solve` breaks a rule the write watch
 /// can see on the campus cases, and what the first rule-breaking step must
@@ -308,18 +445,27 @@ const BUG_CLASSES: &[(&str, &str)] = &[
 /// to try on its one-cell board; a crash ends the trace) or do not fail
 /// `solve`.
 const FIRST_STEPS: &[(&str, &str)] = &[
+    (
+        "bug-find-empty-never-none.c",
+        "the call on the complete board returned false",
+    ),
+    ("bug-digit-loop-short.c", "without writing a digit"),
     ("bug-legal-no-column.c", "but column"),
     ("bug-no-clear.c", "on a dead branch"),
     ("bug-partial-clear.c", "on a dead branch"),
     ("bug-out-of-range.c", "outside 1..="),
     ("bug-overwrites-givens.c", "over the given"),
     ("bug-solves-copy.c", "it solved a copy"),
+    ("bug-solve-always-true.c", "returned true after step"),
 ];
 
 /// The line after the "first step" heading of `grader check`'s output.
 fn first_step(shown: &str) -> Option<&str> {
     let mut lines = shown.lines();
-    lines.find(|l| l.contains("the first step that breaks the lab's rules"))?;
+    lines.find(|l| {
+        l.contains("the first step that breaks the lab's rules")
+            || l.contains("what the search did (")
+    })?;
     lines.next()
 }
 
@@ -388,6 +534,7 @@ fn snapshots_of_check_and_the_first_line_names_the_bug() {
     let cases = snapshot_cases(&kit);
     let (status, shown) = check_fixture(&kit, &cases, "c-listing.c");
     assert_eq!(status, 0, "{shown}");
+    assert_hints("c-listing.c", &shown);
     insta::assert_snapshot!("check-c-listing", shown);
     for &(name, class) in BUG_CLASSES {
         let (status, shown) = check_fixture(&kit, &cases, name);
@@ -409,7 +556,32 @@ fn snapshots_of_check_and_the_first_line_names_the_bug() {
             (None, Some(line)) => panic!("{name}: an unexpected first step {line:?}"),
             (None, None) => {}
         }
+        assert_hints(name, &shown);
         insta::assert_snapshot!(format!("check-{}", name.trim_end_matches(".c")), shown);
+    }
+}
+
+/// The hint table's Python rows: traced on every test, so the trace's
+/// findings (a leftover at its return, a copy, an illegal write) word the
+/// failures themselves.
+#[test]
+fn the_hint_table_holds_for_python() {
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    for name in [
+        "py-listing.py",
+        "py-no-clear.py",
+        "py-solves-copy.py",
+        "py-legal-no-column.py",
+        "py-digits-from-zero.py",
+    ] {
+        let (status, shown) = check_fixture(&kit, &cases, name);
+        assert_eq!(
+            status,
+            i32::from(name != "py-listing.py"),
+            "{name}: {shown}"
+        );
+        assert_hints(name, &shown);
     }
 }
 
@@ -422,6 +594,7 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
     let cases = snapshot_cases(&kit);
     let (status, shown) = check_fixture(&kit, &cases, "rust-no-clear");
     assert_eq!(status, 1, "{shown}");
+    assert_hints("rust-no-clear", &shown);
     let block = shown
         .split_once("the first step that breaks the lab's rules (the grader recorded every board.set on the small board):\n")
         .unwrap_or_else(|| panic!("no first step in:\n{shown}"))
@@ -435,6 +608,41 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
     // The correct trait submission passes, traced or not.
     let (status, shown) = check_fixture(&kit, &cases, "rust-trait");
     assert_eq!(status, 0, "{shown}");
+    assert_hints("rust-trait", &shown);
+}
+
+/// A solver with 9 and 3 written into it passes every 9x9 and fails the
+/// 4x4s and the 16x16 (IndexError in Python, a panic in Rust, a digit
+/// past N in C):
+/// `grader check` names the size before any failure, in the language's
+/// spelling.
+#[test]
+fn a_board_size_written_into_the_code_is_named() {
+    let kit = Kit::new();
+    for (name, spelled) in [
+        ("py-fixed-9x9.py", "range(N)"),
+        ("bug-fixed-9x9.c", "i < N"),
+        ("rust-fixed-9x9", "0..board.side()"),
+    ] {
+        let path = fixture(name);
+        let out = kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()]);
+        let shown = text(&out);
+        assert_eq!(code(&out), 1, "{shown}");
+        let first = shown.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("! your code assumes a 9x9 board (n = 3): every 9x9 test passes"),
+            "{name}: {shown}"
+        );
+        assert!(first.contains(spelled), "{name}: {first}");
+        assert_hints(name, &shown);
+        // A Rust panic off the board names the student's file and line
+        // (Board::get tracks its caller), without the runtime's report.
+        if name.starts_with("rust") {
+            assert!(shown.contains("is off a board of side 4"), "{shown}");
+            assert!(shown.contains("(at src/lib.rs:17:"), "{shown}");
+            assert!(!shown.contains("<unknown>"), "{shown}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------- shrinking

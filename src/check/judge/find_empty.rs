@@ -11,6 +11,7 @@ use crate::check::rule::{candidates, cell};
 /// Basic correctness on every board first (on the board, empty, "none"
 /// exactly when full), then the policy.
 pub(super) fn judge(
+    puzzle: &Board,
     n: usize,
     boards: &[Vec<u8>],
     policy: FindEmptyPolicy,
@@ -20,12 +21,24 @@ pub(super) fn judge(
     if answers.len() != boards.len() {
         return Err(count_mismatch("find_empty", boards.len(), answers.len()));
     }
+    // A board other than the puzzle is named as one: the case's
+    // description above a report's board is about the puzzle.
+    let named = |board: &Board, mut failure: Failure| {
+        if board != puzzle {
+            failure.message = failure.message.replacen(
+                "find_empty ",
+                "find_empty, on a test board (not the case's puzzle), ",
+                1,
+            );
+        }
+        failure
+    };
     for (board, answer) in boards.iter().zip(answers) {
-        basic(board, *answer)?;
+        basic(board, *answer).map_err(|f| named(board, f))?;
     }
     for (board, answer) in boards.iter().zip(answers) {
         if let Some([r, c]) = *answer {
-            follows_policy(board, policy, r, c)?;
+            follows_policy(board, policy, r, c).map_err(|f| named(board, f))?;
         }
     }
     Ok(())

@@ -50,10 +50,15 @@ pub(super) fn judge(
 }
 
 /// Why `answer` to `legal(board, r, c, v)` is wrong, and what to fix; a
-/// board other than the puzzle is called "the board shown".
+/// board other than the puzzle is called "a test board (not the case's
+/// puzzle)", since a one-line listing of the failure shows no board.
 fn explain(board: &Board, r: usize, c: usize, v: u8, answer: bool, is_puzzle: bool) -> String {
     let n = board.n();
-    let on = if is_puzzle { "" } else { " on the board shown" };
+    let on = if is_puzzle {
+        ""
+    } else {
+        " on a test board (not the case's puzzle)"
+    };
     let call = format!("legal(board, {r}, {c}, {v}){on}");
     if !answer {
         return format!(
@@ -146,11 +151,17 @@ fn fitted_bug(boards: &[Board], queries: &[[usize; 4]], answers: &[bool]) -> Opt
             },
         ),
     ];
-    models.iter().find_map(|&(name, model)| {
+    // Named only when exactly one model fits: answers that two buggy
+    // legals both give (no clash of the kind that tells them apart was
+    // asked) prove neither.
+    let mut fits = models.iter().filter(|&&(_, model)| {
         queries
             .iter()
             .zip(answers)
             .all(|(&[b, r, c, v], &answer)| model(&boards[b], r, c, v as u8) == answer)
-            .then(|| name.to_string())
-    })
+    });
+    match (fits.next(), fits.next()) {
+        (Some(&(name, _)), None) => Some(name.to_string()),
+        _ => None,
+    }
 }

@@ -86,7 +86,7 @@ pub fn judge(
             legal::judge(&case.puzzle, *n, boards, queries, answers)
         }
         (Probe::FindEmpty { n, boards }, Response::FindEmpty { answers }) => {
-            find_empty::judge(*n, boards, policy, answers)
+            find_empty::judge(&case.puzzle, *n, boards, policy, answers)
         }
         (
             Probe::Solve { n, board },

@@ -36,8 +36,9 @@ pub(super) fn judge(
         return Err(Failure::new(
             "solve.range",
             format!(
-                "after solve, {} holds {}, outside 0..={side}: your digit loop goes past {side}; \
-                 try the digits 1 to {side} inclusive (0 clears a cell)",
+                "after solve, {} holds {}, outside 0..={side}: write only the digits 1 to {side} \
+                 (0 clears a cell): most likely your digit loop goes past {side}; or your code was \
+                 written for a bigger board (a fixed 9 where N = n*n belongs)",
                 cell(r, c),
                 after.get(r, c)
             ),
@@ -74,13 +75,22 @@ pub(super) fn judge(
             let detail = problem
                 .as_ref()
                 .map_or(String::new(), |p| format!(", and {}", p.what));
+            // A repeated digit on the board says how the search got to
+            // true: a placement that broke the rule, not a lost false.
+            let advice = match &problem {
+                Some(p) if p.check == "solve.duplicate" => {
+                    "a digit was placed where the rule forbids it: write a digit only when \
+                     legal(board, r, c, v) returns true for that cell; if solve does, legal \
+                     answered true there"
+                }
+                _ => {
+                    "return true only when find_empty finds no empty cell, and pass on \
+                     the recursive call's false (return false once every digit failed at a cell)"
+                }
+            };
             Err(Failure::new(
                 "solve.result",
-                format!(
-                    "solve returned true, but this puzzle has no solution{detail}: \
-                     return true only when find_empty finds no empty cell, and pass on \
-                     the recursive call's false (return false once every digit failed at a cell)"
-                ),
+                format!("solve returned true, but this puzzle has no solution{detail}: {advice}"),
             )
             .on(&after, problem.map(|p| p.cell)))
         }
@@ -117,6 +127,7 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
             1 => String::new(),
             k => format!(" ({k} cells hold leftover digits)"),
         };
+        let more = more + &last_digit_left(after, &leftovers);
         return Failure::new(
             "solve.leftover",
             format!(
@@ -130,25 +141,48 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
         )
         .on(after, Some((r, c)));
     }
-    // The board is as it was: the search gave up too early. A digit N that
-    // the solution needs in an empty cell points at the loop's bound.
+    // The board is as it was: the search gave up too early. The end state
+    // cannot tell why (a loop that stops before N, a return inside the
+    // loop, a legal that answers false, a base case...), so it says what a
+    // search that finds the solution does, not which part is wrong; a
+    // digit N the solution needs is named, since a loop's bound would
+    // miss it.
     let needs_top = case.solution.as_ref().and_then(|solution| {
         cells().find(|&(r, c)| input.get(r, c) == 0 && usize::from(solution.get(r, c)) == side)
     });
     let message = match needs_top {
         Some((r, c)) => format!(
-            "solve returned false, but this puzzle has a solution (it needs {side} at {}): \
-             check that your digit loop tries every digit from 1 to {side} inclusive \
-             (range(1, n*n + 1) in Python, v <= n*n in C); otherwise, return false only after \
-             every digit failed at the cell, not after the first",
-            cell(r, c)
+            "solve returned false and left the board as it was passed in, but this puzzle has a \
+             solution (it needs {side} at {}): a solve whose digit loop tries every digit from 1 to \
+             {side} inclusive ({}) and returns false only after all of them failed at a cell finds it",
+            cell(r, c),
+            crate::check::DIGIT_LOOP_ANY
         ),
-        None => "solve returned false, but this puzzle has a solution: return false only after \
-                 every digit failed at the cell, not after the first, and return true as soon as \
-                 a recursive call returns true"
+        None => "solve returned false and left the board as it was passed in, but this puzzle has \
+                 a solution: return false only after every digit failed at the cell, not after \
+                 the first, and return true as soon as a recursive call returns true"
             .to_string(),
     };
     Failure::new("solve.gave_up", message).on(after, needs_top)
+}
+
+/// A note for leftover digits that are all N, the digit loop's last, in
+/// at least two cells: a search that clears after every other digit and
+/// skips the clear after the last one (a return before the clear) leaves
+/// exactly these. One cell holding N proves nothing, so it gets no note.
+fn last_digit_left(after: &Board, leftovers: &[(usize, usize)]) -> String {
+    let side = after.side();
+    let all_top = leftovers
+        .iter()
+        .all(|&(r, c)| usize::from(after.get(r, c)) == side);
+    if leftovers.len() >= 2 && all_top {
+        format!(
+            " (every leftover digit is {side}, the last one the loop tries: most likely the clear \
+             is skipped only after the last digit fails)"
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// On false: the board must be byte-identical to the input; a changed given
@@ -170,6 +204,12 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
         1 => String::new(),
         k => format!(" ({k} cells differ from the input)"),
     };
+    let leftovers: Vec<(usize, usize)> = changed
+        .iter()
+        .filter(|&&i| input.cells()[i] == 0)
+        .map(|&i| (i / side, i % side))
+        .collect();
+    let more = more + &last_digit_left(after, &leftovers);
     let (check, message) = if input.get(r, c) != 0 {
         (
             "solve.givens",

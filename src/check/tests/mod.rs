@@ -485,7 +485,7 @@ fn legal_messages_name_the_units_and_the_clash() {
     ));
     assert_eq!(
         f.message,
-        "legal(board, 2, 3, 4) on the board shown returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
+        "legal(board, 2, 3, 4) on a test board (not the case's puzzle) returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
          check the 2x2 box that holds the cell, whose top-left cell is (row 2, col 2)"
     );
 }
@@ -588,8 +588,9 @@ fn solve_messages() {
     assert_eq!(f.check, "solve.range");
     assert_eq!(
         f.message,
-        "after solve, (row 0, col 1) holds 17, outside 0..=4: your digit loop goes past 4; \
-         try the digits 1 to 4 inclusive (0 clears a cell)"
+        "after solve, (row 0, col 1) holds 17, outside 0..=4: write only the digits 1 to 4 \
+         (0 clears a cell): most likely your digit loop goes past 4; or your code was written \
+         for a bigger board (a fixed 9 where N = n*n belongs)"
     );
     assert_eq!(f.cell, Some((0, 1)));
     // A given changed and a duplicate: the given is named.
@@ -619,11 +620,13 @@ fn solve_messages() {
     assert!(f.message.contains("(row 3, col 3) is still empty"), "{f}");
     let f = failure(judge_solve(false, case.puzzle.cells().to_vec()));
     // The board as passed in: the search gave up, and the solution needs a
-    // 4 in an empty cell, so the loop's bound is named.
+    // 4 in an empty cell, so a digit loop that reaches 4 is described,
+    // not blamed.
     assert_eq!(f.check, "solve.gave_up");
     assert!(
-        f.message
-            .starts_with("solve returned false, but this puzzle has a solution"),
+        f.message.starts_with(
+            "solve returned false and left the board as it was passed in, but this puzzle has a solution"
+        ),
         "{f}"
     );
     assert!(
