@@ -168,35 +168,37 @@ fn state_is_runnable(pid: libc::pid_t, tid: libc::pid_t) -> bool {
 mod tests {
     use super::*;
 
+    /// A shell loop counting to `n`: a few tenths of a second of CPU.
+    fn spin(n: u32) -> String {
+        format!("i=0; while [ $i -lt {n} ]; do i=$((i+1)); done")
+    }
+
+    /// Runs `sh -c script` and reads its clock every 5 ms until it ends,
+    /// calling `each` after every reading; the clock and the wall time.
+    fn watched(script: &str, tree: bool, mut each: impl FnMut(&RunClock)) -> (RunClock, Duration) {
+        let start = Instant::now();
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", script])
+            .spawn()
+            .expect("sh");
+        let mut clock = RunClock::new(child.id() as libc::pid_t, tree, start);
+        while child.try_wait().expect("wait").is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+            clock.read();
+            each(&clock);
+        }
+        (clock, start.elapsed())
+    }
+
     #[test]
     fn a_sleeping_child_is_idle_and_a_spinning_one_is_not() {
-        let start = Instant::now();
-        let mut sleeper = std::process::Command::new("sleep")
-            .arg("0.3")
-            .spawn()
-            .expect("sleep");
-        let mut clock = RunClock::new(sleeper.id() as libc::pid_t, false, start);
-        while sleeper.try_wait().expect("wait").is_none() {
-            std::thread::sleep(Duration::from_millis(10));
-            clock.read();
-        }
+        let (clock, _) = watched("sleep 0.3", false, |_| {});
         assert!(
             clock.idle() >= Duration::from_millis(200),
             "a sleep of 300 ms was idle for {:?}",
             clock.idle()
         );
-
-        let start = Instant::now();
-        let mut spinner = std::process::Command::new("sh")
-            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
-            .spawn()
-            .expect("sh");
-        let mut clock = RunClock::new(spinner.id() as libc::pid_t, false, start);
-        while spinner.try_wait().expect("wait").is_none() {
-            std::thread::sleep(Duration::from_millis(10));
-            clock.read();
-        }
-        let wall = start.elapsed();
+        let (clock, wall) = watched(&spin(200_000), false, |_| {});
         assert!(
             clock.idle() < wall / 3,
             "a busy loop of {wall:?} was idle for {:?}",
@@ -209,34 +211,24 @@ mod tests {
         // Three spinners per core beside the measured one: it spends most
         // of its wall time waiting on a run queue, which is not idle.
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let spin = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done";
         let mut hogs: Vec<_> = (0..cores * 3)
             .map(|_| {
                 std::process::Command::new("sh")
-                    .args(["-c", spin])
+                    .args(["-c", &spin(400_000)])
                     .spawn()
                     .expect("sh")
             })
             .collect();
-        let start = Instant::now();
-        let mut measured = std::process::Command::new("sh")
-            .args(["-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"])
-            .spawn()
-            .expect("sh");
-        let mut clock = RunClock::new(measured.id() as libc::pid_t, false, start);
         let mut worst = Duration::ZERO;
-        while measured.try_wait().expect("wait").is_none() {
-            std::thread::sleep(Duration::from_millis(5));
-            clock.read();
+        let (_, wall) = watched(&spin(100_000), false, |clock| {
             if !clock.runnable_now() {
                 worst = worst.max(clock.idle());
             }
-        }
+        });
         for hog in &mut hogs {
             let _ = hog.kill();
             let _ = hog.wait();
         }
-        let wall = start.elapsed();
         assert!(
             worst < Duration::from_millis(100),
             "a spinning process on a busy host looked idle for {worst:?} of {wall:?}"
@@ -245,20 +237,8 @@ mod tests {
 
     #[test]
     fn a_build_tree_counts_its_children() {
-        let start = Instant::now();
-        let mut parent = std::process::Command::new("sh")
-            .args([
-                "-c",
-                "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; true",
-            ])
-            .spawn()
-            .expect("sh");
-        let mut tree = RunClock::new(parent.id() as libc::pid_t, true, start);
-        while parent.try_wait().expect("wait").is_none() {
-            std::thread::sleep(Duration::from_millis(10));
-            tree.read();
-        }
-        let wall = start.elapsed();
+        let script = format!("sh -c '{}'; true", spin(200_000));
+        let (tree, wall) = watched(&script, true, |_| {});
         assert!(
             tree.idle() < wall / 3,
             "a parent waiting for a busy child was idle for {:?} of {wall:?}",
