@@ -11,6 +11,11 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour the output: auto (a terminal, unless NO_COLOR,
+    /// TERM=dumb, CLICOLOR=0; FORCE_COLOR or CLICOLOR_FORCE force it),
+    /// always, never.
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: crate::color::ColorWhen,
 }
 
 /// The subcommands.

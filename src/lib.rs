@@ -28,6 +28,7 @@ pub mod board_text;
 pub mod case;
 pub mod check;
 pub mod cli;
+pub mod color;
 pub mod commands;
 pub mod exit;
 pub mod generate;

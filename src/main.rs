@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    grader::color::apply(cli.color);
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
         Command::Check(a) => grader::commands::check::run(a),

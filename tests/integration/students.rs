@@ -793,3 +793,76 @@ fn watch_reruns_when_a_source_changes() {
     assert!(fixed.contains("public tests passed"), "{fixed}");
     assert!(fixed.contains("exit code would be 0"), "{fixed}");
 }
+
+/// Colour follows `--color` and the terminal world's conventions: never on
+/// a pipe, forced by `FORCE_COLOR` or `CLICOLOR_FORCE`, refused by
+/// `NO_COLOR`, whatever `TERM` says when forced by the flag.
+#[test]
+fn colour_follows_the_flag_and_the_environment() {
+    let fixture = fixture("bug-no-clear.c");
+    let painted = |args: &[&str], env: &[(&str, &str)]| -> bool {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
+        cmd.arg("check")
+            .arg(&fixture)
+            .args(["--case", "campus-dead-end"]);
+        cmd.args(args);
+        for var in [
+            "NO_COLOR",
+            "FORCE_COLOR",
+            "CLICOLOR",
+            "CLICOLOR_FORCE",
+            "TERM",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.envs(env.iter().copied());
+        let out = cmd.output().expect("grader check runs");
+        assert_eq!(code(&out), 1, "{}", text(&out));
+        out.stdout.contains(&0x1b)
+    };
+    assert!(!painted(&[], &[]), "a pipe gets no colour");
+    assert!(painted(&[], &[("FORCE_COLOR", "1")]), "FORCE_COLOR");
+    assert!(painted(&[], &[("CLICOLOR_FORCE", "1")]), "CLICOLOR_FORCE");
+    assert!(
+        !painted(&[], &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]),
+        "NO_COLOR wins"
+    );
+    assert!(!painted(&[], &[("FORCE_COLOR", "0")]), "FORCE_COLOR=0");
+    assert!(
+        painted(
+            &["--color", "always"],
+            &[("TERM", "dumb"), ("NO_COLOR", "1")]
+        ),
+        "--color always"
+    );
+    assert!(
+        !painted(&["--color", "never"], &[("FORCE_COLOR", "1")]),
+        "--color never"
+    );
+    // On a real terminal (util-linux `script` makes one): colour, but not
+    // for TERM=dumb.
+    let on_a_terminal = |term: &str| -> Option<bool> {
+        let line = format!(
+            "{} check {} --case campus-dead-end",
+            env!("CARGO_BIN_EXE_grader"),
+            fixture.display()
+        );
+        let out = Command::new("script")
+            .args(["-q", "-c", &line, "/dev/null"])
+            .env("TERM", term)
+            .env_remove("NO_COLOR")
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        Some(out.stdout.contains(&0x1b))
+    };
+    match (on_a_terminal("xterm"), on_a_terminal("dumb")) {
+        (Some(xterm), Some(dumb)) => {
+            assert!(xterm, "a terminal gets colour");
+            assert!(!dumb, "TERM=dumb gets none");
+        }
+        _ => panic!("`script` (util-linux; Debian: bsdutils) is needed to make a terminal"),
+    }
+}
