@@ -42,9 +42,21 @@ pub enum Command {
     /// Write a ready-to-upload autograder package (Gradescope).
     #[command(subcommand)]
     Package(PackageTarget),
+    /// Print a shell's completion script (e.g. `grader completions bash > /etc/bash_completion.d/grader`).
+    Completions(CompletionsArgs),
+    /// Print the manual page, in roff (e.g. `grader man | man -l -`).
+    Man,
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
+}
+
+/// `grader completions SHELL`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `grader check [PATH]`.

@@ -19,6 +19,8 @@ fn main() -> ExitCode {
         Command::Report(a) => grader::commands::replay::run(a),
         Command::Merge(a) => grader::commands::merge::run(a),
         Command::Diff(a) => grader::commands::diff::run(a),
+        Command::Completions(a) => grader::commands::completions::run(a),
+        Command::Man => grader::commands::man::run(),
         Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {
             grader::commands::package::run_gradescope(a)
         }

@@ -4,10 +4,12 @@
 //! code runs.
 
 pub mod check;
+pub mod completions;
 pub mod diff;
 pub mod generate;
 pub mod grade;
 pub mod init;
+pub mod man;
 pub mod merge;
 pub mod outputs;
 pub mod package;

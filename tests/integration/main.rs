@@ -13,6 +13,7 @@
 //! - `recipes`: the sharding recipes and the Classroom workflow, run;
 //! - `reports`: every report format against the JSON report;
 //! - `runs`: streaming, resuming, sharding, merging, diffing runs;
+//! - `shell`: the completion scripts and the manual page, read by bash and `man`;
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
 //! - `students`: `grader init` and `grader check` as a student meets them
 //!   (snapshots of the student view, shrinking);
@@ -35,6 +36,7 @@ mod recipes;
 mod reports;
 mod runs;
 mod sandbox;
+mod shell;
 mod students;
 mod submissions;
 mod triples;

@@ -1,0 +1,66 @@
+//! The shell completions and the manual page, read by their consumers:
+//! bash loads the completion script and completes a subcommand, and the
+//! manual page is roff that names every subcommand (and `man` renders it
+//! where `man` is installed).
+
+use std::process::Command;
+
+use crate::util::{grader, text};
+
+#[test]
+fn bash_loads_the_completions_and_completes_a_subcommand() {
+    let out = grader()
+        .args(["completions", "bash"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let script = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(script.path(), &out.stdout).expect("write");
+    // What bash's completion machinery does for `grader gr<TAB>`.
+    let line = format!(
+        "source {}; COMP_WORDS=(grader gr); COMP_CWORD=1; COMP_LINE='grader gr'; COMP_POINT=9; _grader grader gr grader; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.path().display()
+    );
+    let done = Command::new("bash")
+        .args(["-c", &line])
+        .output()
+        .expect("bash runs");
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let words = text(&done.stdout);
+    assert!(words.lines().any(|w| w == "grade"), "{words}");
+    assert!(!words.lines().any(|w| w == "solve"), "{words}");
+}
+
+#[test]
+fn the_manual_page_is_roff_naming_every_subcommand() {
+    let out = grader().arg("man").output().expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert!(page.contains(".TH grader 1"), "{page}");
+    for sub in [
+        "check",
+        "grade",
+        "init",
+        "reference",
+        "merge",
+        "completions",
+    ] {
+        assert!(page.contains(sub), "{sub} missing from the page");
+    }
+    if Command::new("man").arg("--version").output().is_ok() {
+        let file = tempfile::NamedTempFile::new().expect("temp file");
+        std::fs::write(file.path(), &out.stdout).expect("write");
+        let shown = Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(file.path())
+            .env("MANWIDTH", "80")
+            .output()
+            .expect("man runs");
+        assert!(shown.status.success(), "{}", text(&shown.stderr));
+        assert!(
+            text(&shown.stdout).contains("grader"),
+            "{}",
+            text(&shown.stdout)
+        );
+    }
+}
