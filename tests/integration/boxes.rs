@@ -500,13 +500,33 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The shell function `cover_tmp`: a fresh tmpfs over `/tmp` that keeps
+/// this build's target folder (the binary, the workspaces) in place when
+/// the checkout lies under `/tmp` (CI clones anywhere).
+fn cover_tmp() -> String {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target folder")
+        .to_path_buf();
+    if target.starts_with("/tmp") {
+        format!(
+            "cover_tmp() {{\n  mount -t tmpfs -o mode=755 tmpfs /mnt\n  mkdir /mnt/keep\n  mount --rbind {keep} /mnt/keep\n  mount -t tmpfs -o mode=1777 tmpfs /tmp\n  mkdir -p {keep}\n  mount --move /mnt/keep {keep}\n  umount /mnt\n}}\n",
+            keep = target.display()
+        )
+    } else {
+        "cover_tmp() {\n  mount -t tmpfs -o mode=1777 tmpfs /tmp\n}\n".to_string()
+    }
+}
+
 /// Runs `script` (sh) in a private mount namespace as root, then `grader
 /// ARGS` (as `exec "$@"` at its end, with `$GRADER` the binary); returns
 /// the exit code and stderr.
+///
+/// The script may call `cover_tmp` ([`cover_tmp`]).
 fn in_private_mounts(script: &str, args: &[&str]) -> (i32, String) {
     let out = Command::new("unshare")
         .args(["--mount", "--propagation", "private", "--", "sh", "-ec"])
-        .arg(script)
+        .arg(format!("{}{script}", cover_tmp()))
         .arg("sh")
         .arg(env!("CARGO_BIN_EXE_grader"))
         .args(args)
@@ -677,7 +697,7 @@ fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
     // .cargo/config.toml made by nobody; then the plants.
     let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all";
     let setup = format!(
-        "mount --bind {sysroot} {stage}\nmount -t tmpfs -o mode=755 tmpfs /root\nmkdir -p {sysroot}\nmount --move {stage} {sysroot}\nmount -t tmpfs -o mode=1777 tmpfs /tmp\n{nobody} sh -c 'mkdir /tmp/.cargo && printf \"[build\\nnot toml\\n\" > /tmp/.cargo/config.toml'\n",
+        "mount --bind {sysroot} {stage}\nmount -t tmpfs -o mode=755 tmpfs /root\nmkdir -p {sysroot}\nmount --move {stage} {sysroot}\ncover_tmp\n{nobody} sh -c 'mkdir /tmp/.cargo && printf \"[build\\nnot toml\\n\" > /tmp/.cargo/config.toml'\n",
         stage = stage.display()
     );
     let as_nobody = |report: &Path, subs: &Path, planted: bool| {
@@ -722,7 +742,7 @@ fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
     );
     let out = Command::new("unshare")
         .args(["--mount", "--propagation", "private", "--", "sh", "-ec"])
-        .arg(&script)
+        .arg(format!("{}{script}", cover_tmp()))
         .arg("sh")
         .arg(env!("CARGO_BIN_EXE_grader"))
         .args(["check", "py-read-planted.py"])
@@ -758,7 +778,7 @@ fn a_hostile_local_users_plants_change_nothing() {
     }
     let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all";
     let base = format!(
-        "mount -t tmpfs -o mode=1777 tmpfs /tmp\nmount -t tmpfs -o mode=755 tmpfs /run\nmount -t tmpfs -o mode=755 tmpfs /var/lib\nmkdir -m 1777 /run/lock\n{nobody} sh -c 'mkdir /tmp/.cargo && printf \"[build\\nnot toml\\n\" > /tmp/.cargo/config.toml'\n"
+        "cover_tmp\nmount -t tmpfs -o mode=755 tmpfs /run\nmount -t tmpfs -o mode=755 tmpfs /var/lib\nmkdir -m 1777 /run/lock\n{nobody} sh -c 'mkdir /tmp/.cargo && printf \"[build\\nnot toml\\n\" > /tmp/.cargo/config.toml'\n"
     );
     let holder = out.join("hold.py");
     fs::write(
