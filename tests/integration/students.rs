@@ -840,7 +840,7 @@ fn colour_follows_the_flag_and_the_environment() {
         "--color never"
     );
     // On a real terminal (util-linux `script` makes one): colour, but not
-    // for TERM=dumb.
+    // for TERM=dumb, even on a CI runner.
     let on_a_terminal = |term: &str| -> Option<bool> {
         let line = format!(
             "{} check {} --case campus-dead-end",
@@ -850,6 +850,7 @@ fn colour_follows_the_flag_and_the_environment() {
         let out = Command::new("script")
             .args(["-q", "-c", &line, "/dev/null"])
             .env("TERM", term)
+            .env("CI", "true")
             .env_remove("NO_COLOR")
             .env_remove("FORCE_COLOR")
             .env_remove("CLICOLOR_FORCE")
