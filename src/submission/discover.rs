@@ -129,7 +129,7 @@ pub fn discover(dir: &Path) -> Result<Vec<Submission>, DiscoverError> {
         let entry = entry.map_err(read_err)?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') || SKIPPED_NAMES.contains(&name.as_ref()) {
+        if is_clutter(&name) || SKIPPED_NAMES.contains(&name.as_ref()) {
             continue;
         }
         submissions.push((name.into_owned(), classify(&entry.path())));
@@ -137,6 +137,36 @@ pub fn discover(dir: &Path) -> Result<Vec<Submission>, DiscoverError> {
     submissions.sort_by(|a, b| a.1.id.cmp(&b.1.id).then_with(|| a.0.cmp(&b.0)));
     mark_duplicate_ids(&mut submissions);
     Ok(submissions.into_iter().map(|(_, s)| s).collect())
+}
+
+/// Whether a folder entry named `name` is never part of a submission: a
+/// hidden file, what a desktop or an editor leaves (`__MACOSX/` of a macOS
+/// zip, `.DS_Store`, `Thumbs.db`, `__pycache__/`).
+fn is_clutter(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "__MACOSX" | "Thumbs.db" | "desktop.ini" | "__pycache__"
+        )
+}
+
+/// Whether a file or folder named `name` holds the student's own tests
+/// (`test_*.py`, `*_test.py`, `conftest.py`, `tests/`): beside a solution
+/// it is not the solution.
+fn is_tests(name: &str) -> bool {
+    name == "tests"
+        || name == "conftest.py"
+        || (name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py")))
+}
+
+/// `candidates` without the test files, unless only test files are there.
+fn without_tests<T>(candidates: Vec<T>, name: impl Fn(&T) -> String) -> (Vec<T>, Vec<T>) {
+    let (tests, rest): (Vec<T>, Vec<T>) = candidates.into_iter().partition(|c| is_tests(&name(c)));
+    if rest.is_empty() {
+        (tests, Vec::new())
+    } else {
+        (rest, tests)
+    }
 }
 
 /// The submission at `path` (a file or a folder), by the rules of this
@@ -186,7 +216,7 @@ pub fn classify(path: &Path) -> Submission {
     let mut others = 0usize;
     for entry in entries.flatten() {
         let file = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
+        if is_clutter(&entry.file_name().to_string_lossy()) {
             continue;
         }
         match SubmissionKind::of_file(&file) {
@@ -194,6 +224,7 @@ pub fn classify(path: &Path) -> Submission {
             _ => others += 1,
         }
     }
+    let (mut candidates, _tests) = without_tests(candidates, |(f, _)| file_name(f));
     candidates.sort_by(|a, b| a.0.cmp(&b.0));
     match candidates.as_slice() {
         [] if others == 0 => error(format!(
@@ -249,7 +280,7 @@ pub fn classify_upload(dir: &Path) -> Upload {
             .map(|entries| {
                 entries
                     .flatten()
-                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .filter(|e| !is_clutter(&e.file_name().to_string_lossy()))
                     .map(|e| e.path())
                     .collect()
             })
@@ -267,7 +298,10 @@ pub fn classify_upload(dir: &Path) -> Upload {
     let mut entries = listing(&root);
     let is_candidate = |p: &PathBuf| p.is_file() && SubmissionKind::of_file(p).is_some();
     if !root.join("Cargo.toml").is_file() && !entries.iter().any(is_candidate) {
-        let folders: Vec<&PathBuf> = entries.iter().filter(|p| p.is_dir()).collect();
+        let folders: Vec<&PathBuf> = entries
+            .iter()
+            .filter(|p| p.is_dir() && !is_tests(&file_name(p)))
+            .collect();
         if let [only] = folders.as_slice() {
             root = (*only).clone();
             let outer: Vec<PathBuf> = entries.iter().filter(|p| p.is_file()).cloned().collect();
@@ -287,8 +321,11 @@ pub fn classify_upload(dir: &Path) -> Upload {
             ignored: Vec::new(),
         };
     }
-    let (candidates, others): (Vec<PathBuf>, Vec<PathBuf>) =
+    let (candidates, mut others): (Vec<PathBuf>, Vec<PathBuf>) =
         entries.into_iter().partition(is_candidate);
+    let (candidates, tests) = without_tests(candidates, file_name);
+    others.extend(tests);
+    others.sort();
     let ignored = others.iter().map(|p| relative(p)).collect();
     let kind_of = |p: &PathBuf| SubmissionKind::of_file(p).ok_or_else(String::new);
     let (path, kind) = match candidates.as_slice() {
@@ -314,6 +351,14 @@ pub fn classify_upload(dir: &Path) -> Upload {
         submission: Submission { id, path, kind },
         ignored,
     }
+}
+
+/// The last part of `path`, as text.
+fn file_name(path: &PathBuf) -> String {
+    path.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The student id of an entry: a folder's name, a file's name without its
@@ -542,6 +587,60 @@ mod tests {
         assert_eq!(upload.submission.kind, Ok(SubmissionKind::Python));
         assert_eq!(upload.submission.path, up.join("lab/solver.py"));
         assert_eq!(upload.ignored, vec!["lab/README", "readme.txt"]);
+    }
+
+    #[test]
+    fn uploads_as_students_make_them() {
+        // macOS "Compress": the folder, and __MACOSX/ beside it.
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("lab3/sudoku.py"));
+        touch(&up.join("lab3/.DS_Store"));
+        touch(&up.join("__MACOSX/lab3/._sudoku.py"));
+        touch(&up.join("__MACOSX/._lab3"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.kind, Ok(SubmissionKind::Python));
+        assert_eq!(upload.submission.path, up.join("lab3/sudoku.py"));
+        assert!(upload.ignored.is_empty(), "{:?}", upload.ignored);
+
+        // The student's own tests beside the solution, at the top and in
+        // the lone folder: not candidates, but named as ignored.
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("sudoku.py"));
+        touch(&up.join("test_sudoku.py"));
+        touch(&up.join("sudoku_test.py"));
+        touch(&up.join("tests/test_more.py"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.path, up.join("sudoku.py"));
+        assert_eq!(
+            upload.ignored,
+            vec!["sudoku_test.py", "test_sudoku.py", "tests"],
+            "{:?}",
+            upload.ignored
+        );
+        // A folder graded with `grade` (a GitHub Classroom repository) too.
+        assert_eq!(classify(&up).path, up.join("sudoku.py"));
+        assert_eq!(classify(&up).kind, Ok(SubmissionKind::Python));
+
+        // A test file alone is what was handed in.
+        let dir = folder();
+        let up = dir.path().join("submission");
+        touch(&up.join("test_sudoku.py"));
+        assert_eq!(
+            classify_upload(&up).submission.path,
+            up.join("test_sudoku.py")
+        );
+    }
+
+    #[test]
+    fn a_class_folder_skips_what_a_zip_leaves() {
+        let dir = folder();
+        touch(&dir.path().join("alice.c"));
+        touch(&dir.path().join("__MACOSX/._alice.c"));
+        let found = discover(dir.path()).unwrap();
+        let ids: Vec<&str> = found.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["alice"]);
     }
 
     #[test]

@@ -152,6 +152,30 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
         "{log}"
     );
 
+    // A folder zipped with macOS "Compress" (the folder, __MACOSX/ beside
+    // it), and a Python solution with the student's tests beside it.
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[
+            ("lab3/sudoku.py", fixture("py-listing.py")),
+            ("__MACOSX/lab3/._sudoku.py", b"\x00\x05\x16\x07".to_vec()),
+            ("__MACOSX/._lab3", b"\x00\x05\x16\x07".to_vec()),
+        ]),
+    );
+    assert_eq!(results["score"], 12, "{results}\n{log}");
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[
+            ("sudoku.py", fixture("py-listing.py")),
+            ("test_sudoku.py", b"import sudoku\n".to_vec()),
+        ]),
+    );
+    assert_eq!(results["score"], 12, "{results}\n{log}");
+    assert!(
+        log.contains("test_sudoku.py"),
+        "the test file is named as ignored: {log}"
+    );
+
     // A one-bug .c: graded, not full marks.
     let (results, _) = grade_upload(&ag, Some(&[("solver.c", fixture("bug-legal-no-box.c"))]));
     assert_eq!(results["score"], 8, "{results}");
