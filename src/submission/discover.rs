@@ -323,7 +323,7 @@ pub fn classify_upload(dir: &Path) -> Upload {
     }
     let (candidates, mut others): (Vec<PathBuf>, Vec<PathBuf>) =
         entries.into_iter().partition(is_candidate);
-    let (candidates, tests) = without_tests(candidates, file_name);
+    let (candidates, tests) = without_tests(candidates, |p| file_name(p));
     others.extend(tests);
     others.sort();
     let ignored = others.iter().map(|p| relative(p)).collect();
@@ -354,7 +354,7 @@ pub fn classify_upload(dir: &Path) -> Upload {
 }
 
 /// The last part of `path`, as text.
-fn file_name(path: &PathBuf) -> String {
+fn file_name(path: &Path) -> String {
     path.file_name()
         .unwrap_or_default()
         .to_string_lossy()
