@@ -239,6 +239,24 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             "note: {reruns} test run(s) were repeated because the host was too busy to time them (each test's `reruns` in the JSON report); the verdicts are the repeated runs'"
         );
     }
+    let tests: Vec<&crate::report::TestReport> =
+        report.submissions.iter().flat_map(|s| &s.tests).collect();
+    let all_ms: f64 = tests.iter().filter_map(|t| t.wall_ms).sum();
+    let timeouts: Vec<f64> = tests
+        .iter()
+        .filter(|t| t.verdict == Verdict::Timeout)
+        .filter_map(|t| t.wall_ms)
+        .collect();
+    if !timeouts.is_empty() && all_ms > 0.0 {
+        let spent: f64 = timeouts.iter().sum();
+        eprintln!(
+            "note: {} test(s) ran to a time limit: {:.1} s, {:.0}% of the {:.1} s spent in tests",
+            timeouts.len(),
+            spent / 1000.0,
+            100.0 * spent / all_ms,
+            all_ms / 1000.0
+        );
+    }
     if let Some(err) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(err);
     }

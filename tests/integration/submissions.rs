@@ -821,6 +821,12 @@ fn fixtures_get_their_verdicts_and_leave_nothing_behind() {
         problems.push(format!("submissions/ changed during the run: {changed:?}"));
     }
 
+    // The fixtures that loop without end ran to their limits, and the
+    // grader says how much of the run that cost.
+    if !run.stderr.contains("test(s) ran to a time limit") {
+        problems.push("no note of the time spent in tests that ran to a limit".to_string());
+    }
+
     // The grader stays small while a fixture prints 200 MB.
     let peak_mib = run.peak_rss_kib.max(first_run.peak_rss_kib) / 1024;
     if peak_mib >= 100 {
