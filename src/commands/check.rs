@@ -26,7 +26,7 @@ use crate::report::{Status, SubmissionReport, picture};
 use crate::runner::grade::{GradePlan, kind_name};
 use crate::runner::session::{Next, Session};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
-use crate::submission::discover::{self, Submission, SubmissionKind};
+use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Blame, Function, Verdict};
 
 /// Runs `grader check`; see the module docs for the exit codes.
@@ -108,24 +108,11 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let submission = discover::classify(&absolute);
     let path = args.path.to_string_lossy().into_owned();
-    let kind = match &submission.kind {
-        Ok(kind) => *kind,
-        Err(message) => return not_run(&submission, None, Status::BuildError, message, path),
-    };
     let session = match Session::open(&submission, plan) {
         Ok(session) => session,
-        Err(report) => {
-            let mut run = not_run(
-                &submission,
-                Some(kind),
-                report.status,
-                &report.message,
-                path,
-            );
-            run.submission.grader_fault = report.grader_fault;
-            return run;
-        }
+        Err(report) => return not_run(*report, path),
     };
+    let kind = session.kind();
     let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
@@ -188,15 +175,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         }
     });
     if report.status != Status::Ok {
-        return not_run(
-            &submission,
-            Some(kind),
-            report.status,
-            &report.message,
-            path,
-        );
+        return not_run(report, path);
     }
-    let tests = report.tests;
+    let mut submission = report;
+    let tests = &submission.tests;
     // The small board's causes assume the helpers are right: with legal or
     // find_empty failing, their wrong answers fit the failure too.
     let helpers_fail = tests
@@ -240,7 +222,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         }
     }
     let size_note = student::fixed_board_size(
-        &tests,
+        tests,
         |name| {
             plan.cases
                 .cases
@@ -250,20 +232,11 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         },
         Some(kind_name(kind)),
     );
-    let score = tests.iter().map(|t| t.points).sum();
-    let max_score = tests.iter().map(|t| t.max_points).sum();
+    // The session's report, as far as the tests ran (--fail-fast).
     let not_run = total - tests.len();
+    submission.max_score = tests.iter().map(|t| t.max_points).sum();
     CheckRun {
-        submission: SubmissionReport {
-            id: submission.id.clone(),
-            kind: Some(kind_name(kind).to_string()),
-            status: Status::Ok,
-            message: String::new(),
-            score,
-            max_score,
-            grader_fault: report.grader_fault,
-            tests,
-        },
+        submission,
         shrunk,
         first_steps,
         not_run,
@@ -325,25 +298,13 @@ fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> O
         })
 }
 
-/// A submission none of whose tests ran.
-fn not_run(
-    submission: &Submission,
-    kind: Option<SubmissionKind>,
-    status: Status,
-    message: &str,
-    path: String,
-) -> CheckRun {
+/// The student's view of a session that ran no test (not built, not
+/// loaded): the session's own report, without the list of tests not run.
+fn not_run(mut submission: SubmissionReport, path: String) -> CheckRun {
+    submission.tests.clear();
+    submission.max_score = 0;
     CheckRun {
-        submission: SubmissionReport {
-            id: submission.id.clone(),
-            kind: kind.map(|k| kind_name(k).to_string()),
-            status,
-            message: message.to_string(),
-            score: 0,
-            max_score: 0,
-            grader_fault: false,
-            tests: Vec::new(),
-        },
+        submission,
         shrunk: Vec::new(),
         first_steps: Vec::new(),
         not_run: 0,

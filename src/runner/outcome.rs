@@ -46,7 +46,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }
     if run.killed == Some(Kill::Backstop) {
         return Err(Outcome::grader_fault(format!(
-            "{GRADER_FAULT} (not your fault): the host was too busy to time this test: after {} ms of wall-clock time it was still runnable and had used only {} ms of its {} ms of CPU time (it waited {} ms for a CPU); grade again on a quieter machine or with fewer --jobs",
+            "{GRADER_FAULT} (not your fault): the host was too busy to time this test: after {} ms of wall-clock time it had used only {} ms of its {} ms of CPU time, and had waited {} ms for a CPU; grade again on a quieter machine or with fewer --jobs",
             run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
         )));
     }

@@ -722,7 +722,7 @@ fn run_in_box(
         }
         if tries == BUILD_TRIES {
             return Err(BuildFailure::Grader(format!(
-                "the host was too busy to time the build: {tool} was still runnable and under its CPU limit at the wall-clock backstop of {} ({tries} tries); grade again on a quieter machine or with fewer --jobs",
+                "the host was too busy to time the build: {tool} was still under its CPU limit at the wall-clock backstop of {} ({tries} tries); grade again on a quieter machine or with fewer --jobs",
                 seconds(Duration::from_millis(job.deadlines.backstop_ms))
             )));
         }
