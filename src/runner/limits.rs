@@ -91,13 +91,23 @@ impl TimeLimits {
         if self.calibrating {
             return CALIBRATION_LIMIT_MS;
         }
+        self.limit_for(cases, case, function, Language::of(kind))
+    }
+
+    /// The limit of one test of `case`'s `function` timed by `language`'s
+    /// listing: pinned, a multiple of the listing's time, or the untimed
+    /// default.
+    fn limit_for(
+        &self,
+        cases: &CaseSet,
+        case: &Case,
+        function: Function,
+        language: Language,
+    ) -> u64 {
         if let Some(pinned) = case.time_limit_ms.or(cases.config.time_limit_ms) {
             return pinned;
         }
-        match self
-            .listing
-            .get(&(Language::of(kind), case.name.clone(), function))
-        {
+        match self.listing.get(&(language, case.name.clone(), function)) {
             Some(&listing) => cases
                 .config
                 .time_limit_floor_ms
@@ -156,22 +166,13 @@ impl TimeLimits {
                             function,
                             language: Some(language.name().to_string()),
                             listing_ms: Some(listing),
-                            limit_ms: self.limit_ms(cases, case, function, kind_of(language)),
+                            limit_ms: self.limit_for(cases, case, function, language),
                         });
                     }
                 }
             }
         }
         applied
-    }
-}
-
-/// A submission kind timed by `language`'s listing.
-fn kind_of(language: Language) -> SubmissionKind {
-    match language {
-        Language::C => SubmissionKind::C,
-        Language::Rust => SubmissionKind::Rust,
-        Language::Python => SubmissionKind::Python,
     }
 }
 
