@@ -46,7 +46,7 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page, in roff (e.g. `grader man | man -l -`).
     Man,
-    /// Run one test of student code in a sandbox (internal; used by grade/check).
+    /// The worker program: one submission's box (internal; started by grade and check).
     #[command(hide = true)]
     Worker,
 }

@@ -5,15 +5,22 @@
 //! - [`board_text`]: the board text format of SPEC 1, parsed and printed;
 //! - [`case`]: case files (SPEC 3) and `grader.toml`;
 //! - [`check`]: the checks of SPEC 4, written once against the lab trait;
-//! - [`protocol`]: the messages between the grader and a worker process;
-//! - [`worker`]: the child side: confine, load the student's code, answer;
+//! - [`protocol`]: the messages between the grader and a submission's box;
+//! - [`sandbox`]: the box from the grader's side: one per submission, the
+//!   one child-process layer for builds and tests;
+//! - [`worker`]: the worker program, every process inside a box: its init,
+//!   and the test child that confines itself, loads the student's code
+//!   and answers;
 //! - [`submission`]: discover the submissions in a folder and build them;
-//! - [`runner`]: the parent side: spawn, time, kill, classify how a test
-//!   ended, the grading loop (which calls [`check`] to plan and judge);
+//! - [`runner`]: how a test ended becomes a verdict, one submission's
+//!   session (the one loop over its tests, which calls [`check`] to plan
+//!   and judge), the class, the time limits, shrinking;
 //! - [`report`]: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
 //! - [`generate`]: fresh puzzles for `grader generate`; [`cli`]: the arguments;
-//! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
+//! - [`verdict`], [`exit`], [`color`]: the vocabulary shared by all of them.
+//!
+//! ARCHITECTURE.md draws the flow and every process of a box.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 

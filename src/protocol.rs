@@ -1,20 +1,38 @@
-//! The messages between the grader and a worker process.
+//! The messages between the grader and a submission's box: the box's own
+//! traffic (setup, one command per run, how each run ended) and what the
+//! worker program says from a test child on the protocol fd. The
+//! processes and pipes are drawn in ARCHITECTURE.md ("Theory of
+//! operation").
 //!
-//! # The wire protocol
+//! # The box's pipes
 //!
-//! One worker process runs one test. It is spawned with:
+//! The grader starts the box process (`<worker> worker`, see
+//! `worker/zygote.rs`) with:
 //!
-//! - **stdin**: one [`WorkerInput`] as a JSON object (the [`WorkerRequest`]
-//!   under `"request"`, the safeguards to apply under `"sandbox"`), then
-//!   end of file. At most [`MAX_INPUT_BYTES`].
-//! - **fd 3** (the "protocol fd", [`PROTOCOL_FD`]): the worker writes
-//!   [`WorkerMessage`]s there, one JSON object per line (`\n`-terminated),
-//!   each tagged by `"type"`. It never writes to stdout/stderr, which belong
-//!   to the student's code and are captured (capped) by the grader.
-//! - a cleared environment (`PATH`, `LANG=C`), an empty working directory,
-//!   and no other open file descriptor.
+//! - **stdin** (the command pipe): one [`BoxSetup`] line, then one
+//!   [`BoxCommand`] line per run (a [`BoxCommand::Test`] carries its
+//!   [`WorkerInput`]: the [`WorkerRequest`] and the safeguards to apply),
+//!   each at most [`MAX_INPUT_BYTES`]; closing it ends the box.
+//! - **fd 4** ([`BOX_EVENTS_FD`], the event pipe): box init writes
+//!   [`BoxEvent`]s, one JSON line each: `ready`, then one `finished`
+//!   ([`RunEnd`]: wait status, CPU, idle and wall time, why init killed the
+//!   run) per command, or `failed`. Every child of init closes this fd and
+//!   the command pipe, so no student process can write an event.
+//! - **fds 1 and 2**: the student's stdout and stderr, captured (capped) by
+//!   the grader; **fd 3** ([`PROTOCOL_FD`], the protocol fd), below. The
+//!   three are shared by every run of the box, one run at a time.
+//! - a cleared environment (`PATH`, `LANG=C`), the box's folder as its
+//!   working directory, and no other open file descriptor.
 //!
-//! A worker's life, as messages: optional `sandbox_note`s; then
+//! # The protocol fd
+//!
+//! A test child (one fork of init per [`BoxCommand::Test`], stdin
+//! `/dev/null`) writes [`WorkerMessage`]s on fd 3, one JSON object per
+//! line (`\n`-terminated), each tagged by `"type"`. It never writes to
+//! stdout/stderr, which belong to the student's code. A build child
+//! closes fd 3.
+//!
+//! A test child's life, as messages: optional `sandbox_note`s; then
 //! `worker_failed` (a safeguard the grader asked for could not be applied,
 //! or the request was malformed: the grader's problem, no student code ran)
 //! or `loading` (every safeguard is in place; student code runs from here
@@ -22,40 +40,48 @@
 //! `loading`: `load_error` (the code could not be loaded: a missing symbol,
 //! not a library) or `loaded`. After `loaded`: one `done` (then exit status
 //! 0). At any point after `loading`, `forbidden` (the sandbox refused a
-//! system call), or nothing more at all (the process died: the grader reads
-//! the wait status). A worker that dies before `loading` failed on the
+//! system call), or nothing more at all (the process died: init reports
+//! the wait status). A test child that dies before `loading` failed on the
 //! grader's side. For example:
 //!
 //! ```text
-//! stdin:  {"request":{"kind":"library","code":"/tmp/x/libsudoku.so",
+//! stdin:  {"namespaces":true,"uid":61000,"gid":61000,"dir":"/tmp/grader-run-x/box-y","views":[...],"hide":[...]}
+//! fd 4:   {"type":"ready","notes":[]}
+//! stdin:  {"type":"test","input":{"request":{"kind":"library","code":"/tmp/grader-run-x/box-y/code/lib.so",
 //!          "probe":{"function":"solve","args":{"n":2,"board":[1,0,0,4,...]}},
 //!          "limits":{"time_limit_ms":1000,"memory_limit_mb":256}},
-//!          "sandbox":{"uid":null,"gid":null,...}}
+//!          "sandbox":{"uid":61000,"gid":61000,...}},
+//!          "deadlines":{"cpu_ms":1000,"idle_ms":1500,"backstop_ms":20000}}
 //! fd 3:   {"type":"loading"}
 //!         {"type":"loaded"}
 //!         {"type":"done","response":{"function":"solve","args":{"solved":true,"board":[1,2,3,4,...]}},"time_ms":0.004}
+//! fd 4:   {"type":"finished","wait_status":0,"cpu_ms":1,"wall_ms":2,...,"killed":null,"leftovers":0}
 //! ```
 //!
-//! A Python worker speaks the same protocol with `json` and `os.write(3, …)`.
+//! A Python test child speaks the same protocol from the harness, with
+//! `json` and `os.write` (on a copy of fd 3 it makes before the student's
+//! code runs), plus `trace` and `exception` messages.
 //!
-//! Nothing here is trusted: student code can write to fd 3 too, so the
-//! grader decodes defensively, takes the verdict from the wait status and its
-//! own records as well, and judges every answer itself.
+//! Nothing on fd 3 is trusted: student code can write to it too, so the
+//! grader decodes defensively, takes the verdict from init's [`RunEnd`] and
+//! its own records as well, and judges every answer itself.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 use crate::check::{Probe, Response};
 
-/// The file descriptor the worker writes [`WorkerMessage`]s to.
+/// The file descriptor a test child writes [`WorkerMessage`]s to.
 pub const PROTOCOL_FD: i32 = 3;
 
-/// The largest [`WorkerInput`] a worker reads from stdin, in bytes.
+/// The largest command line (a [`BoxCommand`] with its [`WorkerInput`])
+/// box init reads from its command pipe, in bytes.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
-/// The longest protocol line the grader keeps, in bytes (the worker's
-/// largest `done`, 20,000 `legal` answers, is about 120 kB). Longer lines
-/// are cut while reading, before any decoding: student code wrote them.
+/// The longest protocol line the grader keeps, in bytes (the worker
+/// program's largest `done`, 20,000 `legal` answers, is about 120 kB).
+/// Longer lines are cut while reading, before any decoding: student code
+/// wrote them.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// A write trace at its cap (12 hex digits a record) fits one line, with
@@ -65,7 +91,7 @@ const _: () = assert!(crate::check::trace::TRACE_CAP * 12 + 1024 <= MAX_LINE_BYT
 /// The most protocol bytes the grader keeps per test.
 pub const MAX_PROTOCOL_BYTES: usize = 16 << 20;
 
-/// What the grader keeps of a worker's fd 3 while reading it: whole lines
+/// What the grader keeps of a test child's fd 3 while reading it: whole lines
 /// of at most [`MAX_LINE_BYTES`], at most [`MAX_PROTOCOL_BYTES`] in all.
 /// Of a longer line nothing is kept (beyond what tells it apart), so no
 /// decoder ever sees it and memory stays bounded however much is written.
@@ -127,8 +153,8 @@ impl ProtocolLines {
     }
 }
 
-/// What the grader writes to a worker's stdin: the test, and the safeguards
-/// the grader found available on this machine.
+/// One test as a [`BoxCommand::Test`] carries it to box init: the test,
+/// and the safeguards the grader found available on this machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkerInput {
     /// The test.
@@ -138,8 +164,8 @@ pub struct WorkerInput {
     pub sandbox: SandboxPlan,
 }
 
-/// The safeguards a worker applies to itself, in this order, before it
-/// loads the student's code. Each is decided by the grader, which probed the
+/// The safeguards a test child applies to itself, in this order, before
+/// it loads the student's code. Each is decided by the grader, which probed the
 /// machine once; a planned safeguard that fails is a `worker_failed`
 /// message, never skipped silently. The default plan applies only what
 /// needs no privilege (rlimits, Landlock and seccomp when the kernel has
@@ -176,7 +202,7 @@ impl Default for SandboxPlan {
     }
 }
 
-/// What kind of student code a worker loads.
+/// What kind of student code a test child loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CodeKind {
@@ -195,7 +221,7 @@ pub struct Limits {
     pub memory_limit_mb: u64,
 }
 
-/// One test for a worker: what to load and what to ask of it.
+/// One test for a test child: what to load and what to ask of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkerRequest {
     /// What `code` is.
@@ -236,7 +262,7 @@ pub struct PythonInterpreter {
     pub world_reachable: bool,
 }
 
-/// One line a worker writes to the protocol fd.
+/// One line a test child writes to the protocol fd.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WorkerMessage {
@@ -285,10 +311,10 @@ pub enum WorkerMessage {
         /// What happened, with the traceback cut to the student's frames.
         message: String,
     },
-    /// The worker could not do its job for a reason that is the grader's,
-    /// not the student's: a safeguard the grader asked for could not be
-    /// applied (the worker stops before loading any code), or the request
-    /// was malformed.
+    /// The test child could not do its job for a reason that is the
+    /// grader's, not the student's: a safeguard the grader asked for could
+    /// not be applied (the child stops before loading any code), or the
+    /// request was malformed.
     WorkerFailed {
         /// What went wrong.
         message: String,
@@ -524,8 +550,8 @@ pub enum RunKill {
 
 /// Splits protocol bytes into messages and the first garbage line (cut to
 /// 200 bytes). A line longer than [`MAX_LINE_BYTES`] is never handed to the
-/// JSON decoder: it is garbage (student code wrote it; the worker's own
-/// lines are far shorter), and so is a line that is not a message.
+/// JSON decoder: it is garbage (student code wrote it; the worker
+/// program's own lines are far shorter), and so is a line that is not a message.
 pub fn decode_messages(bytes: &[u8]) -> (Vec<WorkerMessage>, Option<String>) {
     let mut messages = Vec::new();
     let mut garbage = None;

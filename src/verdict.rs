@@ -87,7 +87,7 @@ pub enum Blame {
     /// The student's code or submission: the verdict counts for the score.
     #[default]
     Student,
-    /// The grader's own failure (no compiler, the worker could not start,
+    /// The grader's own failure (no compiler, the box could not start,
     /// a safeguard could not be applied): never a score; the run exits 2.
     Grader,
 }

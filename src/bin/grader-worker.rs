@@ -1,6 +1,6 @@
-//! `grader-worker`: the sandboxed worker alone, without the rest of the
-//! grader (no command line parser, no reports, no reference solver), so a
-//! fresh process per test has less to map and relocate. It runs exactly
+//! `grader-worker`: the worker program alone, without the rest of the
+//! grader (no command line parser, no reports, no reference solver), so
+//! each box's process has less to map and relocate. It runs exactly
 //! what the hidden `grader worker` subcommand runs: see [`grader::worker`].
 //! `SandboxEnv::detect` uses it when it sits beside the `grader`
 //! executable and comes from the same build.

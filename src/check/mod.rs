@@ -4,7 +4,8 @@
 //! that runs student code:
 //!
 //! 1. [`plan`] (grader): the [`Probe`], the boards and questions to ask;
-//! 2. [`execute`] (worker, or in-process for the reference): ask them of any
+//! 2. [`execute`] (a test child in the box, or in-process for the
+//!    reference): ask them of any
 //!    [`Sudoku`](sudoku_lab::Sudoku) and collect the [`Response`];
 //! 3. [`judge`] (grader): compare the response with the rule and the
 //!    reference, and name the first failed check and its cell.

@@ -1,5 +1,6 @@
 //! The questions a test asks of student code, and its answers: plain data,
-//! serialisable as JSON so that a worker in any language can read them.
+//! serialisable as JSON so that a test child in any language (the worker
+//! program, the Python harness) can read them.
 //!
 //! Both are adjacently tagged, `{"function": "solve", "args": {...}}`: with
 //! the tag first (as serde writes it), serde decodes the arguments straight

@@ -1,7 +1,13 @@
-//! The write trace of a `solve` (Python submissions): every `board[r][c] =
-//! v` the search made, and every call and return of `solve`, replayed by the
-//! grader to check what the lab teaches about the search itself, not only
-//! its result.
+//! The write trace of a `solve`: every cell write the search made and,
+//! where the recorder sees them, every call and return of `solve`,
+//! replayed by the grader to check what the lab teaches about the search
+//! itself, not only its result. Three recorders make one ([`TraceSource`]),
+//! each inside the test child, where the student's code runs: the Python
+//! harness on every Python test (`src/worker/python_harness.py`), and, on
+//! request ([`WorkerRequest::trace`](crate::protocol::WorkerRequest::trace),
+//! `grader check`'s one extra run), the Rust lab crate's recording `Board`
+//! (writes only) and the write watch on a C ABI library's board memory
+//! (`src/worker/watch.rs`).
 //!
 //! - every placement was legal when it was written;
 //! - no given was overwritten;
@@ -13,12 +19,16 @@
 //! - the recorded writes account for the board the grader got back (a
 //!   student cannot hide writes by going around the traced board).
 //!
-//! The worker sends the trace as hex, six bytes a record (see the harness,
-//! `src/worker/python_harness.py`): `row, column, old, new, depth (2 bytes,
+//! The test child sends the trace in a `trace` message just before `done`,
+//! as hex, six bytes a record: `row, column, old, new, depth (2 bytes,
 //! little end first)`, or an event `255, kind, 0, 0, depth` for a call
 //! (`kind` 0) or a return (1 false, 2 true, 3 anything else) of `solve`.
-//! Nothing in it is trusted: a malformed trace is a failed check, never a
-//! panic, and the final board is judged by [`judge`](super::judge) as well.
+//! Nothing in it is trusted: a malformed trace is an error here, never a
+//! panic, and no trace decides a verdict. The end state, judged by
+//! [`judge`](super::judge), decides; [`judge_traced`](super::judge_traced)
+//! uses the replay only to word a failure the end state shows, and a
+//! malformed, capped or missing trace leaves the end state's own
+//! message.
 
 use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
@@ -27,7 +37,8 @@ use super::Failure;
 use super::rule::{cell, clashes};
 use crate::case::Case;
 
-/// The most writes a worker records (and sends, 12 hex digits each);
+/// The most records the Python harness and the Rust recording board keep
+/// (and send, 12 hex digits each);
 /// later writes are counted as "capped" and not checked. The whole trace
 /// travels in one protocol line, which the grader keeps only up to
 /// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
@@ -68,12 +79,14 @@ fn reached_cap(records: &[Record], source: TraceSource) -> bool {
 /// (walked in the grader's own process, a few ms per 100,000 writes).
 const LISTING_WALK_CAP: u64 = 1_000_000;
 
-/// A trace as the worker sends it.
+/// A trace as a test child sends it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteTrace {
     /// The records, hex-encoded, six bytes each.
     pub records: String,
-    /// Writes past [`TRACE_CAP`] were not recorded.
+    /// The recorder stopped at its cap ([`TRACE_CAP`], or [`WATCH_CAP`]
+    /// writes for the write watch). Set in the student's process, so
+    /// never believed: the grader counts the records itself.
     pub capped: bool,
     /// Who recorded it, which says how a student writes a cell.
     #[serde(default)]

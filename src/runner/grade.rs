@@ -26,7 +26,7 @@ pub struct GradePlan {
     pub cases: CaseSet,
     /// Where and how submissions are built.
     pub build: BuildContext,
-    /// Which safeguards the workers apply.
+    /// Which safeguards the boxes apply.
     pub sandbox: SandboxEnv,
     /// Submissions graded at once.
     pub jobs: usize,
@@ -104,7 +104,7 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
 pub struct JudgedTest {
     /// The test's report.
     pub report: TestReport,
-    /// Whether the worker got as far as loading the code.
+    /// Whether the test child got as far as loading the code.
     pub loaded: bool,
     /// Whose failure the result is.
     pub blame: Blame,

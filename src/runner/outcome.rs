@@ -1,12 +1,12 @@
 //! How a test ended, decided from what the grader observed: the pure
-//! classifier [`outcome`] from a [`TestRun`] (exit status or signal, the
-//! grader's own kill reason, the OOM counter, the CPU and wall time the
-//! grader measured, the decoded protocol messages) to a verdict, with the
+//! classifier [`outcome`] from a [`TestRun`] (exit status or signal, box
+//! init's kill reason, the OOM counter, the CPU and wall time init
+//! measured, the decoded protocol messages) to a verdict, with the
 //! messages it words, and [`decode_messages`], the defensive decoder of
-//! what a worker wrote on fd 3.
+//! what a test child wrote on fd 3.
 //!
-//! Nothing a worker writes after `loading` is trusted further than student
-//! code could forge it: see [`outcome`]. Every rule has a row in the table
+//! Nothing a test child writes after `loading` is trusted further than
+//! student code could forge it: see [`outcome`]. Every rule has a row in the table
 //! test at the bottom.
 
 use crate::check::Response;

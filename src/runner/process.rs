@@ -17,7 +17,7 @@ pub use crate::sandbox::run::test_deadlines;
 /// made or fails) are errors.
 ///
 /// # Errors
-/// When the worker process cannot be started or watched.
+/// When the box cannot be made or fails (the grader's fault).
 pub fn run_test(
     request: &crate::protocol::WorkerRequest,
     env: &SandboxEnv,

@@ -1,6 +1,6 @@
 //! [`SandboxEnv`]: which safeguards this machine offers, probed once, the
 //! notices that say what is missing, and the pool of cgroup slots that
-//! workers run in.
+//! boxes run in.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,7 +14,7 @@ use crate::protocol::SandboxPlan;
 /// pids cgroup. It counts every process of that user on the machine.
 const NPROC_WITHOUT_CGROUP: u64 = 64;
 
-/// Address space a worker needs on top of the student's memory (the
+/// Address space a test child needs on top of the student's memory (the
 /// grader's own code and thread stacks), when no memory cgroup limits it.
 const ADDRESS_SPACE_HEADROOM_MB: u64 = 128;
 

@@ -1,7 +1,9 @@
-//! What a run in a box produced, as the grader saw it: how the process
-//! ended ([`Status`], [`Kill`]), everything recorded of a test
-//! ([`TestRun`]), and the capped capture of the student's output
-//! (`Capped`). The verdict is decided from a [`TestRun`] by
+//! What a run in a box produced, as the grader saw it: how the run's
+//! first process (the test child that box init forked for it) ended
+//! ([`Status`], [`Kill`], from init's [`RunEnd`](crate::protocol::RunEnd)),
+//! everything recorded of a test ([`TestRun`]), the deadlines init holds a
+//! test to ([`test_deadlines`]), and the capped capture of the student's
+//! output (`Capped`). The verdict is decided from a [`TestRun`] by
 //! [`crate::runner::outcome`].
 
 use std::time::Duration;
@@ -9,7 +11,7 @@ use std::time::Duration;
 use super::SandboxEnv;
 use crate::protocol::{Deadlines, WorkerMessage};
 
-/// How a worker process ended.
+/// How a test child ended, as box init reaped it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// It exited with this code.
@@ -27,7 +29,7 @@ impl std::fmt::Display for Status {
     }
 }
 
-/// Why the grader killed a worker before it ended by itself.
+/// Why box init killed a test child before it ended by itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kill {
     /// Its CPU time reached the limit.
@@ -41,7 +43,8 @@ pub enum Kill {
     Backstop,
 }
 
-/// Everything the grader saw of one worker process.
+/// Everything the grader saw of one test: init's account of the test
+/// child, the cgroup's OOM counter, and what the child wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestRun {
     /// The protocol messages, in order (possibly forged by student code
@@ -52,13 +55,13 @@ pub struct TestRun {
     pub garbage: Option<String>,
     /// How the process ended.
     pub status: Status,
-    /// Why the grader killed it, if it did.
+    /// Why box init killed it, if it did.
     pub killed: Option<Kill>,
     /// The memory cgroup's OOM killer struck during this test.
     pub oom_killed: bool,
     /// CPU time used (user + system, all threads), in milliseconds.
     pub cpu_ms: u64,
-    /// Wall-clock time from spawn to reaping, in milliseconds.
+    /// Wall-clock time from init's fork to reaping, in milliseconds.
     pub wall_ms: u64,
     /// Of that, the time it did not want a CPU (sleeping, blocked).
     pub idle_ms: u64,
@@ -71,13 +74,15 @@ pub struct TestRun {
     pub output: String,
     /// Bytes of output dropped by the cap.
     pub output_dropped: u64,
-    /// The worker's pid (also its process group id); gone by now.
+    /// The box process's pid (also its process group id), as the grader
+    /// started it.
     pub pid: u32,
 }
 
 impl TestRun {
     /// The messages written before the first `loading`: only the worker
-    /// runs then, so only these can be trusted to come from it.
+    /// program runs in the test child then, so only these can be trusted
+    /// to come from it.
     pub fn worker_messages(&self) -> impl Iterator<Item = &WorkerMessage> {
         self.messages
             .iter()
@@ -89,14 +94,14 @@ impl TestRun {
         self.killed.is_some()
     }
 
-    /// Whether the worker reported that the code was loaded.
+    /// Whether the test child reported that the code was loaded.
     pub fn loaded(&self) -> bool {
         self.messages
             .iter()
             .any(|m| matches!(m, WorkerMessage::Loaded))
     }
 
-    /// Whether student code ran at all: the worker reported that its
+    /// Whether student code ran at all: the test child reported that its
     /// sandbox was in place and loading began.
     pub fn student_code_ran(&self) -> bool {
         self.messages
@@ -104,7 +109,7 @@ impl TestRun {
             .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
     }
 
-    /// The sandbox notes the worker sent (a safeguard only partly applied),
+    /// The sandbox notes the test child sent (a safeguard only partly applied),
     /// before student code ran (later ones could be forged).
     pub fn sandbox_notes(&self) -> Vec<&str> {
         self.worker_messages()

@@ -1,8 +1,9 @@
 //! The grader's raw system calls around a box: the `pre_exec` hook that
 //! puts the box process in its namespaces, pipes, `poll`, killing a process
 //! group, wait statuses, and the probes of what the kernel offers. The
-//! parent side's `unsafe` is here, but for the `pre_exec` registration in
-//! [`super::sandbox`] and a `statfs` in [`super::cgroup`].
+//! grader side's `unsafe` is here, but for the `pre_exec` registration in
+//! [`super::submission_box`], a `statfs` in [`super::cgroup`] and the uid
+//! locks' calls in [`super::uids`] (the whole list: ARCHITECTURE.md).
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};

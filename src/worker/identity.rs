@@ -1,14 +1,15 @@
 //! Which build a worker executable comes from: [`BUILD_IDENTITY`], and the
 //! command line of the separate `grader-worker` executable.
 //!
-//! `grader` runs tests in `grader-worker` when it sits beside it, for speed.
+//! `grader` starts its boxes with `grader-worker` when it sits beside it,
+//! for speed.
 //! A `grader-worker` left over from an earlier build (`cargo run` rebuilds
 //! only `grader`) would silently run old code, so the grader asks it for its
 //! identity first and uses it only when that matches its own.
 
 use std::ffi::OsString;
 
-/// A fingerprint of the code a worker runs: the package version, the build
+/// A fingerprint of the code the worker program runs: the package version, the build
 /// profile, and a hash of every file of this module, the `grader-worker`
 /// binary, the protocol, the checks it executes, the lab crate, the
 /// manifest and the dependency lock file (computed by `build.rs`). Two
@@ -23,7 +24,8 @@ pub fn identity_line() -> String {
 /// What `grader-worker` was asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Invocation {
-    /// Run one test (no arguments, or `worker` as `grader worker` takes it).
+    /// Serve as a submission's box (no arguments, or `worker` as `grader
+    /// worker` takes it).
     Run,
     /// Print [`identity_line`] and exit.
     Identity,
@@ -44,7 +46,7 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> anyhow::Result<In
         [] | [Some("worker")] => Ok(Invocation::Run),
         [Some("--identity")] => Ok(Invocation::Identity),
         _ => anyhow::bail!(
-            "`grader-worker` takes no arguments: `grader grade` and `grader check` start it, one process per test; run those instead"
+            "`grader-worker` takes no arguments: `grader grade` and `grader check` start it, one box per submission; run those instead"
         ),
     }
 }

@@ -1,4 +1,4 @@
-//! The worker's Landlock rulesets: every run of a box (a build tool, a
+//! The Landlock rulesets of a box's children: every run of a box (a build tool, a
 //! library test, a Python test) is held to its kind's view
 //! ([`crate::sandbox::view`]), path by path: read where the view says
 //! read, execute where it says execute, write only the box's work folder

@@ -1,5 +1,5 @@
 //! A student's shared library, loaded with `dlopen` and wrapped as a
-//! [`Sudoku`](sudoku_lab::Sudoku): the only place where the worker calls student code. All the
+//! [`Sudoku`](sudoku_lab::Sudoku): the only place where the test child calls student code. All the
 //! `unsafe` of loading and calling lives here.
 
 use std::cell::RefCell;
@@ -49,7 +49,7 @@ impl CLibrary {
     /// a wrong ABI version.
     pub fn load(path: &Path, display: &Path) -> Result<CLibrary, String> {
         // SAFETY: loading runs the library's constructors: arbitrary student
-        // code, which is why the worker confines itself before this call.
+        // code, which is why the test child confines itself before this call.
         // RTLD_NOW makes an unresolved reference a load error, not a crash
         // in the middle of a test.
         let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|err| {

@@ -1,13 +1,21 @@
-//! The child side of grading (`grader worker`): read one test from stdin,
-//! confine this process, load the student's code, ask it the test's
-//! questions, and report on the protocol fd (see [`crate::protocol`]).
+//! The worker program: every process inside a submission's box. The
+//! grader starts it once per submission as `<worker> worker` (the
+//! `grader-worker` executable, or `grader` itself); it becomes the box
+//! process and the box's init (`zygote.rs`), which forks one child per
+//! run. This module is the test child's side: confine
+//! the process, load the student's code, ask it the test's questions, and
+//! report on the protocol fd (see [`crate::protocol`]). ARCHITECTURE.md
+//! ("Theory of operation") draws every process of a box.
 //!
-//! The order matters. Everything that confines comes *before* the library
-//! is loaded, because loading runs the library's own constructors:
-//! cgroups, namespaces, rlimits, Landlock, the uid drop, the seccomp kill
-//! list. Only then `dlopen`, then the allow-list filter, then the test.
-//! One process runs one test and ends with `_exit`, so a crash, a timeout or
-//! leftover globals never reach the next test.
+//! The order matters. The box's namespaces and cgroup are in place before
+//! the child is forked; everything the child does to confine itself comes
+//! *before* the library is loaded, because loading runs the library's own
+//! constructors: the parent-death signal, rlimits, the SIGSYS handler,
+//! Landlock on the test's view, the uid drop, the seccomp kill list. Only
+//! then `dlopen`, then the allow-list filter, then the test. A test child
+//! runs one test and ends with `_exit`, so a crash, a timeout or leftover
+//! globals never reach the next test: the next one is a fresh fork of init,
+//! which student code never touches.
 
 #[cfg(target_os = "linux")]
 mod clock;
@@ -41,7 +49,8 @@ use std::path::{Path, PathBuf};
 #[cfg(unix)]
 use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, View, WorkerInput, WorkerMessage};
 
-/// Exit status of a worker that reported `worker_failed` or `load_error`.
+/// Exit status of a test child (or a box) that reported `worker_failed`,
+/// `load_error` or a box failure.
 pub const FAILED_EXIT: u8 = 2;
 
 /// The `grader worker` entry point: the box of one submission (see

@@ -12,7 +12,7 @@
 //! installs the Python seccomp filters ([`super::seccomp::python_filters`]:
 //! `execve` allowed once, for this very call) and replaces the process with
 //! `python3 -I -S -B -c <harness>`. The harness speaks the same protocol on
-//! fd 3 as a library worker, plus `trace` and `exception` messages.
+//! fd 3 as a library's test child, plus `trace` and `exception` messages.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -32,7 +32,7 @@ use crate::protocol::{PythonInterpreter, WorkerInput};
 /// the student's source, asks the probe's questions, traces `solve`.
 pub const HARNESS: &str = include_str!("python_harness.py");
 
-/// The largest student source the worker hands to Python.
+/// The largest student source the test child hands to Python.
 pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 
 /// Where the grader looks for `python3`, in order: the `PATH`, then the
@@ -198,14 +198,14 @@ pub enum PrepareError {
 }
 
 /// A Python test ready to run: the request in a memfd and the interpreter's
-/// command line, built while the worker was still privileged.
+/// command line, built while the test child was still privileged.
 pub struct PreparedPython {
     request: File,
     argv: Vec<CString>,
     interpreter: PythonInterpreter,
 }
 
-/// Reads the student's source (while the worker may still read anything)
+/// Reads the student's source (while the test child may still read anything)
 /// and puts the harness's request into a memfd.
 ///
 /// # Errors
@@ -312,8 +312,8 @@ impl PreparedPython {
                 }
             }
         }
-        // SAFETY: both fds are open; dup2 onto 0 replaces stdin (the
-        // grader's pipe, read to its end) and clears close-on-exec on it.
+        // SAFETY: both fds are open; dup2 onto 0 replaces stdin (`/dev/null`,
+        // from init) and clears close-on-exec on it.
         if unsafe { libc::dup2(self.request.as_raw_fd(), 0) } < 0 {
             return format!(
                 "put the request on stdin: {}",

@@ -1,10 +1,10 @@
 # The grader's Python harness (embedded in the grader; see src/worker/python.rs).
 #
-# Run as `python3 -I -S -B -c <this file>` by a confined worker, with the
+# Run as `python3 -I -S -B -c <this file>` by a confined test child, with the
 # request as JSON on stdin and the protocol pipe on fd 3. It compiles the
 # student's source under the submission's own name, finds legal, find_empty
 # and solve, asks the probe's questions and writes the same protocol lines a
-# library worker writes (loading, loaded, load_error, trace, exception,
+# library's test child writes (loading, loaded, load_error, trace, exception,
 # done). For solve, the board is a list of TraceRow lists that records every
 # cell write, and the module's global `solve` is wrapped to record calls and
 # returns, so the grader can replay the search.

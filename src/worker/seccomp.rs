@@ -1,4 +1,4 @@
-//! The worker's seccomp filters, built with `seccompiler`, and the names of
+//! The test child's seccomp filters, built with `seccompiler`, and the names of
 //! the system calls they mention (so the grader can name a forbidden call).
 //!
 //! Three filters are stacked; the kernel applies the strictest answer of
@@ -329,7 +329,7 @@ fn kill_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterErr
         );
     }
     // setpriority(which, who, prio): PRIO_USER with who = 0 is every
-    // process of this uid, the neighbours' workers included.
+    // process of this uid, the neighbours' boxes included.
     rules.insert(
         libc::SYS_setpriority,
         vec![
@@ -450,11 +450,11 @@ const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe2];
 
 /// The three filters of a Python test, to install in this order just
 /// before `execve`-ing the interpreter (a seccomp filter survives
-/// `execve`; the worker's SIGSYS handler does not, so a refused call ends
+/// `execve`; the test child's SIGSYS handler does not, so a refused call ends
 /// the interpreter with SIGSYS, which the grader reports as `forbidden`):
 ///
 /// 1. K with `execve` allowed only with `path` as its first argument (the
-///    address of the interpreter's path in the worker, about to be
+///    address of the interpreter's path in the test child, about to be
 ///    replaced; any later `execve` is trapped, and Landlock lets only the
 ///    interpreter be executed anyway), and pipes trapped;
 /// 2. E (`clone3` fails with ENOSYS, so threads use `clone`, which K checks);

@@ -1,6 +1,8 @@
-//! The worker's raw system calls: rlimits, namespaces, the uid drop, the
-//! parent-death signal, the SIGSYS handler, writes to the protocol fd and
-//! `_exit`. Every `unsafe` of the worker outside library loading is here.
+//! The worker program's raw system calls: rlimits, namespaces, the uid
+//! drop, the parent-death signal, the SIGSYS handler, writes to the
+//! protocol fd and `_exit`; for box init, fork, wait, kill, mounts and
+//! `pivot_root`. Most of the worker program's `unsafe` is here (the whole
+//! list: ARCHITECTURE.md).
 
 use std::io;
 
@@ -132,7 +134,7 @@ pub(super) fn no_new_privs() -> io::Result<()> {
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })
 }
 
-/// Exit status of a worker whose SIGSYS handler ran (after it wrote the
+/// Exit status of a test child whose SIGSYS handler ran (after it wrote the
 /// `forbidden` message).
 pub const FORBIDDEN_EXIT: i32 = 159;
 

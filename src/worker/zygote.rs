@@ -14,14 +14,18 @@
 //! of the box's views ([`crate::protocol::BoxSetup::views`]), its own
 //! `/proc` (only the box's processes) and a few device nodes.
 //!
-//! Per run, init forks one child. A test child confines itself exactly as
-//! a per-test worker did (rlimits, Landlock, the uid drop, seccomp) and only
-//! then loads the student's library, so load-time constructors are
-//! confined; a build child confines itself (rlimits, uid drop, Landlock on
-//! its kind's view) and `execve`s the compiler. Init
-//! measures the child's CPU and wall time itself, kills it at the limit,
-//! kills everything else it left, reaps it all, and reports a
-//! [`RunEnd`] on the event pipe, which student code cannot reach.
+//! Per run, init forks one child, which closes the command and event pipes
+//! and takes `/dev/null` as stdin. A test child confines itself (rlimits,
+//! Landlock on its kind's view, the uid drop, seccomp; see `run_library`
+//! in `worker/mod.rs`) and only then loads the student's library,
+//! so load-time constructors are confined; a build child confines itself
+//! (rlimits, the uid drop, no_new_privs, Landlock on its kind's view) and
+//! `execve`s the compiler or cargo. Init measures the child's CPU time
+//! (for a build, the whole tree's), the time it did not want a CPU and the
+//! wall time itself, kills it at a deadline, kills everything else it
+//! left, reaps it all, and reports a [`RunEnd`] on the event pipe, which
+//! student code cannot reach. ARCHITECTURE.md ("Theory of operation")
+//! tabulates these processes.
 //!
 //! Init never runs student code and stays single-threaded, so forking from
 //! it is safe; it keeps root (inside its namespaces) only to make the box
