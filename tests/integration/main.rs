@@ -7,6 +7,7 @@
 //! - `boxes`: the box around each submission: compile-time attacks, two
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
+//! - `docs`: the docs agree with the code (the files that hold `unsafe`);
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
 //! - `package`: the Gradescope package in a simulated `/autograder`;
@@ -29,6 +30,7 @@ mod util;
 mod attacks;
 mod boxes;
 mod cases_cli;
+mod docs;
 mod fuzz_seeds;
 mod generate;
 mod package;
