@@ -1568,45 +1568,4 @@ bool solve(uint8_t *board, size_t n) {
             Some(libc::SIGTRAP)
         );
     }
-
-    /// The cost of a recorded write: the listing on a 9x9 puzzle, watched
-    /// and not. `cargo test --release --lib watch::tests::cost -- --ignored
-    /// --nocapture`.
-    #[test]
-    #[ignore = "a measurement, not a check"]
-    fn cost_per_recorded_write() {
-        let built = build_source(LISTING);
-        let puzzle: Vec<u8> =
-            "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
-                .bytes()
-                .map(|b| b - b'0')
-                .collect();
-        let rounds = 20;
-        let start = std::time::Instant::now();
-        for _ in 0..rounds {
-            let mut cells = puzzle.clone();
-            // SAFETY: 81 writable cells for the call.
-            assert!(unsafe { (built.solve)(cells.as_mut_ptr(), 3) });
-        }
-        let plain = start.elapsed() / rounds;
-        let start = std::time::Instant::now();
-        let mut records = Vec::new();
-        for _ in 0..rounds {
-            let mut board = Board::from_cells(3, puzzle.clone()).expect("board");
-            let (solved, trace) =
-                super::solve_watched(built.solve, &mut board, crate::check::trace::TRACE_CAP)
-                    .expect("watch");
-            assert!(solved && !trace.capped);
-            records = decode_all(&trace);
-        }
-        let writes = records.iter().filter(|r| r.0 != 255).count();
-        let traced = start.elapsed() / rounds;
-        let per = (traced.saturating_sub(plain)).as_secs_f64() / writes as f64;
-        println!(
-            "9x9: {writes} writes, {} calls and returns; untraced {plain:?}, traced {traced:?}; \
-             {:.2} us per recorded write (calls and returns included)",
-            records.len() - writes,
-            per * 1e6
-        );
-    }
 }

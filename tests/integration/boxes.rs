@@ -325,6 +325,7 @@ fn compiler_options_memory_and_dialect() {
 /// the case file, `#[path]` to a file outside the crate) does not build,
 /// and nothing of the file reaches the report; the neighbour is unharmed.
 #[test]
+#[ignore = "slow: cargo in a box: Rust crates that read the answers at compile time"]
 fn rust_compile_time_reads_are_contained() {
     let (dir, cases, subs) = workspace();
     add_listing(&subs, "innocent.c");
@@ -625,6 +626,7 @@ fn check_planted(report: &Path, clean: &BTreeMap<String, (String, u64, u64)>, st
 /// read at run time and a build-time read of `/proc/self/mountinfo` get
 /// nothing, and the innocent neighbours score as in a clean run.
 #[test]
+#[ignore = "slow: cargo in a box: planted files read at compile and run time"]
 fn files_planted_outside_the_hidden_folders_stay_out() {
     if !is_root() || Command::new("unshare").arg("--version").output().is_err() {
         eprintln!("needs root and unshare(1) to plant files in a private mount namespace: skipped");
@@ -672,6 +674,7 @@ fn files_planted_outside_the_hidden_folders_stay_out() {
 /// made reachable for that user and a `.cargo/config.toml` planted in
 /// `/tmp` by a local user.
 #[test]
+#[ignore = "slow: cargo in a box: the same as a user without root, grade and check"]
 fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
     if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("needs root (to plant and to become nobody) and setpriv(1): skipped");
@@ -764,6 +767,7 @@ fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
 /// held for a while. Grading goes on, the neighbours score as in a clean
 /// run, and the grader says who held the locks.
 #[test]
+#[ignore = "slow: cargo in a box: a Rust crate graded under four hostile local setups"]
 fn a_hostile_local_users_plants_change_nothing() {
     if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("needs root, unshare(1) and setpriv(1): skipped");

@@ -1,5 +1,8 @@
 //! The docs agree with the code: ARCHITECTURE.md's list of the files that
-//! hold `unsafe` is exactly the workspace's files that do.
+//! hold `unsafe` is exactly the workspace's files that do, and every test
+//! kept out of the fast tier says it is slow (`#[ignore = "slow: ..."]`),
+//! so the slow tier (`cargo test --workspace -- --ignored`) runs checks
+//! only.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -203,4 +206,30 @@ fn a_drifted_unsafe_list_is_seen() {
         Some(vec![PathBuf::from("src/a.rs"), PathBuf::from("src/b.rs")])
     );
     assert_eq!(listed_files("no list here"), None);
+}
+
+/// `#[ignore = "slow: ..."]`, and nothing else, keeps a test out of the
+/// fast tier: a test ignored for another reason (a measurement, a broken
+/// test) would run in the slow tier as a check, or hide there.
+#[test]
+fn every_ignored_test_is_a_slow_check() {
+    let mut problems = Vec::new();
+    for file in workspace_sources() {
+        let text = fs::read_to_string(root().join(&file)).expect("read a source file");
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if !line.starts_with("#[ignore") {
+                continue;
+            }
+            if !line.starts_with("#[ignore = \"slow: ") {
+                problems.push(format!("{}:{}: {line}", file.display(), number + 1));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "an ignored test must be a slow check, marked `#[ignore = \"slow: <why>\"]` \
+         (a measurement belongs in benches/):\n{}",
+        problems.join("\n")
+    );
 }

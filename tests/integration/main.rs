@@ -7,7 +7,8 @@
 //! - `boxes`: the box around each submission: compile-time attacks, two
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
-//! - `docs`: the docs agree with the code (the files that hold `unsafe`);
+//! - `docs`: the docs agree with the code (the files that hold `unsafe`,
+//!   the test tiers' marks);
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
 //! - `package`: the Gradescope package in a simulated `/autograder`;

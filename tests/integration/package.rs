@@ -12,13 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{Grader, printed, root, text};
 
 /// Writes the package for the bundled campus cases into `dir` and unzips it
 /// into `dir/autograder/source`, keeping each file's mode.
@@ -29,16 +23,13 @@ fn unpacked(dir: &Path, rust: bool) -> PathBuf {
         fs::copy(root().join("cases").join(file), cases.join(file)).unwrap();
     }
     let zip_path = dir.join("autograder.zip");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grader"));
-    cmd.args(["package", "gradescope", "--cases"])
+    let out = Grader::new()
+        .args(["package", "gradescope", "--cases"])
         .arg(&cases)
         .arg("--out")
-        .arg(&zip_path);
-    if rust {
-        cmd.arg("--rust");
-    }
-    let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", text(&out.stderr));
+        .arg(&zip_path)
+        .args(rust.then_some("--rust"))
+        .expect(0);
     assert!(
         text(&out.stdout).contains("4 cases"),
         "{}",
@@ -105,7 +96,7 @@ fn grade_upload(ag: &Path, files: Option<&[(&str, Vec<u8>)]>) -> (Value, String)
         }
     }
     let out = script(ag, "run_autograder");
-    let log = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    let log = printed(&out);
     assert!(out.status.success(), "run_autograder exits 0: {log}");
     let results = fs::read(ag.join("results/results.json"))
         .unwrap_or_else(|e| panic!("results.json is always written ({e}): {log}"));
@@ -116,10 +107,11 @@ fn grade_upload(ag: &Path, files: Option<&[(&str, Vec<u8>)]>) -> (Value, String)
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    fs::read(root().join("submissions").join(name)).unwrap()
+    fs::read(crate::util::fixture(name)).unwrap()
 }
 
 #[test]
+#[ignore = "slow: an engine: the Gradescope package run in a simulated /autograder"]
 fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
     let dir = tempfile::tempdir().unwrap();
     unpacked(dir.path(), false);
@@ -211,6 +203,7 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
 }
 
 #[test]
+#[ignore = "slow: an engine: the Gradescope package with Rust, in a simulated /autograder"]
 fn with_rust_setup_also_wants_cargo() {
     let dir = tempfile::tempdir().unwrap();
     let source = unpacked(dir.path(), true);

@@ -11,16 +11,10 @@
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::util::{Dir, json, root, text, timeless};
 
 /// The documents of a YAML file, as JSON values.
 fn yaml(path: &Path) -> Vec<Value> {
@@ -76,63 +70,20 @@ fn shell(shell: &str, script: &str, dir: &Path, env: &[(&str, String)]) {
 
 /// A class of bundled fixtures (passes, one bug, does not build, a missing
 /// symbol) with the bundled campus cases, and a single run's JSON report.
-fn class() -> (tempfile::TempDir, Value) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let d = dir.path();
-    fs::create_dir(d.join("cases")).unwrap();
-    for file in ["campus.toml", "grader.toml"] {
-        fs::copy(root().join("cases").join(file), d.join("cases").join(file)).unwrap();
-    }
-    fs::create_dir(d.join("submissions")).unwrap();
-    for (id, fixture) in [
-        ("ada", "c-listing.c"),
-        ("bob", "bug-legal-no-box.c"),
-        ("cy", "broken-compile.c"),
-        ("dee", "missing-symbol.c"),
-        ("eve", "bug-no-clear.c"),
-    ] {
-        fs::copy(
-            root().join("submissions").join(fixture),
-            d.join("submissions").join(format!("{id}.c")),
-        )
-        .unwrap();
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_grader"))
-        .args([
-            "grade",
-            "submissions",
-            "--cases",
-            "cases",
-            "--json",
-            "single.json",
-        ])
-        .current_dir(d)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let single = json(&d.join("single.json"));
+fn class() -> (Dir, Value) {
+    let dir = Dir::new()
+        .cases(&["campus.toml", "grader.toml"])
+        .submission("ada", "c-listing.c")
+        .submission("bob", "bug-legal-no-box.c")
+        .submission("cy", "broken-compile.c")
+        .submission("dee", "missing-symbol.c")
+        .submission("eve", "bug-no-clear.c");
+    dir.grader()
+        .args(["grade", "submissions", "--cases", "cases"])
+        .args(["--json", "single.json"])
+        .expect(1);
+    let single = json(&dir.join("single.json"));
     (dir, single)
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_slice(&fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// A JSON report without times.
-fn timeless(mut report: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                map.retain(|k, _| !k.contains("time") && k != "wall_ms" && k != "run");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut report);
-    report
 }
 
 /// The merged report in `dir` equals the single run's, and the CSV and
@@ -166,6 +117,7 @@ fn grader_steps(job: &Value) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow: a recipe: the GitHub Actions matrix run, sharded and merged"]
 fn the_github_actions_matrix_recipe_shards_and_merges() {
     let (dir, single) = class();
     let d = dir.path();
@@ -209,6 +161,7 @@ fn the_github_actions_matrix_recipe_shards_and_merges() {
 }
 
 #[test]
+#[ignore = "slow: a recipe: the Slurm job array run, sharded and merged"]
 fn the_slurm_array_recipe_shards_and_merges() {
     let (dir, single) = class();
     let d = dir.path();
@@ -243,6 +196,7 @@ fn the_slurm_array_recipe_shards_and_merges() {
 }
 
 #[test]
+#[ignore = "slow: a recipe: the Kubernetes Indexed Job run, sharded and merged"]
 fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     let (dir, single) = class();
     let d = dir.path();
@@ -320,6 +274,7 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
 }
 
 #[test]
+#[ignore = "slow: a recipe: the GitHub Classroom workflow run on a repository"]
 fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_threshold() {
     let workflow = &yaml(&root().join("docs/github-classroom.yml"))[0];
     let steps = grader_steps(&workflow["jobs"]["grade"]);
@@ -333,11 +288,11 @@ fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_thres
         "the JUnit report is shown"
     );
     for (fixture, code) in [("c-listing.c", 0), ("bug-legal-no-box.c", 1)] {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = Dir::new()
+            .create("sudoku.c", fs::read(crate::util::fixture(fixture)).unwrap())
+            .create("README.md", "# my sudoku\n")
+            .create("notes.txt", "todo\n");
         let r = repo.path();
-        fs::copy(root().join("submissions").join(fixture), r.join("sudoku.c")).unwrap();
-        fs::write(r.join("README.md"), "# my sudoku\n").unwrap();
-        fs::write(r.join("notes.txt"), "todo\n").unwrap();
         let elsewhere = tempfile::tempdir().unwrap();
         let summary = elsewhere.path().join("summary.md");
         let out = Command::new("bash")

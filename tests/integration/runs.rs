@@ -12,53 +12,18 @@ use serde_json::Value;
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn grader() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_grader"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Runs `grader args` in `dir`.
-fn run(dir: &Path, args: &[&str]) -> Output {
-    let out = grader()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("grader runs");
-    assert!(
-        out.status.code().is_some(),
-        "grader {args:?} was killed\nstderr: {}",
-        text(&out.stderr)
-    );
-    out
-}
+use crate::util::{Dir, grader, json, root, run_in, text, timeless};
 
 /// A temp dir holding `cases/` (the bundled campus cases) and
 /// `submissions/` with the named fixtures, each copied under the given id.
-fn class(members: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let cases = dir.path().join("cases");
-    fs::create_dir(&cases).unwrap();
-    for file in ["campus.toml", "grader.toml"] {
-        fs::copy(root().join("cases").join(file), cases.join(file)).unwrap();
-    }
-    let subs = dir.path().join("submissions");
-    fs::create_dir(&subs).unwrap();
-    for (id, fixture) in members {
-        let from = root().join("submissions").join(fixture);
-        let ext = from.extension().and_then(|e| e.to_str()).unwrap_or("c");
-        fs::copy(&from, subs.join(format!("{id}.{ext}"))).unwrap();
-    }
-    dir
+fn class(members: &[(&str, &str)]) -> Dir {
+    members.iter().fold(
+        Dir::new().cases(&["campus.toml", "grader.toml"]),
+        |dir, (id, fixture)| dir.submission(id, fixture),
+    )
 }
 
 const SMALL_CLASS: [(&str, &str); 5] = [
@@ -68,27 +33,6 @@ const SMALL_CLASS: [(&str, &str); 5] = [
     ("dee", "missing-symbol.c"),
     ("eve", "bug-legal-no-box.c"),
 ];
-
-fn json(path: &Path) -> Value {
-    serde_json::from_slice(&fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
-        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
-}
-
-/// A JSON report without what differs from run to run (times).
-fn timeless(mut report: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                map.retain(|k, _| !k.contains("time") && k != "wall_ms" && k != "run");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut report);
-    report
-}
 
 fn result_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
@@ -119,7 +63,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
         "--jsonl",
         "first.jsonl",
     ];
-    let first = run(d, &args);
+    let first = run_in(d, &args);
     assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
     assert_eq!(result_files(&d.join("results")).len(), 5);
     let lines: Vec<Value> = fs::read_to_string(d.join("first.jsonl"))
@@ -141,7 +85,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
     }
 
     // Unchanged: everything reused, nothing graded, the same report.
-    let second = run(
+    let second = run_in(
         d,
         &[
             "grade",
@@ -181,7 +125,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
         d.join("submissions/bob.c"),
     )
     .unwrap();
-    let third = run(
+    let third = run_in(
         d,
         &[
             "grade",
@@ -209,7 +153,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
 
     // Other cases: nothing is reused.
     fs::write(d.join("cases/grader.toml"), "time_limit_ms = 900\n").unwrap();
-    let fourth = run(
+    let fourth = run_in(
         d,
         &[
             "grade",
@@ -227,7 +171,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
     );
 
     // `grader report` writes any format from the folder.
-    let replay = run(
+    let replay = run_in(
         d,
         &[
             "report",
@@ -249,6 +193,7 @@ fn a_rerun_reuses_unchanged_results_and_regrades_a_changed_submission() {
 }
 
 #[test]
+#[ignore = "slow: a whole class: graded, killed halfway and graded again"]
 fn a_run_killed_halfway_keeps_every_finished_result_and_the_rerun_grades_only_the_rest() {
     // Slow students (a solve that never returns: 1 s per solve test) after
     // fast ones, one at a time, so the kill lands mid-run.
@@ -297,7 +242,7 @@ fn a_run_killed_halfway_keeps_every_finished_result_and_the_rerun_grades_only_th
         "{lines} lines, {kept:?}"
     );
 
-    let rerun = run(
+    let rerun = run_in(
         d,
         &[
             "grade",
@@ -338,7 +283,7 @@ fn a_run_killed_halfway_keeps_every_finished_result_and_the_rerun_grades_only_th
 fn three_shards_merged_equal_one_run() {
     let dir = class(&SMALL_CLASS);
     let d = dir.path();
-    let single = run(
+    let single = run_in(
         d,
         &[
             "grade",
@@ -356,7 +301,7 @@ fn three_shards_merged_equal_one_run() {
     let mut graded = 0;
     for k in 1..=3 {
         let name = format!("shard-{k}.json");
-        let out = run(
+        let out = run_in(
             d,
             &[
                 "grade",
@@ -391,7 +336,7 @@ fn three_shards_merged_equal_one_run() {
         "--csv",
         "merged.csv",
     ]);
-    let merged = run(d, &args);
+    let merged = run_in(d, &args);
     assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
     assert_eq!(
         timeless(json(&d.join("merged.json"))),
@@ -403,7 +348,7 @@ fn three_shards_merged_equal_one_run() {
     );
 
     // The same shard twice: refused.
-    let twice = run(
+    let twice = run_in(
         d,
         &[
             "merge",
@@ -423,7 +368,7 @@ fn three_shards_merged_equal_one_run() {
     );
 
     // Graded on other cases: refused.
-    let other = run(d, &["merge", "single.json", "--json", "x.json"]);
+    let other = run_in(d, &["merge", "single.json", "--json", "x.json"]);
     assert_eq!(other.status.code(), Some(2));
     assert!(
         text(&other.stderr).contains("other cases"),
@@ -441,7 +386,7 @@ fn three_shards_merged_equal_one_run() {
         report["run"] = serde_json::json!({ "grader_version": version, "started_at": name });
         fs::write(d.join(name), report.to_string()).unwrap();
     }
-    let versions = run(
+    let versions = run_in(
         d,
         &[
             "merge", "v1.json", "v2.json", "--cases", "cases", "--json", "x.json",
@@ -459,7 +404,7 @@ fn three_shards_merged_equal_one_run() {
 fn diff_names_the_students_and_tests_that_changed() {
     let dir = class(&[("ada", "c-listing.c"), ("bob", "bug-no-clear.c")]);
     let d = dir.path();
-    run(
+    run_in(
         d,
         &[
             "grade",
@@ -470,7 +415,7 @@ fn diff_names_the_students_and_tests_that_changed() {
             "old.json",
         ],
     );
-    let same = run(d, &["diff", "old.json", "old.json"]);
+    let same = run_in(d, &["diff", "old.json", "old.json"]);
     assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
     assert!(text(&same.stdout).contains("no score or verdict changed"));
 
@@ -479,7 +424,7 @@ fn diff_names_the_students_and_tests_that_changed() {
         d.join("submissions/ada.c"),
     )
     .unwrap();
-    run(
+    run_in(
         d,
         &[
             "grade",
@@ -490,7 +435,7 @@ fn diff_names_the_students_and_tests_that_changed() {
             "new.json",
         ],
     );
-    let changed = run(d, &["diff", "old.json", "new.json"]);
+    let changed = run_in(d, &["diff", "old.json", "new.json"]);
     assert_eq!(changed.status.code(), Some(1));
     let stdout = text(&changed.stdout);
     assert!(stdout.contains("ada: 12/12 -> "), "{stdout}");
@@ -501,7 +446,7 @@ fn diff_names_the_students_and_tests_that_changed() {
     assert!(!stdout.contains("bob"), "{stdout}");
     assert!(stdout.contains("1 students changed"), "{stdout}");
 
-    let bad = run(d, &["diff", "old.json", "cases/grader.toml"]);
+    let bad = run_in(d, &["diff", "old.json", "cases/grader.toml"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         text(&bad.stderr).contains("is not a JSON report"),
@@ -518,7 +463,7 @@ fn fail_under_sets_the_exit_code_by_score_and_the_summary_is_markdown() {
     let score = |extra: &[&str]| {
         let mut args = base.to_vec();
         args.extend(extra);
-        run(d, &args).status.code()
+        run_in(d, &args).status.code()
     };
     // bob: legal misses the box rule, 8 of 12 points (67%).
     assert_eq!(score(&[]), Some(1));
@@ -533,7 +478,7 @@ fn fail_under_sets_the_exit_code_by_score_and_the_summary_is_markdown() {
             .contains("| bob | c | 8/12 | campus-4x4 legal (wrong), campus-last-digit legal (wrong), campus-dead-end legal (wrong), campus-clash legal (wrong) |"),
         "{summary}"
     );
-    let bad = run(d, &["grade", "submissions", "--fail-under", "120"]);
+    let bad = run_in(d, &["grade", "submissions", "--fail-under", "120"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         text(&bad.stderr).contains("from 0 to 100"),
@@ -543,6 +488,7 @@ fn fail_under_sets_the_exit_code_by_score_and_the_summary_is_markdown() {
 }
 
 #[test]
+#[ignore = "slow: a whole class graded while its lines are timed on a pipe"]
 fn on_a_pipe_each_students_line_arrives_as_soon_as_they_are_graded() {
     let dir = class(&[
         ("a-fast", "c-listing.c"),

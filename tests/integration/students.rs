@@ -21,13 +21,7 @@ use grader::submission::build::{self, BuiltCode};
 use grader::submission::discover::{SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> PathBuf {
-    repo().join("submissions").join(name)
-}
+use crate::util::{code, fixture, printed, root};
 
 /// A copy of `grader` and `grader-worker` in a fresh folder, run from
 /// there with no `GRADER_LAB_DIR`: what a student who was handed the
@@ -66,23 +60,11 @@ impl Kit {
     }
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().unwrap_or(-1)
-}
-
 #[test]
 fn c_init_then_check_round_trip() {
     let kit = Kit::new();
     let init = kit.grader(".", &["init", "--lang", "c", "proj"]);
-    assert_eq!(code(&init), 0, "{}", text(&init));
+    assert_eq!(code(&init), 0, "{}", printed(&init));
     for file in ["sudoku.c", "sudoku_lab.h", "Makefile", "README.md"] {
         assert!(kit.path("proj").join(file).is_file(), "{file}");
     }
@@ -92,29 +74,30 @@ fn c_init_then_check_round_trip() {
             .current_dir(kit.path("proj"))
             .output()
             .unwrap();
-        assert!(make.status.success(), "{}", text(&make));
+        assert!(make.status.success(), "{}", printed(&make));
         assert!(kit.path("proj/build/libsudoku.so").is_file());
     }
     // The stubs compile and fail cleanly: wrong answers, no crash.
     let stubs = kit.grader("proj", &["check"]);
-    let shown = text(&stubs);
+    let shown = printed(&stubs);
     assert_eq!(code(&stubs), 1, "{shown}");
     assert!(shown.contains("✗ legal"), "{shown}");
     assert!(!shown.contains("crash"), "{shown}");
     // Filling in the listing makes every public test pass.
     fs::copy(fixture("c-listing.c"), kit.path("proj/sudoku.c")).unwrap();
     let done = kit.grader("proj", &["check"]);
-    let shown = text(&done);
+    let shown = printed(&done);
     assert_eq!(code(&done), 0, "{shown}");
     assert!(shown.contains("public tests passed"), "{shown}");
     assert!(shown.contains("hidden tests"), "{shown}");
 }
 
 #[test]
+#[ignore = "slow: cargo in a box: grader init --lang rust, then grader check"]
 fn rust_init_then_check_round_trip() {
     let kit = Kit::new();
     let init = kit.grader(".", &["init", "--lang", "rust", "proj"]);
-    assert_eq!(code(&init), 0, "{}", text(&init));
+    assert_eq!(code(&init), 0, "{}", printed(&init));
     // The vendored lab crate builds on its own, outside any workspace.
     let build = Command::new("cargo")
         .args(["build", "--offline", "--quiet"])
@@ -122,25 +105,25 @@ fn rust_init_then_check_round_trip() {
         .env("CARGO_TARGET_DIR", kit.path("target"))
         .output()
         .expect("cargo runs");
-    assert!(build.status.success(), "{}", text(&build));
+    assert!(build.status.success(), "{}", printed(&build));
     let stubs = kit.grader("proj", &["check", "--no-shrink"]);
-    assert_eq!(code(&stubs), 1, "{}", text(&stubs));
+    assert_eq!(code(&stubs), 1, "{}", printed(&stubs));
     fs::copy(
         fixture("rust-trait/src/lib.rs"),
         kit.path("proj/src/lib.rs"),
     )
     .unwrap();
     let done = kit.grader("proj", &["check"]);
-    assert_eq!(code(&done), 0, "{}", text(&done));
+    assert_eq!(code(&done), 0, "{}", printed(&done));
 }
 
 #[test]
 fn python_init_then_check_round_trip() {
     let kit = Kit::new();
     let init = kit.grader(".", &["init", "--lang", "python", "proj"]);
-    assert_eq!(code(&init), 0, "{}", text(&init));
+    assert_eq!(code(&init), 0, "{}", printed(&init));
     let stubs = kit.grader("proj", &["check", "--no-shrink"]);
-    assert_eq!(code(&stubs), 1, "{}", text(&stubs));
+    assert_eq!(code(&stubs), 1, "{}", printed(&stubs));
     // The seed's listing, exactly as the lab prints it.
     let listing = r#"
 def legal(board, r, c, v, n=2):
@@ -176,7 +159,7 @@ def solve(board, n=2):
 "#;
     fs::write(kit.path("proj/sudoku.py"), listing).unwrap();
     let done = kit.grader("proj", &["check"]);
-    assert_eq!(code(&done), 0, "{}", text(&done));
+    assert_eq!(code(&done), 0, "{}", printed(&done));
 }
 
 #[test]
@@ -185,8 +168,8 @@ fn init_refuses_a_folder_that_is_not_empty() {
     fs::create_dir(kit.path("proj")).unwrap();
     fs::write(kit.path("proj/mine.c"), "int x;").unwrap();
     let init = kit.grader(".", &["init", "proj"]);
-    assert_eq!(code(&init), 2, "{}", text(&init));
-    assert!(text(&init).contains("not empty"), "{}", text(&init));
+    assert_eq!(code(&init), 2, "{}", printed(&init));
+    assert!(printed(&init).contains("not empty"), "{}", printed(&init));
     assert_eq!(
         fs::read_to_string(kit.path("proj/mine.c")).unwrap(),
         "int x;"
@@ -201,19 +184,27 @@ fn exit_codes_tell_build_errors_from_wrong_answers() {
         kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()])
     };
     let broken = check("broken-compile.c");
-    assert_eq!(code(&broken), 3, "{}", text(&broken));
-    assert!(text(&broken).contains("did not build"), "{}", text(&broken));
+    assert_eq!(code(&broken), 3, "{}", printed(&broken));
+    assert!(
+        printed(&broken).contains("did not build"),
+        "{}",
+        printed(&broken)
+    );
     let missing = check("missing-symbol.c");
-    assert_eq!(code(&missing), 3, "{}", text(&missing));
+    assert_eq!(code(&missing), 3, "{}", printed(&missing));
     let wrong = check("bug-solve-always-true.c");
-    assert_eq!(code(&wrong), 1, "{}", text(&wrong));
+    assert_eq!(code(&wrong), 1, "{}", printed(&wrong));
     // A bare file name in the current folder builds too.
     fs::copy(fixture("c-listing.c"), kit.path("sudoku.c")).unwrap();
     let bare = kit.grader(".", &["check", "sudoku.c"]);
-    assert_eq!(code(&bare), 0, "{}", text(&bare));
+    assert_eq!(code(&bare), 0, "{}", printed(&bare));
     let usage = kit.grader(".", &["check", "--case", "no-such-case", "."]);
-    assert_eq!(code(&usage), 2, "{}", text(&usage));
-    assert!(text(&usage).contains("campus-4x4"), "{}", text(&usage));
+    assert_eq!(code(&usage), 2, "{}", printed(&usage));
+    assert!(
+        printed(&usage).contains("campus-4x4"),
+        "{}",
+        printed(&usage)
+    );
 }
 
 #[test]
@@ -229,8 +220,8 @@ fn a_closed_stdout_is_a_quiet_success() {
         .unwrap();
     drop(child.stdout.take()); // `grader check | head -0`
     let output = child.wait_with_output().unwrap();
-    assert_eq!(code(&output), 0, "{}", text(&output));
-    assert!(output.stderr.is_empty(), "{}", text(&output));
+    assert_eq!(code(&output), 0, "{}", printed(&output));
+    assert!(output.stderr.is_empty(), "{}", printed(&output));
 }
 
 #[test]
@@ -247,7 +238,7 @@ fn json_for_editors() {
             path.to_str().unwrap(),
         ],
     );
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    assert_eq!(code(&out), 1, "{}", printed(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(doc["exit_code"], 1);
     assert_eq!(doc["hidden_tests_also_count"], true);
@@ -475,7 +466,7 @@ fn first_step(shown: &str) -> Option<&str> {
 fn snapshot_cases(kit: &Kit) -> PathBuf {
     let dir = kit.path("cases");
     fs::create_dir_all(&dir).unwrap();
-    fs::copy(repo().join("cases/campus.toml"), dir.join("campus.toml")).unwrap();
+    fs::copy(root().join("cases/campus.toml"), dir.join("campus.toml")).unwrap();
     fs::write(dir.join("grader.toml"), "find_empty_policy = \"first\"\n").unwrap();
     dir
 }
@@ -484,7 +475,7 @@ fn snapshot_cases(kit: &Kit) -> PathBuf {
 fn redacted(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        let mut line = line.replace(repo().to_str().unwrap(), "[repo]");
+        let mut line = line.replace(root().to_str().unwrap(), "[repo]");
         for (open, close) in [(" (", " ms)"), (", ", " ms")] {
             while let Some(start) = line.find(open) {
                 let Some(len) = line[start..].find(close) else {
@@ -529,6 +520,7 @@ fn first_diagnosis(shown: &str) -> &str {
 }
 
 #[test]
+#[ignore = "slow: a whole class: grader check of every bug fixture"]
 fn snapshots_of_check_and_the_first_line_names_the_bug() {
     let kit = Kit::new();
     let cases = snapshot_cases(&kit);
@@ -565,6 +557,7 @@ fn snapshots_of_check_and_the_first_line_names_the_bug() {
 /// findings (a leftover at its return, a copy, an illegal write) word the
 /// failures themselves.
 #[test]
+#[ignore = "slow: a whole class: grader check of every Python bug fixture"]
 fn the_hint_table_holds_for_python() {
     let kit = Kit::new();
     let cases = snapshot_cases(&kit);
@@ -589,6 +582,7 @@ fn the_hint_table_holds_for_python() {
 /// recording board: `grader check` quotes the write that left the dead
 /// branch's digit, on the shrunk board, in place of the end state.
 #[test]
+#[ignore = "slow: cargo in a box: a Rust crate checked, shrunk and traced"]
 fn a_rust_trait_solve_is_traced_through_its_board() {
     let kit = Kit::new();
     let cases = snapshot_cases(&kit);
@@ -617,6 +611,7 @@ fn a_rust_trait_solve_is_traced_through_its_board() {
 /// `grader check` names the size before any failure, in the language's
 /// spelling.
 #[test]
+#[ignore = "slow: cargo in a box: a fixed-size solver checked in C, Rust and Python"]
 fn a_board_size_written_into_the_code_is_named() {
     let kit = Kit::new();
     for (name, spelled) in [
@@ -626,7 +621,7 @@ fn a_board_size_written_into_the_code_is_named() {
     ] {
         let path = fixture(name);
         let out = kit.grader(".", &["check", "--no-shrink", path.to_str().unwrap()]);
-        let shown = text(&out);
+        let shown = printed(&out);
         assert_eq!(code(&out), 1, "{shown}");
         let first = shown.lines().next().unwrap_or("");
         assert!(
@@ -751,7 +746,7 @@ fn watch_reruns_when_a_source_changes() {
 
     let kit = Kit::new();
     let init = kit.grader(".", &["init", "proj"]);
-    assert_eq!(code(&init), 0, "{}", text(&init));
+    assert_eq!(code(&init), 0, "{}", printed(&init));
     let mut child = Command::new(kit.path("bin/grader"))
         .args(["check", "--watch", "--no-shrink", "proj"])
         .current_dir(kit.path("."))
@@ -817,7 +812,7 @@ fn colour_follows_the_flag_and_the_environment() {
         }
         cmd.envs(env.iter().copied());
         let out = cmd.output().expect("grader check runs");
-        assert_eq!(code(&out), 1, "{}", text(&out));
+        assert_eq!(code(&out), 1, "{}", printed(&out));
         out.stdout.contains(&0x1b)
     };
     assert!(!painted(&[], &[]), "a pipe gets no colour");
