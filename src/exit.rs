@@ -1,4 +1,5 @@
-//! The process exit codes, in one place (documented in the README).
+//! The process exit codes, in one place (documented in
+//! `docs/guide/instructors.md`, "Exit codes").
 
 /// Everything passed, or the command did its job.
 pub const SUCCESS: u8 = 0;

@@ -20,8 +20,9 @@
 //! sysroot` for Rust, the interpreter for its standard library, and the
 //! dynamic loader (`ld.so --list`) and `ldconfig -p` for the libraries.
 //! The box's part (its `lab/`, `code/` and `work/` folders) is added when
-//! the box is made ([`HostView::for_box`]). The README's box section is
-//! generated from [`DEFINITION`] ([`readme_section`], checked by a test).
+//! the box is made ([`HostView::for_box`]). The design guide's box section
+//! (`docs/guide/design.md`) is generated from [`DEFINITION`]
+//! ([`readme_section`], checked by a test).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
@@ -124,7 +125,7 @@ pub fn parts(kind: ViewKind) -> &'static [Part] {
 }
 
 impl Part {
-    /// What the part is, for the README.
+    /// What the part is, for the design guide's table.
     pub fn describe(self) -> &'static str {
         match self {
             Part::SystemLibraries => {
@@ -147,7 +148,7 @@ impl Part {
         }
     }
 
-    /// How the part's paths may be used, for the README.
+    /// How the part's paths may be used, for the design guide's table.
     fn access_text(self) -> &'static str {
         match self {
             Part::SystemLibraries => "read (the loader: execute)",
@@ -161,7 +162,7 @@ impl Part {
 }
 
 impl ViewKind {
-    /// How the README names the kind.
+    /// How the design guide's table names the kind.
     pub fn name(self) -> &'static str {
         match self {
             ViewKind::CBuild => "C build (`cc`)",
@@ -172,9 +173,9 @@ impl ViewKind {
     }
 }
 
-/// The README's table of what each kind of process sees, generated from
-/// [`DEFINITION`]; the README holds it between `<!-- box-view -->` and
-/// `<!-- /box-view -->` (a test checks it).
+/// The table of what each kind of process sees, generated from
+/// [`DEFINITION`]; the design guide (`docs/guide/design.md`) holds it
+/// between `<!-- box-view -->` and `<!-- /box-view -->` (a test checks it).
 pub fn readme_section() -> String {
     let mut all: Vec<Part> = DEFINITION
         .iter()
@@ -831,7 +832,7 @@ pub fn covers(view: &View, path: &Path) -> bool {
 /// What a box without a mount namespace cannot hide, said once: Landlock
 /// holds each process to its view's contents, but not to names.
 pub fn without_mount_namespace() -> &'static str {
-    "sandbox: no mount namespace, so each box's view of the files (README, \"The box\") is enforced by Landlock alone: its processes can read, list and run only what their view lists, but can still tell whether a path exists elsewhere (its name and metadata, never its contents)"
+    "sandbox: no mount namespace, so each box's view of the files (docs/guide/design.md, \"The box\") is enforced by Landlock alone: its processes can read, list and run only what their view lists, but can still tell whether a path exists elsewhere (its name and metadata, never its contents)"
 }
 
 /// Locks a mutex, ignoring poisoning (the data is a plain cache).
@@ -844,28 +845,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_readme_box_section_is_generated_from_the_definition() {
-        let readme =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-                .expect("README.md");
+    fn the_design_guides_box_section_is_generated_from_the_definition() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/design.md");
+        let guide = std::fs::read_to_string(&path).expect("docs/guide/design.md");
         let start = "<!-- box-view -->\n";
         let end = "<!-- /box-view -->";
-        let at = readme.find(start).expect("the README marks the box view") + start.len();
-        let len = readme[at..].find(end).expect("the end mark");
+        let at = guide
+            .find(start)
+            .expect("the design guide marks the box view")
+            + start.len();
+        let len = guide[at..].find(end).expect("the end mark");
         let expected = readme_section();
-        if std::env::var_os("GRADER_UPDATE_README").is_some() {
-            let updated = format!("{}{expected}{}", &readme[..at], &readme[at + len..]);
-            std::fs::write(
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"),
-                updated,
-            )
-            .expect("write README.md");
+        if std::env::var_os("GRADER_UPDATE_DOCS").is_some() {
+            let updated = format!("{}{expected}{}", &guide[..at], &guide[at + len..]);
+            std::fs::write(&path, updated).expect("write docs/guide/design.md");
             return;
         }
         assert_eq!(
-            &readme[at..at + len],
+            &guide[at..at + len],
             expected,
-            "README.md's box view differs from sandbox::view::DEFINITION (GRADER_UPDATE_README=1 cargo test --lib the_readme_box_section writes it); it is:\n{expected}"
+            "docs/guide/design.md's box view differs from sandbox::view::DEFINITION (GRADER_UPDATE_DOCS=1 cargo test --lib the_design_guides_box_section writes it); it is:\n{expected}"
         );
     }
 
