@@ -337,6 +337,17 @@ pub struct BoxSetup {
     /// reports): with namespaces, nothing in the box can see them,
     /// whatever Landlock allows.
     pub hide: Vec<PathBuf>,
+    /// Run library tests as children of one test zygote per submission
+    /// (confined once; see `worker/test_zygote.rs`) rather than each in a
+    /// child that confines itself. Only with `namespaces`. Off only to
+    /// measure the difference (`benches/sandbox.rs`).
+    #[serde(default = "yes")]
+    pub test_zygote: bool,
+}
+
+/// `true`, for serde defaults.
+fn yes() -> bool {
+    true
 }
 
 /// How a process may use one path of its view.

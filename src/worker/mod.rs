@@ -27,6 +27,8 @@ pub mod seccomp;
 #[cfg(unix)]
 mod sys;
 #[cfg(target_os = "linux")]
+mod test_zygote;
+#[cfg(target_os = "linux")]
 mod watch;
 #[cfg(target_os = "linux")]
 mod zygote;
@@ -109,7 +111,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
-    set_limits(request.limits.time_limit_ms, plan);
+    set_limits(Some(request.limits.time_limit_ms), plan);
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
@@ -167,17 +169,24 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
         }
     }
 
+    answer(&library, request)
+}
+
+/// Asks the loaded library the test's question, reports the answer (and
+/// the write trace) on the protocol fd, and ends the process.
+#[cfg(unix)]
+fn answer(library: &library::CLibrary, request: &crate::protocol::WorkerRequest) -> ! {
     let start = std::time::Instant::now();
     let result = match &request.probe {
         crate::check::Probe::Solve { n, board } if request.trace => {
-            library::solve_traced(&library, *n, board).map(|(response, trace)| {
+            library::solve_traced(library, *n, board).map(|(response, trace)| {
                 if let Some(trace) = trace {
                     send(&WorkerMessage::Trace { trace });
                 }
                 response
             })
         }
-        probe => crate::check::execute(&library, probe),
+        probe => crate::check::execute(library, probe),
     };
     let time_ms = start.elapsed().as_secs_f64() * 1000.0;
     match result {
@@ -186,7 +195,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
             message: format!("the grader sent a malformed test: {err}"),
         }),
     }
-    sys::exit_now(0);
+    sys::exit_now(0)
 }
 
 /// The Python hook: confines this process per the plan like
@@ -213,7 +222,7 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
         }
         Err(python::PrepareError::Grader(message)) => safeguard_failed("start Python", message),
     };
-    set_limits(input.request.limits.time_limit_ms, plan);
+    set_limits(Some(input.request.limits.time_limit_ms), plan);
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
@@ -236,14 +245,21 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
 /// enforced is a safeguard failure (no student code has run).
 #[cfg(target_os = "linux")]
 fn enforce_landlock(view: Option<&View>) {
+    if let Some(message) = landlock_note(view) {
+        send(&WorkerMessage::SandboxNote { message });
+    }
+}
+
+/// [`enforce_landlock`], returning the note on a ruleset only partly
+/// enforced instead of sending it (the test zygote's children send it).
+#[cfg(target_os = "linux")]
+fn landlock_note(view: Option<&View>) -> Option<String> {
     let Some(view) = view else {
         safeguard_failed("restrict file access", "the box has no view for this test");
     };
     match landlock::restrict(view) {
-        Ok(landlock::Enforcement::Full) => {}
-        Ok(landlock::Enforcement::Partial(message)) => {
-            send(&WorkerMessage::SandboxNote { message });
-        }
+        Ok(landlock::Enforcement::Full) => None,
+        Ok(landlock::Enforcement::Partial(message)) => Some(message),
         Err(err) => safeguard_failed("restrict file access", err),
     }
 }
@@ -265,14 +281,15 @@ fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
     }
 }
 
-/// Sets the rlimits: CPU (soft = the limit rounded up to a second, hard one
-/// second more: SIGXCPU, then SIGKILL), no file writes, few files, no core
-/// dumps, and the planned address-space and process limits.
+/// Sets the rlimits: CPU (see [`set_cpu_limit`]; `None` leaves it, for the
+/// test zygote, whose children set their own), no file writes, few files,
+/// no core dumps, and the planned address-space and process limits.
 #[cfg(unix)]
-fn set_limits(time_limit_ms: u64, plan: &SandboxPlan) {
-    let cpu = time_limit_ms.div_ceil(1000).max(1);
+fn set_limits(time_limit_ms: Option<u64>, plan: &SandboxPlan) {
+    if let Some(ms) = time_limit_ms {
+        set_cpu_limit(ms);
+    }
     let mut limits = vec![
-        (libc::RLIMIT_CPU, "CPU time", cpu, cpu + 1),
         (libc::RLIMIT_FSIZE, "file size", 0, 0),
         (libc::RLIMIT_NOFILE, "open files", 32, 32),
         (libc::RLIMIT_CORE, "core dumps", 0, 0),
@@ -288,6 +305,18 @@ fn set_limits(time_limit_ms: u64, plan: &SandboxPlan) {
         if let Err(err) = sys::set_rlimit(resource, soft, hard) {
             safeguard_failed(&format!("limit {what}"), err);
         }
+    }
+}
+
+/// Sets the CPU rlimit for a test of `time_limit_ms`: soft = the limit
+/// rounded up to a second, hard one second more (SIGXCPU, then SIGKILL).
+/// The box's init stops the test at its limit first; this is the second
+/// line.
+#[cfg(unix)]
+fn set_cpu_limit(time_limit_ms: u64) {
+    let cpu = time_limit_ms.div_ceil(1000).max(1);
+    if let Err(err) = sys::set_rlimit(libc::RLIMIT_CPU, cpu, cpu + 1) {
+        safeguard_failed("limit CPU time", err);
     }
 }
 
