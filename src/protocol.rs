@@ -26,8 +26,8 @@
 //!
 //! # The protocol fd
 //!
-//! A test child (one fork of init per [`BoxCommand::Test`], stdin
-//! `/dev/null`) writes [`WorkerMessage`]s on fd 3, one JSON object per
+//! A test child (one fork per [`BoxCommand::Test`], by the submission's
+//! test zygote or by init) writes [`WorkerMessage`]s on fd 3, one JSON object per
 //! line (`\n`-terminated), each tagged by `"type"`. It never writes to
 //! stdout/stderr, which belong to the student's code. A build child
 //! closes fd 3.
@@ -363,6 +363,17 @@ pub struct BoxSetup {
     /// reports): with namespaces, nothing in the box can see them,
     /// whatever Landlock allows.
     pub hide: Vec<PathBuf>,
+    /// Run library tests as children of one test zygote per submission
+    /// (confined once; see `worker/test_zygote.rs`) rather than each in a
+    /// child that confines itself. Only with `namespaces`. Off only to
+    /// measure the difference (`benches/sandbox.rs`).
+    #[serde(default = "yes")]
+    pub test_zygote: bool,
+}
+
+/// `true`, for serde defaults.
+fn yes() -> bool {
+    true
 }
 
 /// How a process may use one path of its view.

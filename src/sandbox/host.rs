@@ -33,6 +33,10 @@ pub struct SandboxEnv {
     /// Bytes of the student's stdout and stderr kept per test (the rest is
     /// counted and dropped).
     pub output_cap: usize,
+    /// Library tests run as children of one test zygote per submission
+    /// (see [`crate::protocol::BoxSetup::test_zygote`]); benches turn it
+    /// off to measure the difference.
+    pub test_zygote: bool,
     root: bool,
     cgroups: Option<CgroupParents>,
     landlock_abi: Option<u32>,
@@ -85,6 +89,7 @@ impl SandboxEnv {
             worker,
             load_allowance: Duration::from_millis(500),
             output_cap: 64 * 1024,
+            test_zygote: true,
             root,
             cgroups,
             landlock_abi,

@@ -1,5 +1,6 @@
 //! What a run in a box produced, as the grader saw it: how the run's
-//! first process (the test child that box init forked for it) ended
+//! first process (the test child that box init, or the submission's test
+//! zygote, forked for it) ended
 //! ([`Status`], [`Kill`], from init's [`RunEnd`](crate::protocol::RunEnd)),
 //! everything recorded of a test ([`TestRun`]), the deadlines init holds a
 //! test to ([`test_deadlines`]), and the capped capture of the student's
@@ -61,7 +62,8 @@ pub struct TestRun {
     pub oom_killed: bool,
     /// CPU time used (user + system, all threads), in milliseconds.
     pub cpu_ms: u64,
-    /// Wall-clock time from init's fork to reaping, in milliseconds.
+    /// Wall-clock time from init's start of the test to its end, in
+    /// milliseconds.
     pub wall_ms: u64,
     /// Of that, the time it did not want a CPU (sleeping, blocked).
     pub idle_ms: u64,

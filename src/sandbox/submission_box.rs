@@ -208,6 +208,7 @@ impl<'env> SubmissionBox<'env> {
             dir: self.dir.clone(),
             views: self.views.clone(),
             hide: self.env.hide.clone(),
+            test_zygote: self.env.test_zygote,
         };
         self.send_line(&setup)?;
         let deadline = Instant::now() + SETUP_LIMIT;

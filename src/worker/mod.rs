@@ -2,20 +2,24 @@
 //! grader starts it once per submission as `<worker> worker` (the
 //! `grader-worker` executable, or `grader` itself); it becomes the box
 //! process and the box's init (`zygote.rs`), which forks one child per
-//! run. This module is the test child's side: confine
-//! the process, load the student's code, ask it the test's questions, and
-//! report on the protocol fd (see [`crate::protocol`]). ARCHITECTURE.md
-//! ("Theory of operation") draws every process of a box.
+//! build and starts the submission's test zygote (`test_zygote.rs`), which
+//! forks one child per test. This module is the test child's side:
+//! confine the process, load the student's code, ask it the test's
+//! questions, and report on the protocol fd (see [`crate::protocol`]).
+//! ARCHITECTURE.md ("Theory of operation") draws every process of a box.
 //!
 //! The order matters. The box's namespaces and cgroup are in place before
-//! the child is forked; everything the child does to confine itself comes
-//! *before* the library is loaded, because loading runs the library's own
-//! constructors: the parent-death signal, rlimits, the SIGSYS handler,
-//! Landlock on the test's view, the uid drop, the seccomp kill list. Only
-//! then `dlopen`, then the allow-list filter, then the test. A test child
-//! runs one test and ends with `_exit`, so a crash, a timeout or leftover
-//! globals never reach the next test: the next one is a fresh fork of init,
-//! which student code never touches.
+//! the child is forked; everything that confines comes *before* the
+//! library is loaded, because loading runs the library's own constructors:
+//! the parent-death signal, rlimits, the SIGSYS handler, Landlock on the
+//! test's view, the uid drop, the seccomp kill list. The test zygote
+//! applies what does not depend on the test once, and each of its children
+//! adds the rest (its CPU limit, its own kill rules); a child of init
+//! without a zygote (`run_library`) applies it all itself. Only then
+//! `dlopen`, then the allow list, then the test. A test child runs one test
+//! and ends with `_exit`, so a crash, a timeout or leftover globals never
+//! reach the next test: the next one is a fresh fork of the zygote or of
+//! init, neither of which student code touches.
 
 #[cfg(target_os = "linux")]
 mod clock;
@@ -34,6 +38,8 @@ pub mod python;
 pub mod seccomp;
 #[cfg(unix)]
 mod sys;
+#[cfg(target_os = "linux")]
+mod test_zygote;
 #[cfg(target_os = "linux")]
 mod watch;
 #[cfg(target_os = "linux")]
@@ -118,7 +124,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
-    set_limits(request.limits.time_limit_ms, plan);
+    set_limits(Some(request.limits.time_limit_ms), plan);
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
@@ -176,17 +182,24 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
         }
     }
 
+    answer(&library, request)
+}
+
+/// Asks the loaded library the test's question, reports the answer (and
+/// the write trace) on the protocol fd, and ends the process.
+#[cfg(unix)]
+fn answer(library: &library::CLibrary, request: &crate::protocol::WorkerRequest) -> ! {
     let start = std::time::Instant::now();
     let result = match &request.probe {
         crate::check::Probe::Solve { n, board } if request.trace => {
-            library::solve_traced(&library, *n, board).map(|(response, trace)| {
+            library::solve_traced(library, *n, board).map(|(response, trace)| {
                 if let Some(trace) = trace {
                     send(&WorkerMessage::Trace { trace });
                 }
                 response
             })
         }
-        probe => crate::check::execute(&library, probe),
+        probe => crate::check::execute(library, probe),
     };
     let time_ms = start.elapsed().as_secs_f64() * 1000.0;
     match result {
@@ -195,7 +208,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
             message: format!("the grader sent a malformed test: {err}"),
         }),
     }
-    sys::exit_now(0);
+    sys::exit_now(0)
 }
 
 /// The Python hook: confines this process per the plan like
@@ -222,7 +235,7 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
         }
         Err(python::PrepareError::Grader(message)) => safeguard_failed("start Python", message),
     };
-    set_limits(input.request.limits.time_limit_ms, plan);
+    set_limits(Some(input.request.limits.time_limit_ms), plan);
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
@@ -245,14 +258,21 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
 /// enforced is a safeguard failure (no student code has run).
 #[cfg(target_os = "linux")]
 fn enforce_landlock(view: Option<&View>) {
+    if let Some(message) = landlock_note(view) {
+        send(&WorkerMessage::SandboxNote { message });
+    }
+}
+
+/// [`enforce_landlock`], returning the note on a ruleset only partly
+/// enforced instead of sending it (the test zygote's children send it).
+#[cfg(target_os = "linux")]
+fn landlock_note(view: Option<&View>) -> Option<String> {
     let Some(view) = view else {
         safeguard_failed("restrict file access", "the box has no view for this test");
     };
     match landlock::restrict(view) {
-        Ok(landlock::Enforcement::Full) => {}
-        Ok(landlock::Enforcement::Partial(message)) => {
-            send(&WorkerMessage::SandboxNote { message });
-        }
+        Ok(landlock::Enforcement::Full) => None,
+        Ok(landlock::Enforcement::Partial(message)) => Some(message),
         Err(err) => safeguard_failed("restrict file access", err),
     }
 }
@@ -274,14 +294,15 @@ fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
     }
 }
 
-/// Sets the rlimits: CPU (soft = the limit rounded up to a second, hard one
-/// second more: SIGXCPU, then SIGKILL), no file writes, few files, no core
-/// dumps, and the planned address-space and process limits.
+/// Sets the rlimits: CPU (see [`set_cpu_limit`]; `None` leaves it, for the
+/// test zygote, whose children set their own), no file writes, few files,
+/// no core dumps, and the planned address-space and process limits.
 #[cfg(unix)]
-fn set_limits(time_limit_ms: u64, plan: &SandboxPlan) {
-    let cpu = time_limit_ms.div_ceil(1000).max(1);
+fn set_limits(time_limit_ms: Option<u64>, plan: &SandboxPlan) {
+    if let Some(ms) = time_limit_ms {
+        set_cpu_limit(ms);
+    }
     let mut limits = vec![
-        (libc::RLIMIT_CPU, "CPU time", cpu, cpu + 1),
         (libc::RLIMIT_FSIZE, "file size", 0, 0),
         (libc::RLIMIT_NOFILE, "open files", 32, 32),
         (libc::RLIMIT_CORE, "core dumps", 0, 0),
@@ -297,6 +318,18 @@ fn set_limits(time_limit_ms: u64, plan: &SandboxPlan) {
         if let Err(err) = sys::set_rlimit(resource, soft, hard) {
             safeguard_failed(&format!("limit {what}"), err);
         }
+    }
+}
+
+/// Sets the CPU rlimit for a test of `time_limit_ms`: soft = the limit
+/// rounded up to a second, hard one second more (SIGXCPU, then SIGKILL).
+/// The box's init stops the test at its limit first; this is the second
+/// line.
+#[cfg(unix)]
+fn set_cpu_limit(time_limit_ms: u64) {
+    let cpu = time_limit_ms.div_ceil(1000).max(1);
+    if let Err(err) = sys::set_rlimit(libc::RLIMIT_CPU, cpu, cpu + 1) {
+        safeguard_failed("limit CPU time", err);
     }
 }
 

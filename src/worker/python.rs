@@ -1,9 +1,13 @@
 //! Python submissions: finding the machine's `python3` (grader side, once,
-//! before any student code runs) and, in the confined child, handing the
-//! test to the embedded harness (`python_harness.py`) and `execve`-ing the
-//! interpreter in place of loading a library.
+//! before any student code runs) and, in the box, handing the tests to the
+//! embedded harness (`python_harness.py`) and `execve`-ing the interpreter
+//! in place of loading a library: once per submission for the Python test
+//! zygote (`exec_zygote`, after `test_zygote.rs` confined the process;
+//! init reads each test's source and sends it as a `zygote_line`, and the
+//! harness forks a child per test), or once per test in a test child of its
+//! own where the interpreter cannot be a zygote.
 //!
-//! The child's order: [`prepare`] while still privileged (read the
+//! A test child's order: [`prepare`] while still privileged (read the
 //! student's source, put the harness's request in a memfd); then the
 //! caller's safeguards (rlimits, Landlock on the box's Python test view:
 //! read the system libraries and the interpreter's `sys.path` folders,
@@ -165,6 +169,10 @@ struct HarnessRequest<'a> {
     trace: bool,
     /// The most writes to record.
     trace_cap: usize,
+    /// The test's CPU rlimit in seconds (soft; hard is one more), for a
+    /// child of the test zygote, which sets its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_limit_s: Option<u64>,
 }
 
 /// The harness's stdin for a test: the student's `source` (shown as
@@ -185,7 +193,148 @@ pub fn harness_input(
         probe,
         trace,
         trace_cap: TRACE_CAP,
+        cpu_limit_s: None,
     })
+}
+
+/// The student's source of `input` as UTF-8 text, and its file name.
+fn student_source(input: &WorkerInput) -> Result<(String, String), PrepareError> {
+    let request = &input.request;
+    let name = request
+        .code
+        .file_name()
+        .map_or_else(|| "submission.py".into(), |n| n.to_string_lossy())
+        .into_owned();
+    let bytes = read_source(&request.code).map_err(PrepareError::Student)?;
+    let source = String::from_utf8(bytes).map_err(|err| {
+        PrepareError::Student(format!(
+            "{name} is not UTF-8 text (byte {} is not): save it as UTF-8",
+            err.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok((name, source))
+}
+
+/// One test's line to the Python test zygote (read while privileged, by
+/// the box's init): the harness's request with the test's CPU limit.
+///
+/// # Errors
+/// As [`prepare`].
+pub(super) fn zygote_line(input: &WorkerInput) -> Result<Vec<u8>, PrepareError> {
+    let (name, source) = student_source(input)?;
+    let request = &input.request;
+    let mut line = serde_json::to_vec(&HarnessRequest {
+        name: &name,
+        source: &source,
+        probe: &request.probe,
+        trace: true,
+        trace_cap: TRACE_CAP,
+        cpu_limit_s: Some(request.limits.time_limit_ms.div_ceil(1000).max(1)),
+    })
+    .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The Python test zygote's first line: the two filters each child adds
+/// (its own kill rules, with [`super::seccomp::SENTINEL_PID`] where its pid
+/// goes, and the tightening filter), as hex; empty without seccomp.
+///
+/// # Errors
+/// When seccompiler refuses the rules.
+pub(super) fn zygote_hello(seccomp: bool) -> Result<Vec<u8>, String> {
+    let (kill, tighten) = if seccomp {
+        let kill = super::seccomp::test_child_filter(super::seccomp::SENTINEL_PID)
+            .map_err(|e| e.to_string())?;
+        let tighten = super::seccomp::python_tighten_filter().map_err(|e| e.to_string())?;
+        (
+            super::seccomp::program_bytes(&kill),
+            super::seccomp::program_bytes(&tighten),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let mut line = serde_json::to_vec(&serde_json::json!({
+        "kill": hex(&kill),
+        "tighten": hex(&tighten),
+        "sentinel": super::seccomp::SENTINEL_PID,
+    }))
+    .map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// Replaces this process (the Python test zygote, confined by its caller
+/// but for seccomp) with `interpreter` running the harness as a zygote,
+/// under the zygote's Python filters when `seccomp`. Returns only on
+/// failure, with what failed.
+#[cfg(target_os = "linux")]
+pub(super) fn exec_zygote(interpreter: &PythonInterpreter, seccomp: bool) -> String {
+    let argv = match interpreter_argv(interpreter, &["zygote"]) {
+        Ok(argv) => argv,
+        Err(PrepareError::Grader(message) | PrepareError::Student(message)) => return message,
+    };
+    exec_interpreter(&argv, interpreter, seccomp, |path| {
+        super::seccomp::python_zygote_filters(path)
+    })
+}
+
+/// `python3 -I -S -B -c <harness> [extra…]`.
+fn interpreter_argv(
+    interpreter: &PythonInterpreter,
+    extra: &[&str],
+) -> Result<Vec<CString>, PrepareError> {
+    let executable = CString::new(interpreter.executable.as_os_str().as_bytes())
+        .map_err(|_| PrepareError::Grader("the interpreter's path holds a NUL byte".into()))?;
+    let harness = CString::new(HARNESS)
+        .map_err(|_| PrepareError::Grader("the harness holds a NUL byte".into()))?;
+    let mut argv = vec![executable];
+    argv.extend(["-I", "-S", "-B", "-c"].map(|a| CString::new(a).expect("no NUL")));
+    argv.push(harness);
+    for arg in extra {
+        argv.push(CString::new(*arg).expect("no NUL"));
+    }
+    Ok(argv)
+}
+
+/// Installs the filters `filters` builds (given the address of the
+/// interpreter's path, the one `execve` they allow) when `seccomp`, then
+/// `execve`s `argv` with an empty environment. Returns only on failure.
+#[cfg(target_os = "linux")]
+fn exec_interpreter(
+    argv: &[CString],
+    interpreter: &PythonInterpreter,
+    seccomp: bool,
+    filters: impl FnOnce(u64) -> Result<Vec<seccompiler::BpfProgram>, super::seccomp::FilterError>,
+) -> String {
+    let executable = &argv[0];
+    let mut pointers: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    pointers.push(std::ptr::null());
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    if seccomp {
+        let filters = match filters(executable.as_ptr() as u64) {
+            Ok(filters) => filters,
+            Err(err) => return format!("build the Python seccomp filters: {err}"),
+        };
+        if let Err(err) = super::sys::no_new_privs() {
+            return format!("set no_new_privs: {err}");
+        }
+        for filter in &filters {
+            if let Err(err) = super::seccomp::apply(filter) {
+                return format!("install the Python seccomp filters: {err}");
+            }
+        }
+    }
+    // SAFETY: `executable` and every `argv` entry are NUL-terminated
+    // strings owned by the caller, alive across the call; both arrays end
+    // with a null pointer. On success the call does not return.
+    unsafe { libc::execve(executable.as_ptr(), pointers.as_ptr(), envp.as_ptr()) };
+    format!(
+        "start {}: {}",
+        interpreter.executable.display(),
+        std::io::Error::last_os_error()
+    )
 }
 
 /// Why a Python test could not be prepared.
@@ -216,28 +365,12 @@ pub fn prepare(input: &WorkerInput) -> Result<PreparedPython, PrepareError> {
     let interpreter = request.python.clone().ok_or_else(|| {
         PrepareError::Grader("the request names no Python interpreter".to_string())
     })?;
-    let name = request
-        .code
-        .file_name()
-        .map_or_else(|| "submission.py".into(), |n| n.to_string_lossy());
-    let bytes = read_source(&request.code).map_err(PrepareError::Student)?;
-    let source = String::from_utf8(bytes).map_err(|err| {
-        PrepareError::Student(format!(
-            "{name} is not UTF-8 text (byte {} is not): save it as UTF-8",
-            err.utf8_error().valid_up_to()
-        ))
-    })?;
+    let (name, source) = student_source(input)?;
     let json = harness_input(&name, &source, &request.probe, true)
         .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
     let memfd = memfd(&json)
         .map_err(|err| PrepareError::Grader(format!("cannot hand the request to Python: {err}")))?;
-    let executable = CString::new(interpreter.executable.as_os_str().as_bytes())
-        .map_err(|_| PrepareError::Grader("the interpreter's path holds a NUL byte".into()))?;
-    let harness = CString::new(HARNESS)
-        .map_err(|_| PrepareError::Grader("the harness holds a NUL byte".into()))?;
-    let mut argv = vec![executable];
-    argv.extend(["-I", "-S", "-B", "-c"].map(|a| CString::new(a).expect("no NUL")));
-    argv.push(harness);
+    let argv = interpreter_argv(&interpreter, &[])?;
     Ok(PreparedPython {
         request: memfd,
         argv,
@@ -293,42 +426,18 @@ impl PreparedPython {
     /// the grader's fault (no student code has run).
     #[cfg(target_os = "linux")]
     pub fn exec(self, own_pid: i32, seccomp: bool) -> String {
-        let executable = &self.argv[0];
-        let mut argv: Vec<*const libc::c_char> = self.argv.iter().map(|a| a.as_ptr()).collect();
-        argv.push(std::ptr::null());
-        let envp: [*const libc::c_char; 1] = [std::ptr::null()];
-        if seccomp {
-            let filters = match super::seccomp::python_filters(own_pid, executable.as_ptr() as u64)
-            {
-                Ok(filters) => filters,
-                Err(err) => return format!("build the Python seccomp filters: {err}"),
-            };
-            if let Err(err) = super::sys::no_new_privs() {
-                return format!("set no_new_privs: {err}");
-            }
-            for filter in &filters {
-                if let Err(err) = super::seccomp::apply(filter) {
-                    return format!("install the Python seccomp filters: {err}");
-                }
-            }
-        }
         // SAFETY: both fds are open; dup2 onto 0 replaces stdin (`/dev/null`,
         // from init) and clears close-on-exec on it.
+        // Done before the filters, which refuse dup2 for Python.
         if unsafe { libc::dup2(self.request.as_raw_fd(), 0) } < 0 {
             return format!(
                 "put the request on stdin: {}",
                 std::io::Error::last_os_error()
             );
         }
-        // SAFETY: `executable` and every `argv` entry are NUL-terminated
-        // strings owned by `self`, alive across the call; both arrays end
-        // with a null pointer. On success the call does not return.
-        unsafe { libc::execve(executable.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
-        format!(
-            "start {}: {}",
-            self.interpreter.executable.display(),
-            std::io::Error::last_os_error()
-        )
+        exec_interpreter(&self.argv, &self.interpreter, seccomp, |path| {
+            super::seccomp::python_filters(own_pid, path)
+        })
     }
 }
 

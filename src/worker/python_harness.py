@@ -1,7 +1,9 @@
 # The grader's Python harness (embedded in the grader; see src/worker/python.rs).
 #
 # Run as `python3 -I -S -B -c <this file>` by a confined test child, with the
-# request as JSON on stdin and the protocol pipe on fd 3. It compiles the
+# request as JSON on stdin and the protocol pipe on fd 3; or, with the
+# argument `zygote`, as a submission's Python test zygote (see zygote()
+# below and src/worker/test_zygote.rs), which forks one child per request. It compiles the
 # student's source under the submission's own name, finds legal, find_empty
 # and solve, asks the probe's questions and writes the same protocol lines a
 # library's test child writes (loading, loaded, load_error, trace, exception,
@@ -14,15 +16,26 @@ import os
 import sys
 import time
 
-REQUEST = json.loads(sys.stdin.buffer.read())
-sys.stdin.close()
-# The protocol fd moves off 3, so a student's os.write(3, ...) fails
-# instead of landing between the harness's lines (the grader judges every
-# answer anyway: nothing on the pipe is trusted).
-PROTOCOL = os.dup(3)
-os.close(3)
-NAME = REQUEST["name"]
-TRACE_CAP = REQUEST["trace_cap"]
+ZYGOTE = sys.argv[1:] == ["zygote"]
+PROTOCOL = 3
+
+
+def take_request(data):
+    """Reads the request and moves the protocol fd off 3, so a student's
+    os.write(3, ...) fails instead of landing between the harness's lines
+    (the grader judges every answer anyway: nothing on the pipe is
+    trusted)."""
+    global REQUEST, PROTOCOL, NAME, TRACE_CAP
+    REQUEST = json.loads(data)
+    sys.stdin.close()
+    PROTOCOL = os.dup(3)
+    os.close(3)
+    NAME = REQUEST["name"]
+    TRACE_CAP = REQUEST["trace_cap"]
+
+
+if not ZYGOTE:
+    take_request(sys.stdin.buffer.read())
 
 
 def send(message):
@@ -334,4 +347,81 @@ def main():
     finish(0)
 
 
-main()
+# The test zygote. Started by the box's init, already confined (rlimits
+# but CPU, Landlock, the box's uid, the Python filters without the rules
+# that name a process), with init's command pipe on stdin and the report
+# pipe on fd 4. The first line holds the two filters each child adds (the
+# kill rules with its own pid in place of `sentinel`, and the tightening
+# filter); each further line is one test's request. The zygote runs no
+# student code: each child compiles and runs the student's file itself.
+REPORTS = 4
+
+
+def zygote():
+    try:
+        import ctypes
+        import resource
+
+        hello = json.loads(sys.stdin.buffer.readline())
+        libc = ctypes.CDLL(None, use_errno=True)
+    except BaseException as error:
+        os.write(REPORTS, ("unavailable %s\n" % type(error).__name__).encode())
+        os._exit(0)
+    kill, tighten = bytes.fromhex(hello["kill"]), bytes.fromhex(hello["tighten"])
+    sentinel = hello["sentinel"]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    def install(program):
+        buffer = ctypes.create_string_buffer(program, len(program))
+        prog = Program(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+        # prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)
+        if libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+
+    def own(program, pid):
+        # Each instruction is 8 bytes: code (2), jt, jf, k (4).
+        out = bytearray(program)
+        for at in range(0, len(out), 8):
+            if int.from_bytes(out[at + 4:at + 8], sys.byteorder) == sentinel:
+                out[at + 4:at + 8] = pid.to_bytes(4, sys.byteorder)
+        return bytes(out)
+
+    def child(line):
+        os.close(REPORTS)
+        try:
+            take_request(line)
+            cpu = REQUEST["cpu_limit_s"]
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            if kill:
+                install(own(kill, os.getpid()))
+            if tighten:
+                install(tighten)
+        except BaseException as error:
+            send({"type": "worker_failed", "message": "the sandbox could not set up a Python test: %s: %s" % (
+                type(error).__name__, error)})
+            os._exit(2)
+        main()
+
+    os.write(REPORTS, b"ready\n")
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                child(line)
+            finally:
+                os._exit(2)
+        os.write(REPORTS, b"started %d\n" % pid)
+        _, status, usage = os.wait4(pid, 0)
+        cpu_ms = int((usage.ru_utime + usage.ru_stime) * 1000)
+        os.write(REPORTS, b"ended %d %d %d %d\n" % (pid, status, cpu_ms, usage.ru_maxrss))
+
+
+if ZYGOTE:
+    zygote()
+else:
+    main()

@@ -279,30 +279,22 @@ pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
     Ok(filter.try_into()?)
 }
 
-/// The rules of filter K (see [`kill_filter`]).
+/// The rules of filter K (see [`kill_filter`]): the shared rules and this
+/// process's own.
 fn kill_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
+    let mut rules = shared_kill_rules()?;
+    rules.extend(own_process_rules(own_pid)?);
+    Ok(rules)
+}
+
+/// The rules of K that name no process: everything but `clone` and
+/// `tgkill`.
+fn shared_kill_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = KILL_COMMON
         .iter()
         .chain(KILL_ARCH)
         .map(|&(number, _)| (number, Vec::new()))
         .collect();
-    let thread = libc::CLONE_THREAD as u64;
-    rules.insert(
-        libc::SYS_clone,
-        vec![SeccompRule::new(vec![condition(
-            0,
-            SeccompCmpOp::MaskedEq(thread),
-            0,
-        )?])?],
-    );
-    rules.insert(
-        libc::SYS_tgkill,
-        vec![SeccompRule::new(vec![condition(
-            0,
-            SeccompCmpOp::Ne,
-            u64::from(own_pid as u32),
-        )?])?],
-    );
     // prctl: not the settings that would outlive the grader or open this
     // process to tracing.
     rules.insert(
@@ -357,6 +349,31 @@ fn kill_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterErr
     Ok(rules)
 }
 
+/// The rules of K that belong to one process: `clone` without
+/// `CLONE_THREAD` (a new process) and `tgkill` aimed at a process other
+/// than `own_pid`.
+fn own_process_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
+    let thread = libc::CLONE_THREAD as u64;
+    Ok(BTreeMap::from([
+        (
+            libc::SYS_clone,
+            vec![SeccompRule::new(vec![condition(
+                0,
+                SeccompCmpOp::MaskedEq(thread),
+                0,
+            )?])?],
+        ),
+        (
+            libc::SYS_tgkill,
+            vec![SeccompRule::new(vec![condition(
+                0,
+                SeccompCmpOp::Ne,
+                u64::from(own_pid as u32),
+            )?])?],
+        ),
+    ]))
+}
+
 /// Filter E: `clone3` fails with ENOSYS.
 pub fn clone3_filter() -> Result<BpfProgram, FilterError> {
     let rules = BTreeMap::from([(libc::SYS_clone3, Vec::new())]);
@@ -372,6 +389,11 @@ pub fn clone3_filter() -> Result<BpfProgram, FilterError> {
 /// Filter A: allow the allow list (and `prlimit64` only to read a limit);
 /// anything else fails with EPERM.
 pub fn allow_filter() -> Result<BpfProgram, FilterError> {
+    allow_filter_with(allow_rules()?)
+}
+
+/// The rules of filter A.
+fn allow_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = ALLOW_COMMON
         .iter()
         .chain(ALLOW_ARCH)
@@ -396,10 +418,126 @@ pub fn allow_filter() -> Result<BpfProgram, FilterError> {
             })
             .collect::<Result<_, FilterError>>()?,
     );
+    Ok(rules)
+}
+
+/// An allow-list filter: `rules` allowed, anything else EPERM.
+fn allow_filter_with(rules: BTreeMap<i64, Vec<SeccompRule>>) -> Result<BpfProgram, FilterError> {
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Errno(libc::EPERM as u32),
         SeccompAction::Allow,
+        target()?,
+    )?;
+    Ok(filter.try_into()?)
+}
+
+// The test zygote's filters (see `worker/test_zygote.rs`). The kernel's
+// cost of installing a filter grows with its length (it emulates the
+// filter for every system call number), so the long filters go on once,
+// in the zygote, and each test child adds two short ones. Stacked, they
+// answer exactly as K, E and A do for a test: the zygote's K_z is K
+// without its per-process rules, the child's own filter adds them back
+// before the library is loaded, and the tightening filter takes back,
+// after loading, what A_z allows beyond A.
+
+/// K_z, the zygote's kill list: K without the rules that name a process
+/// (`clone` of a new process, `tgkill` at another): the zygote forks, and
+/// each test child installs those rules with its own pid
+/// ([`test_child_filter`]).
+pub fn zygote_kill_filter() -> Result<BpfProgram, FilterError> {
+    let filter = SeccompFilter::new(
+        shared_kill_rules()?,
+        SeccompAction::Allow,
+        SeccompAction::Trap,
+        target()?,
+    )?;
+    Ok(filter.try_into()?)
+}
+
+/// A_z, the zygote's allow list: A, and what the zygote and the start of
+/// a test need beyond it: `openat` (the loader opens the library and its
+/// dependencies; Landlock decides which), `wait4` (the zygote reaps each
+/// test child), `prlimit64` setting this process's CPU limit (each test
+/// child sets its own), and installing a seccomp filter (each child
+/// installs its own and T). [`tighten_filter`] takes them back. (A
+/// constructor could always install filters of its own before A; it
+/// still can before T.)
+pub fn zygote_allow_filter() -> Result<BpfProgram, FilterError> {
+    let mut rules = allow_rules()?;
+    rules.insert(libc::SYS_openat, Vec::new());
+    add_zygote_calls(&mut rules)?;
+    allow_filter_with(rules)
+}
+
+/// What a zygote needs beyond a test's allow list, added to `rules`:
+/// `wait4`, installing a filter, and `prlimit64` setting this process's
+/// CPU limit.
+fn add_zygote_calls(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), FilterError> {
+    rules.insert(libc::SYS_wait4, Vec::new());
+    rules.insert(libc::SYS_seccomp, Vec::new());
+    // seccompiler sets no_new_privs (already set) before each filter.
+    rules.insert(
+        libc::SYS_prctl,
+        [libc::PR_SET_SECCOMP, libc::PR_SET_NO_NEW_PRIVS]
+            .into_iter()
+            .map(|option| {
+                Ok(SeccompRule::new(vec![condition(
+                    0,
+                    SeccompCmpOp::Eq,
+                    option as u64,
+                )?])?)
+            })
+            .collect::<Result<_, FilterError>>()?,
+    );
+    rules
+        .entry(libc::SYS_prlimit64)
+        .or_default()
+        .push(SeccompRule::new(vec![
+            condition(0, SeccompCmpOp::Eq, 0)?,
+            condition(1, SeccompCmpOp::Eq, libc::RLIMIT_CPU as u64)?,
+        ])?);
+    Ok(())
+}
+
+/// A test child's own rules of K, with its pid: trap `clone` of a new
+/// process and `tgkill` aimed at another process. Installed before the
+/// library is loaded.
+pub fn test_child_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
+    let filter = SeccompFilter::new(
+        own_process_rules(own_pid)?,
+        SeccompAction::Allow,
+        SeccompAction::Trap,
+        target()?,
+    )?;
+    Ok(filter.try_into()?)
+}
+
+/// T, installed after loading: EPERM for what A_z allows beyond A
+/// (`openat`, `wait4`, `seccomp`, `prctl`, `prlimit64` setting a limit),
+/// so the test runs under exactly A.
+pub fn tighten_filter() -> Result<BpfProgram, FilterError> {
+    tighten_with(true)
+}
+
+/// T, with or without `openat`.
+fn tighten_with(openat: bool) -> Result<BpfProgram, FilterError> {
+    let mut rules = BTreeMap::from([
+        (libc::SYS_wait4, Vec::new()),
+        (libc::SYS_seccomp, Vec::new()),
+        (libc::SYS_prctl, Vec::new()),
+        (
+            libc::SYS_prlimit64,
+            vec![SeccompRule::new(vec![condition(2, SeccompCmpOp::Ne, 0)?])?],
+        ),
+    ]);
+    if openat {
+        rules.insert(libc::SYS_openat, Vec::new());
+    }
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
         target()?,
     )?;
     Ok(filter.try_into()?)
@@ -466,7 +604,67 @@ const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe2];
 /// # Errors
 /// When seccompiler refuses the rules.
 pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, FilterError> {
-    let mut kill = kill_rules(own_pid)?;
+    let mut kill = python_kill_rules(path)?;
+    kill.extend(own_process_rules(own_pid)?);
+    let kill = SeccompFilter::new(kill, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
+    let allow = allow_filter_with(python_allow_rules()?)?;
+    Ok(vec![kill.try_into()?, clone3_filter()?, allow])
+}
+
+/// The Python test zygote's filters, to install just before `execve`-ing
+/// the interpreter as a zygote: [`python_filters`] without the rules that
+/// name a process (each child adds them, [`test_child_filter`]), and with
+/// what the zygote needs beyond the Python allow list: `wait4`, and what
+/// each child needs before it runs student code (setting its CPU limit,
+/// installing its own filters), which [`python_tighten_filter`] takes back.
+///
+/// # Errors
+/// When seccompiler refuses the rules.
+pub fn python_zygote_filters(path: u64) -> Result<Vec<BpfProgram>, FilterError> {
+    let kill = SeccompFilter::new(
+        python_kill_rules(path)?,
+        SeccompAction::Allow,
+        SeccompAction::Trap,
+        target()?,
+    )?;
+    let mut allow = python_allow_rules()?;
+    add_zygote_calls(&mut allow)?;
+    Ok(vec![
+        kill.try_into()?,
+        clone3_filter()?,
+        allow_filter_with(allow)?,
+    ])
+}
+
+/// T for a Python test child: EPERM for what the Python zygote's allow
+/// list allows beyond the Python allow list (`wait4`, `seccomp`, `prctl`,
+/// `prlimit64` setting a limit); `openat` stays (imports need it).
+pub fn python_tighten_filter() -> Result<BpfProgram, FilterError> {
+    tighten_with(false)
+}
+
+/// The pid a Python test child's own filter is built with, replaced by
+/// the child's pid before it installs it (no pid is this large: the
+/// kernel's `pid_max` is at most 2^22).
+pub const SENTINEL_PID: i32 = 0x7fff_fff0;
+
+/// A built filter as the kernel reads it: 8 bytes an instruction (code,
+/// jt, jf, k), in this machine's byte order.
+pub fn program_bytes(program: &BpfProgram) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for insn in program {
+        bytes.extend_from_slice(&insn.code.to_ne_bytes());
+        bytes.push(insn.jt);
+        bytes.push(insn.jf);
+        bytes.extend_from_slice(&insn.k.to_ne_bytes());
+    }
+    bytes
+}
+
+/// The kill rules of a Python test, without the rules that name a
+/// process: K's shared rules, `execve` only of `path`, pipes.
+fn python_kill_rules(path: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
+    let mut kill = shared_kill_rules()?;
     kill.insert(
         libc::SYS_execve,
         vec![SeccompRule::new(vec![condition(
@@ -478,8 +676,11 @@ pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, Filter
     for &(number, _) in PYTHON_KILL {
         kill.insert(number, Vec::new());
     }
-    let kill = SeccompFilter::new(kill, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
+    Ok(kill)
+}
 
+/// The Python allow list's rules.
+fn python_allow_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     let mut allow: BTreeMap<i64, Vec<SeccompRule>> = ALLOW_COMMON
         .iter()
         .chain(ALLOW_ARCH)
@@ -517,13 +718,7 @@ pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, Filter
         })
         .collect::<Result<_, FilterError>>()?,
     );
-    let allow = SeccompFilter::new(
-        allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        SeccompAction::Allow,
-        target()?,
-    )?;
-    Ok(vec![kill.try_into()?, clone3_filter()?, allow.try_into()?])
+    Ok(allow)
 }
 
 /// Installs a built filter on the calling thread (threads started later
@@ -541,6 +736,196 @@ pub fn apply_all_threads(program: &BpfProgram) -> Result<(), seccompiler::Error>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A classic-BPF interpreter for the instructions seccompiler emits,
+    /// run on a `seccomp_data` (number, arch, ip, six arguments); returns
+    /// the filter's answer.
+    fn run_filter(program: &BpfProgram, number: i64, args: [u64; 6]) -> u32 {
+        let mut data = Vec::with_capacity(64);
+        data.extend_from_slice(&(number as u32).to_ne_bytes());
+        data.extend_from_slice(&AUDIT_ARCH.to_ne_bytes());
+        data.extend_from_slice(&0u64.to_ne_bytes());
+        for arg in args {
+            data.extend_from_slice(&arg.to_ne_bytes());
+        }
+        let (mut a, mut pc) = (0u32, 0usize);
+        loop {
+            let insn = &program[pc];
+            let (code, k) = (insn.code, insn.k);
+            pc += 1;
+            match code {
+                // BPF_LD | BPF_W | BPF_ABS
+                0x20 => {
+                    let at = k as usize;
+                    a = u32::from_ne_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+                }
+                // BPF_ALU | BPF_AND | BPF_K
+                0x54 => a &= k,
+                // BPF_JMP | BPF_JA
+                0x05 => pc += k as usize,
+                // BPF_JMP | BPF_JEQ, BPF_JGT, BPF_JGE, BPF_JSET (| BPF_K)
+                0x15 | 0x25 | 0x35 | 0x45 => {
+                    let taken = match code {
+                        0x15 => a == k,
+                        0x25 => a > k,
+                        0x35 => a >= k,
+                        _ => a & k != 0,
+                    };
+                    pc += usize::from(if taken { insn.jt } else { insn.jf });
+                }
+                // BPF_RET | BPF_K
+                0x06 => return k,
+                other => panic!("instruction {other:#x} is not interpreted here"),
+            }
+        }
+    }
+
+    /// This machine's audit architecture (the filters check it first).
+    #[cfg(target_arch = "x86_64")]
+    const AUDIT_ARCH: u32 = 0xc000_003e;
+    #[cfg(target_arch = "aarch64")]
+    const AUDIT_ARCH: u32 = 0xc000_00b7;
+
+    /// The kernel's answer for a stack of filters: the most restrictive
+    /// action (kill > trap > errno > trace > log > allow), as the kernel
+    /// ranks them.
+    fn stacked(filters: &[&BpfProgram], number: i64, args: [u64; 6]) -> u32 {
+        let rank = |ret: u32| match ret & 0xffff_0000 {
+            0x8000_0000 => 0, // KILL_PROCESS
+            0x0000_0000 => 1, // KILL_THREAD
+            0x0003_0000 => 2, // TRAP
+            0x0005_0000 => 3, // ERRNO
+            0x7fc0_0000 => 4, // USER_NOTIF
+            0x7ff0_0000 => 5, // TRACE
+            0x7ffc_0000 => 6, // LOG
+            _ => 7,           // ALLOW
+        };
+        filters
+            .iter()
+            .map(|f| run_filter(f, number, args))
+            .min_by_key(|&ret| rank(ret))
+            .expect("at least one filter")
+    }
+
+    /// Argument vectors that reach every condition of the filters: nothing,
+    /// a thread clone, this process and another one, the prctl options,
+    /// each fcntl command, a limit read and set, the CPU limit.
+    fn argument_cases(own: u64) -> Vec<[u64; 6]> {
+        let mut cases = vec![[0; 6], [own, own, 9, 0, 0, 0], [4242, 4242, 9, 0, 0, 0]];
+        cases.push([
+            libc::CLONE_THREAD as u64 | libc::CLONE_VM as u64,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]);
+        cases.push([libc::SIGCHLD as u64, 0, 0, 0, 0, 0]);
+        for option in [
+            libc::PR_SET_PDEATHSIG,
+            libc::PR_SET_PTRACER,
+            libc::PR_SET_DUMPABLE,
+            libc::PR_SET_SECCOMP,
+            libc::PR_SET_NO_NEW_PRIVS,
+            libc::PR_SET_NAME,
+        ] {
+            cases.push([option as u64, 2, 0, 0, 0, 0]);
+        }
+        for cmd in [
+            libc::F_GETFD,
+            libc::F_GETFL,
+            libc::F_SETFD,
+            libc::F_SETOWN,
+            F_SETOWN_EX,
+            libc::F_DUPFD_CLOEXEC,
+        ] {
+            cases.push([3, cmd as u64, 0, 0, 0, 0]);
+        }
+        for resource in [libc::RLIMIT_CPU, libc::RLIMIT_AS] {
+            cases.push([0, resource as u64, 0, 0x1000, 0, 0]);
+            cases.push([0, resource as u64, 0x1000, 0, 0, 0]);
+            cases.push([4242, resource as u64, 0x1000, 0, 0, 0]);
+        }
+        cases.push([libc::PRIO_PROCESS as u64, 0, 5, 0, 0, 0]);
+        cases.push([0, libc::TCGETS, 0, 0, 0, 0]);
+        cases
+    }
+
+    #[test]
+    fn the_zygotes_stacked_filters_answer_as_a_tests_own() {
+        let own = 4100;
+        let per_test = [
+            kill_filter(own).expect("K"),
+            clone3_filter().expect("E"),
+            allow_filter().expect("A"),
+        ];
+        let zygote = [
+            zygote_kill_filter().expect("K_z"),
+            clone3_filter().expect("E"),
+            zygote_allow_filter().expect("A_z"),
+            test_child_filter(own).expect("K_c"),
+            tighten_filter().expect("T"),
+        ];
+        let path = 0x7fff_0000;
+        let python = python_filters(own, path).expect("Python K, E, A");
+        let mut python_zygote = python_zygote_filters(path).expect("Python K_z, E, A_z");
+        python_zygote.push(test_child_filter(own).expect("K_c"));
+        python_zygote.push(python_tighten_filter().expect("T"));
+        let mut args = argument_cases(own as u64);
+        args.push([path, 0, 0, 0, 0, 0]);
+        for number in 0..460 {
+            for a in &args {
+                let expected = stacked(&per_test.iter().collect::<Vec<_>>(), number, *a);
+                let got = stacked(&zygote.iter().collect::<Vec<_>>(), number, *a);
+                assert_eq!(got, expected, "library test: call {number} with {a:?}");
+                let expected = stacked(&python.iter().collect::<Vec<_>>(), number, *a);
+                let got = stacked(&python_zygote.iter().collect::<Vec<_>>(), number, *a);
+                assert_eq!(got, expected, "Python test: call {number} with {a:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_zygote_may_fork_and_reap_where_a_test_may_not() {
+        let zygote = [
+            zygote_kill_filter().expect("K_z"),
+            clone3_filter().expect("E"),
+            zygote_allow_filter().expect("A_z"),
+        ];
+        let zygote: Vec<&BpfProgram> = zygote.iter().collect();
+        let fork = [libc::SIGCHLD as u64, 0, 0, 0, 0, 0];
+        assert_eq!(
+            stacked(&zygote, libc::SYS_clone, fork),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            stacked(&zygote, libc::SYS_wait4, [0; 6]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        let test = [kill_filter(4100).expect("K"), allow_filter().expect("A")];
+        let test: Vec<&BpfProgram> = test.iter().collect();
+        assert_eq!(
+            stacked(&test, libc::SYS_clone, fork),
+            libc::SECCOMP_RET_TRAP
+        );
+    }
+
+    #[test]
+    fn the_sentinel_pid_is_the_only_place_a_childs_pid_goes() {
+        // The Python zygote's children replace every 4-byte k equal to the
+        // sentinel with their pid (python_harness.py, `own`): that must
+        // give exactly the filter built with the pid.
+        let sentinel = program_bytes(&test_child_filter(SENTINEL_PID).expect("K_c"));
+        let real = program_bytes(&test_child_filter(4242).expect("K_c"));
+        let mut patched = sentinel.clone();
+        for insn in patched.chunks_mut(8) {
+            if insn[4..8] == SENTINEL_PID.to_ne_bytes() {
+                insn[4..8].copy_from_slice(&4242i32.to_ne_bytes());
+            }
+        }
+        assert_ne!(sentinel, real);
+        assert_eq!(patched, real);
+    }
 
     #[test]
     fn filters_build() {

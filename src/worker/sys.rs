@@ -272,7 +272,7 @@ pub(super) fn kill(pid: libc::pid_t, signal: libc::c_int) {
 }
 
 /// How a child ended, with its resource usage.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Waited {
     /// The raw wait status.
     pub status: libc::c_int,
@@ -364,6 +364,40 @@ pub(super) fn null_fd(target: libc::c_int) -> io::Result<()> {
         unsafe { libc::close(fd) };
     }
     Ok(())
+}
+
+/// A pipe, both ends close-on-exec: `(read, write)`.
+#[cfg(target_os = "linux")]
+pub(super) fn pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: `fds` is valid for two ints.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: pipe2 returned two new fds that this process owns.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+/// The pids in this process's `/proc` (in the box: the box's processes).
+#[cfg(target_os = "linux")]
+pub(super) fn all_pids() -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// `dup2(fd, target)`: `target` becomes a copy of `fd` (without
+/// close-on-exec).
+pub(super) fn dup_onto(fd: libc::c_int, target: libc::c_int) -> io::Result<()> {
+    // SAFETY: dup2 on fds this process owns.
+    check(unsafe { libc::dup2(fd, target) }).map(|_| ())
 }
 
 /// Closes one fd.

@@ -15,29 +15,35 @@
 //! `/proc` (only the box's processes) and a few device nodes.
 //!
 //! Per run, init forks one child, which closes the command and event pipes
-//! and takes `/dev/null` as stdin. A test child confines itself (rlimits,
-//! Landlock on its kind's view, the uid drop, seccomp; see `run_library`
-//! in `worker/mod.rs`) and only then loads the student's library,
-//! so load-time constructors are confined; a build child confines itself
-//! (rlimits, the uid drop, no_new_privs, Landlock on its kind's view) and
-//! `execve`s the compiler or cargo. Init measures the child's CPU time
-//! (for a build, the whole tree's), the time it did not want a CPU and the
-//! wall time itself, kills it at a deadline, kills everything else it
-//! left, reaps it all, and reports a [`RunEnd`] on the event pipe, which
-//! student code cannot reach. ARCHITECTURE.md ("Theory of operation")
+//! and takes `/dev/null` as stdin, or, for a test in a box with
+//! namespaces, hands the test to the submission's test zygote
+//! (`test_zygote.rs`, started at the first test), which forks the test
+//! child and tells init its pid and its end. A test child is confined
+//! (rlimits, Landlock on its kind's view, the uid drop, seccomp: the
+//! zygote's once and the child's own additions, or all of it in a child
+//! of init, see `run_library` in `worker/mod.rs`) before it loads the
+//! student's library, so load-time constructors are confined; a build
+//! child confines itself (rlimits, the uid drop, no_new_privs, Landlock on
+//! its kind's view) and `execve`s the compiler or cargo. Init measures the
+//! child's CPU time (for a build, the whole tree's), the time it did not
+//! want a CPU and the wall time itself, kills it at a deadline, kills
+//! everything else it left (all but the test zygote), reaps it all, and
+//! reports a [`RunEnd`] on the event pipe, which student code cannot
+//! reach. ARCHITECTURE.md ("Theory of operation")
 //! tabulates these processes.
 //!
 //! Init never runs student code and stays single-threaded, so forking from
 //! it is safe; it keeps root (inside its namespaces) only to make the box
 //! and to drop each child's privileges.
 
-use std::io::{BufRead, BufReader, Read};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
 use std::time::{Duration, Instant};
 
 use super::clock::RunClock;
 use super::mounts;
 use super::sys;
+use super::test_zygote::{self, Report, ZygoteKey};
 use crate::protocol::{
     BOX_EVENTS_FD, BoxCommand, BoxEvent, BoxSetup, BuildJob, CodeKind, Deadlines, MAX_INPUT_BYTES,
     PROTOCOL_FD, RunEnd, RunKill, ViewKind, WorkerInput,
@@ -151,16 +157,144 @@ struct Init {
     /// Pid 1 of the box's PID namespace: `kill(-1)` reaches exactly the
     /// box.
     pid_one: bool,
+    /// The test zygote of the box's tests, once started.
+    zygote: Option<ZygoteHandle>,
+    /// Why the interpreter cannot be a test zygote, once found out.
+    python_zygote_unavailable: Option<String>,
+}
+
+/// Init's end of the test zygote.
+struct ZygoteHandle {
+    /// Its pid.
+    pid: libc::pid_t,
+    /// The library and plan it was confined for.
+    key: ZygoteKey,
+    /// Tests to it.
+    commands: std::fs::File,
+    /// Its `started` and `ended` lines.
+    reports: BufReader<std::fs::File>,
+}
+
+/// How starting a test zygote went.
+enum Started {
+    /// It is ready for tests.
+    Ready(ZygoteHandle),
+    /// It ended before it was ready (a safeguard it could not apply is on
+    /// the protocol fd): its end is the test's.
+    Failed(ZygoteHandle),
+    /// The interpreter cannot be a zygote here (no `ctypes`): the box
+    /// runs its Python tests each in a child of its own.
+    Unavailable(String),
+}
+
+/// What [`watch`] saw of a run.
+struct Watched {
+    /// Why init stopped it, if it did.
+    killed: Option<RunKill>,
+    /// How it ended, when it ended on its own.
+    waited: Option<sys::Waited>,
+    /// Its clock.
+    clock: RunClock,
+}
+
+impl Watched {
+    /// The run's end, from what was watched and how it ended.
+    fn end(self, waited: sys::Waited, cpu_ms: u64, wall_ms: u64, leftovers: u32) -> RunEnd {
+        RunEnd {
+            wait_status: waited.status,
+            cpu_ms,
+            wall_ms,
+            idle_ms: self.clock.idle().as_millis() as u64,
+            waited_ms: self.clock.waited().as_millis() as u64,
+            max_rss_kb: waited.max_rss_kb,
+            killed: self.killed,
+            leftovers,
+        }
+    }
+}
+
+/// The wait status and usage of a run whose end init could not learn.
+fn killed_status() -> sys::Waited {
+    sys::Waited {
+        status: libc::SIGKILL,
+        cpu_ms: 0,
+        max_rss_kb: 0,
+    }
+}
+
+/// Watches run `pid` (with `tree`, its whole process tree) until `ended`
+/// reports its end or a deadline passes: its CPU time against the limit,
+/// the time it did not want a CPU against the idle limit, the wall clock
+/// against the backstop. Sleeps between readings on `wake` (an fd that
+/// becomes readable when the run ends), or plainly.
+fn watch(
+    pid: libc::pid_t,
+    tree: bool,
+    start: Instant,
+    deadlines: Deadlines,
+    wake: Option<i32>,
+    mut ended: impl FnMut() -> Option<sys::Waited>,
+) -> Watched {
+    let backstop = start + Duration::from_millis(deadlines.backstop_ms);
+    let idle_limit = Duration::from_millis(deadlines.idle_ms);
+    let cpu_limit = Duration::from_millis(deadlines.cpu_ms);
+    let tick = if tree { BUILD_CHECK } else { CPU_CHECK };
+    let mut clock = RunClock::new(pid, tree, start);
+    let mut killed = None;
+    let mut waited = None;
+    loop {
+        if let Some(w) = ended() {
+            waited = Some(w);
+            break;
+        }
+        clock.read();
+        let cpu = if tree {
+            clock.tree_cpu()
+        } else {
+            sys::process_cpu_ms(pid).map_or(Duration::ZERO, Duration::from_millis)
+        };
+        if cpu >= cpu_limit {
+            killed = Some(RunKill::Cpu);
+            break;
+        }
+        if clock.idle() > idle_limit && !clock.runnable_now() {
+            killed = Some(RunKill::Idle);
+            break;
+        }
+        let now = Instant::now();
+        if now >= backstop {
+            killed = Some(RunKill::Backstop);
+            break;
+        }
+        let wait = backstop.saturating_duration_since(now).min(tick);
+        let ms = (wait.as_millis() as i32).max(1);
+        match wake {
+            Some(fd) => {
+                sys::poll_in(fd, ms);
+            }
+            None => std::thread::sleep(wait.max(Duration::from_millis(1))),
+        }
+    }
+    Watched {
+        killed,
+        waited,
+        clock,
+    }
 }
 
 impl Init {
     fn new(setup: BoxSetup) -> Init {
         let pid_one = setup.namespaces && sys::pid() == 1;
-        Init { setup, pid_one }
+        Init {
+            setup,
+            pid_one,
+            zygote: None,
+            python_zygote_unavailable: None,
+        }
     }
 
     /// Prepares the box, reports ready, then runs each command.
-    fn serve(self, mut commands: BufReader<std::fs::File>) -> u8 {
+    fn serve(mut self, mut commands: BufReader<std::fs::File>) -> u8 {
         #[cfg(target_os = "linux")]
         {
             // Init dies with the grader (and with it the whole box).
@@ -189,7 +323,15 @@ impl Init {
             let end = match command {
                 BoxCommand::Test { input, deadlines } => {
                     let fd = commands.get_ref().as_raw_fd();
-                    self.run(deadlines, fd, Child::Test(Box::new(input)))
+                    let zygote = match input.request.kind {
+                        CodeKind::Library => true,
+                        CodeKind::Python => self.python_zygote_unavailable.is_none(),
+                    };
+                    if self.pid_one && self.setup.test_zygote && zygote {
+                        self.run_in_zygote(deadlines, fd, input)
+                    } else {
+                        self.run(deadlines, fd, Child::Test(Box::new(input)))
+                    }
                 }
                 BoxCommand::Build(job) => {
                     let fd = commands.get_ref().as_raw_fd();
@@ -201,6 +343,7 @@ impl Init {
                 Err(err) => return failed(format!("cannot start a run: {err}")),
             }
         }
+        self.stop_zygote();
         self.kill_the_rest(None);
         0
     }
@@ -213,7 +356,7 @@ impl Init {
     /// whole tree's. The wall clock alone never decides: past the backstop
     /// a run still runnable and under its CPU limit ends undecided.
     fn run(
-        &self,
+        &mut self,
         deadlines: Deadlines,
         command_fd: i32,
         child: Child<'_>,
@@ -234,80 +377,278 @@ impl Init {
                 Child::Build(job) => self.build_child(job),
             }
         }
-        let backstop = start + Duration::from_millis(deadlines.backstop_ms);
-        let idle_limit = Duration::from_millis(deadlines.idle_ms);
-        let cpu_limit = Duration::from_millis(deadlines.cpu_ms);
-        let tick = if tree { BUILD_CHECK } else { CPU_CHECK };
         let pidfd = sys::pidfd_open(pid);
-        let mut clock = RunClock::new(pid, tree, start);
-        let mut killed = None;
-        let mut waited = None;
-        loop {
-            if let Some((_, w)) = sys::wait_for(pid, true) {
-                waited = Some(w);
-                break;
-            }
-            clock.read();
-            let cpu = if tree {
-                clock.tree_cpu()
-            } else {
-                sys::process_cpu_ms(pid).map_or(Duration::ZERO, Duration::from_millis)
-            };
-            if cpu >= cpu_limit {
-                killed = Some(RunKill::Cpu);
-                break;
-            }
-            if clock.idle() > idle_limit && !clock.runnable_now() {
-                killed = Some(RunKill::Idle);
-                break;
-            }
-            let now = Instant::now();
-            if now >= backstop {
-                killed = Some(RunKill::Backstop);
-                break;
-            }
-            let wait = backstop.saturating_duration_since(now).min(tick);
-            let ms = (wait.as_millis() as i32).max(1);
-            match &pidfd {
-                Some(fd) => {
-                    sys::poll_in(fd.as_raw_fd(), ms);
-                }
-                None => std::thread::sleep(wait.max(Duration::from_millis(1))),
-            }
-        }
-        if killed.is_some() {
+        let wake = pidfd.as_ref().map(|fd| fd.as_raw_fd());
+        let mut watched = watch(pid, tree, start, deadlines, wake, || {
+            sys::wait_for(pid, true).map(|(_, w)| w)
+        });
+        if watched.killed.is_some() {
             sys::kill(pid, libc::SIGKILL);
         }
-        let waited = match waited {
+        let waited = match watched.waited.take() {
             Some(w) => w,
-            None => sys::wait_for(pid, false).map_or(
-                sys::Waited {
-                    status: libc::SIGKILL,
-                    cpu_ms: 0,
-                    max_rss_kb: 0,
-                },
-                |(_, w)| w,
-            ),
+            None => sys::wait_for(pid, false).map_or(killed_status(), |(_, w)| w),
         };
         let wall_ms = start.elapsed().as_millis() as u64;
+        // kill(-1) reaches the test zygote too.
         let leftovers = self.kill_the_rest(Some(pid));
+        self.zygote = None;
         let cpu_ms = if tree {
             // The build's tree: what its first process reaped of its
             // children, or what init saw of the tree, whichever is more.
-            waited.cpu_ms.max(clock.tree_cpu().as_millis() as u64)
+            waited
+                .cpu_ms
+                .max(watched.clock.tree_cpu().as_millis() as u64)
         } else {
             waited.cpu_ms
         };
-        Ok(RunEnd {
-            wait_status: waited.status,
-            cpu_ms,
-            wall_ms,
-            idle_ms: clock.idle().as_millis() as u64,
-            waited_ms: clock.waited().as_millis() as u64,
-            max_rss_kb: waited.max_rss_kb,
-            killed,
-            leftovers,
+        Ok(watched.end(waited, cpu_ms, wall_ms, leftovers))
+    }
+
+    /// Runs a library test in a child of the submission's test zygote
+    /// ([`test_zygote`]), starting the zygote first when there is none (or
+    /// it holds another library): init watches and kills the child as one
+    /// of its own, and the zygote tells it the child's pid and how it
+    /// ended.
+    fn run_in_zygote(
+        &mut self,
+        deadlines: Deadlines,
+        command_fd: i32,
+        input: WorkerInput,
+    ) -> std::io::Result<RunEnd> {
+        let start = Instant::now();
+        let line = match input.request.kind {
+            CodeKind::Library => {
+                let mut line = serde_json::to_vec(&input).map_err(std::io::Error::other)?;
+                line.push(b'\n');
+                line
+            }
+            CodeKind::Python => match super::python::zygote_line(&input) {
+                Ok(line) => line,
+                // A source that cannot be used: the per-test child says so
+                // as it always has.
+                Err(_) => return self.run(deadlines, command_fd, Child::Test(Box::new(input))),
+            },
+        };
+        let key = ZygoteKey::of(&input);
+        if self.zygote.as_ref().is_some_and(|z| z.key != key) {
+            self.stop_zygote();
+        }
+        if self.zygote.is_none() {
+            match self.start_zygote(command_fd, &input, key)? {
+                Started::Ready(zygote) => self.zygote = Some(zygote),
+                Started::Failed(zygote) => {
+                    self.zygote = Some(zygote);
+                    return Ok(self.zygote_failed(start));
+                }
+                Started::Unavailable(why) => {
+                    self.python_zygote_unavailable = Some(why);
+                    return self.run(deadlines, command_fd, Child::Test(Box::new(input)));
+                }
+            }
+        }
+        let Some(zygote) = self.zygote.as_mut() else {
+            return Err(std::io::Error::other("no test zygote"));
+        };
+        let started = match zygote.commands.write_all(&line) {
+            Ok(()) => test_zygote::read_report(&mut zygote.reports),
+            Err(_) => None,
+        };
+        let pid = match started {
+            Some(Report::Started(pid)) if pid > 1 && pid != zygote.pid => pid,
+            // The zygote could not confine itself (it said why on the
+            // protocol fd) or is gone: its end is this test's.
+            _ => return Ok(self.zygote_failed(start)),
+        };
+        let reports_fd = zygote.reports.get_ref().as_raw_fd();
+        let reports = &mut zygote.reports;
+        // Woken when the child ends (a pidfd serves any process).
+        let pidfd = sys::pidfd_open(pid);
+        // Once the zygote is gone, its child is init's (init is the
+        // subreaper): init learns its end from the kernel itself.
+        let mut zygote_gone = false;
+        let mut ended = |block: bool| -> Option<sys::Waited> {
+            if !zygote_gone
+                && (block || !reports.buffer().is_empty() || sys::poll_in(reports_fd, 0))
+            {
+                match test_zygote::read_report(reports) {
+                    Some(Report::Ended(p, w)) if p == pid => return Some(w),
+                    Some(_) => return Some(killed_status()),
+                    None => zygote_gone = true,
+                }
+            }
+            if zygote_gone {
+                return sys::wait_for(pid, !block).map(|(_, w)| w);
+            }
+            None
+        };
+        let wake = pidfd.as_ref().map(|fd| fd.as_raw_fd());
+        let mut watched = watch(pid, false, start, deadlines, wake, || ended(false));
+        if watched.killed.is_some() {
+            sys::kill(pid, libc::SIGKILL);
+        }
+        let waited = match watched.waited.take() {
+            Some(w) => w,
+            None => ended(true).unwrap_or_else(killed_status),
+        };
+        if zygote_gone {
+            self.stop_zygote();
+        }
+        let wall_ms = start.elapsed().as_millis() as u64;
+        let leftovers = self.kill_all_but_zygote();
+        let cpu_ms = waited.cpu_ms;
+        Ok(watched.end(waited, cpu_ms, wall_ms, leftovers))
+    }
+
+    /// Forks the test zygote for `input`'s code, with a command pipe and a
+    /// report pipe to init; a Python zygote first gets its hello line and
+    /// says whether it is ready.
+    fn start_zygote(
+        &self,
+        command_fd: i32,
+        input: &WorkerInput,
+        key: ZygoteKey,
+    ) -> std::io::Result<Started> {
+        let (command_read, command_write) = sys::pipe()?;
+        let (report_read, report_write) = sys::pipe()?;
+        let hello = match input.request.kind {
+            CodeKind::Library => None,
+            CodeKind::Python => Some(
+                super::python::zygote_hello(input.sandbox.seccomp)
+                    .map_err(std::io::Error::other)?,
+            ),
+        };
+        let pid = sys::fork()?;
+        if pid == 0 {
+            sys::close(command_fd);
+            sys::close(BOX_EVENTS_FD);
+            drop(command_write);
+            drop(report_read);
+            let view_kind = match input.request.kind {
+                CodeKind::Library => ViewKind::LibraryTest,
+                CodeKind::Python => ViewKind::PythonTest,
+            };
+            let view = self.setup.views.iter().find(|v| v.kind == view_kind);
+            match input.request.kind {
+                CodeKind::Library => {
+                    if sys::null_fd(0).is_err() || sys::new_process_group().is_err() {
+                        sys::exit_now(EXEC_FAILED);
+                    }
+                    test_zygote::serve(
+                        input,
+                        view,
+                        command_read.into_raw_fd(),
+                        report_write.into_raw_fd(),
+                    )
+                }
+                CodeKind::Python => {
+                    // The command pipe on stdin, the report pipe on fd 4
+                    // (init's event pipe, closed above): where the
+                    // harness's zygote reads and writes them.
+                    let placed = sys::dup_onto(command_read.as_raw_fd(), 0)
+                        .and_then(|()| sys::dup_onto(report_write.as_raw_fd(), BOX_EVENTS_FD));
+                    drop((command_read, report_write));
+                    if placed.is_err() || sys::new_process_group().is_err() {
+                        sys::exit_now(EXEC_FAILED);
+                    }
+                    test_zygote::serve_python(input, view)
+                }
+            }
+        }
+        let mut zygote = ZygoteHandle {
+            pid,
+            key,
+            commands: std::fs::File::from(command_write),
+            reports: BufReader::new(std::fs::File::from(report_read)),
+        };
+        let Some(hello) = hello else {
+            return Ok(Started::Ready(zygote));
+        };
+        let mut answer = String::new();
+        if zygote.commands.write_all(&hello).is_ok() {
+            let _ = Read::by_ref(&mut zygote.reports)
+                .take(256)
+                .read_line(&mut answer);
+        }
+        Ok(match answer.trim_end() {
+            "ready" => Started::Ready(zygote),
+            unavailable if unavailable.starts_with("unavailable") => {
+                let pid = zygote.pid;
+                drop(zygote);
+                let _ = sys::wait_for(pid, false);
+                Started::Unavailable(unavailable.to_string())
+            }
+            _ => Started::Failed(zygote),
         })
+    }
+
+    /// Ends the test zygote: closing its command pipe ends it; the kill
+    /// makes sure.
+    fn stop_zygote(&mut self) {
+        if let Some(zygote) = self.zygote.take() {
+            let pid = zygote.pid;
+            drop(zygote);
+            sys::kill(pid, libc::SIGKILL);
+            let _ = sys::wait_for(pid, false);
+        }
+    }
+
+    /// The end of a test whose zygote failed before forking it: the
+    /// zygote's own end (a safeguard it could not apply is on the
+    /// protocol fd already).
+    fn zygote_failed(&mut self, start: Instant) -> RunEnd {
+        let waited = match self.zygote.take() {
+            Some(zygote) => {
+                let pid = zygote.pid;
+                drop(zygote);
+                sys::wait_for(pid, false).map_or(killed_status(), |(_, w)| w)
+            }
+            None => killed_status(),
+        };
+        let leftovers = self.kill_the_rest(None);
+        RunEnd {
+            wait_status: waited.status,
+            cpu_ms: waited.cpu_ms,
+            wall_ms: start.elapsed().as_millis() as u64,
+            idle_ms: 0,
+            waited_ms: 0,
+            max_rss_kb: waited.max_rss_kb,
+            killed: None,
+            leftovers,
+        }
+    }
+
+    /// Kills every process of the box but init and the test zygote, and
+    /// reaps those that were init's; returns how many there were.
+    fn kill_all_but_zygote(&mut self) -> u32 {
+        let zygote = self.zygote.as_ref().map_or(0, |z| z.pid);
+        let own = sys::pid();
+        let doomed: Vec<libc::pid_t> = sys::all_pids()
+            .into_iter()
+            .filter(|&p| p != own && p != zygote && p != 1)
+            .collect();
+        if doomed.is_empty() {
+            return 0;
+        }
+        for &pid in &doomed {
+            sys::kill(pid, libc::SIGKILL);
+        }
+        let until = Instant::now() + Duration::from_secs(2);
+        loop {
+            while let Some((pid, _)) = sys::wait_for(-1, true) {
+                if pid == zygote {
+                    self.zygote = None;
+                }
+            }
+            let alive = doomed
+                .iter()
+                .any(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+            if !alive || Instant::now() >= until {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        doomed.len() as u32
     }
 
     /// Kills every process of the box but init and reaps them all; returns

@@ -197,7 +197,7 @@ fn expect_solved(run: &TestRun, outcome: Result<(Response, f64), Outcome>) {
 #[test]
 fn correct_solver_passes() {
     let (run, outcome) = run(&solver("", "", ""));
-    assert!(run.loaded());
+    assert!(run.loaded(), "{run:#?}");
     expect_solved(&run, outcome);
 }
 
