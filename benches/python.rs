@@ -9,7 +9,7 @@
 //! 2. **Start-up**: the wall time of a whole harness process for one cheap
 //!    test (`find_empty` on the campus board: interpreter start, harness
 //!    import, compiling the student's file, the test), beside `python3 -I
-//!    -S -B -c pass`; and the same test through the real sandboxed worker
+//!    -S -B -c pass`; and the same test in a box of its own
 //!    (`process::run_test`, as `grader grade` runs it).
 //!
 //! Unsandboxed runs start the interpreter directly (no Landlock, no

@@ -5,7 +5,7 @@
 //!    `rust-extern`) as the grader does.
 //! 2. For every bundled case (public and hidden), every tested function and
 //!    every fixture, runs the test twice, interleaved: sandboxed (plan →
-//!    `WorkerRequest` → a fresh confined worker process → `outcome` →
+//!    `WorkerRequest` → a test child in the fixture's box → `outcome` →
 //!    `judge`, as `grader grade` does) and in-process with no isolation (the
 //!    same `.so` loaded into this process, `execute` → `judge`). Both must
 //!    pass. The whole set runs [`RUNS`] times.
@@ -649,7 +649,7 @@ mod bench {
     }
 
     /// Wall time of a bare fork+exec+wait of the grader binary
-    /// (`--version`), 20 times: the floor under a fresh worker per test.
+    /// (`--version`), 20 times: the floor under starting any process per test.
     fn exec_baseline() -> anyhow::Result<Vec<f64>> {
         let mut times = Vec::new();
         for _ in 0..20 {
