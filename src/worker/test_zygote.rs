@@ -22,7 +22,8 @@
 //! dropped its uid), and it holds no memory shared with its children.
 //!
 //! Init measures and kills each child from outside, as it does a child of
-//! its own (the pid it is told is checked to be the zygote's child), and
+//! its own (of the pid it is told, init checks only that it is neither 1
+//! nor the zygote's own; no child can write to the report pipe), and
 //! starts a new zygote when one is gone. Lines to init, on the report
 //! pipe: `started PID` and `ended PID STATUS CPU_MS MAX_RSS_KB`.
 
