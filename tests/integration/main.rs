@@ -24,7 +24,11 @@
 //!   gets the same verdict table in all three.
 //! - `views`: what each kind of box can see, listed and probed.
 //!
-//! Run one module with `cargo test --test integration MODULE::`.
+//! Run one module with `cargo test --test integration MODULE::`. A test
+//! too slow for every run (a whole class, a recipe, the Gradescope
+//! package, headless Chromium, cargo in a box) is marked
+//! `#[ignore = "slow: <why>"]` and runs in the slow tier: add `-- --ignored`
+//! (`scripts/test` runs both tiers, as CI does).
 
 mod util;
 
