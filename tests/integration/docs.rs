@@ -2,7 +2,7 @@
 //! hold `unsafe` is exactly the workspace's files that do, and every test
 //! kept out of the fast tier says it is slow (`#[ignore = "slow: ..."]`),
 //! so the slow tier (`cargo test --workspace -- --ignored`) runs checks
-//! only.
+//! only, and the README's test command is the one `.ci/run` runs.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -231,5 +231,37 @@ fn every_ignored_test_is_a_slow_check() {
         "an ignored test must be a slow check, marked `#[ignore = \"slow: <why>\"]` \
          (a measurement belongs in benches/):\n{}",
         problems.join("\n")
+    );
+}
+
+/// The README's test command is the one CI runs, line for line (CI's main
+/// job adds a report to the README's main job, so only the test command
+/// is compared whole).
+#[test]
+fn the_readme_test_command_is_the_one_ci_runs() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("read README.md");
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("The two commands"))
+        .expect("README.md has a section \"The two commands\"");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the section shows its commands in a sh block");
+    let lines: Vec<&str> = block.lines().collect();
+    let test = lines
+        .iter()
+        .position(|l| l.starts_with("# The tests"))
+        .and_then(|at| lines.get(at + 1))
+        .expect("a \"# The tests\" comment above the test command");
+    let ci = fs::read_to_string(root().join(".ci/run")).expect("read .ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == test.trim()),
+        "the README's test command `{test}` is not a line of .ci/run: CI must run what the README says"
+    );
+    assert!(
+        block.contains("cargo run --release -- grade submissions --cases cases"),
+        "the README's main job must stay `cargo run --release -- grade submissions --cases cases`: .ci/run and scripts/update-baseline run it"
     );
 }
