@@ -10,6 +10,13 @@
 //!    again [`RUNS`] times with nothing changed (every result reused).
 //! 4. Times `grader merge` of 100 shards: the class's report split by
 //!    `--shard K/100`'s rule into 100 JSON reports.
+//! 5. A Python class: 40 copies of `submissions/py-listing.py`, graded
+//!    [`RUNS`] times, beside one plain interpreter asking the listing the
+//!    same questions (`benches/in_process.py`) as often: CPU and wall time
+//!    per student each way, and their ratio.
+//!
+//! Every grading run also reports the CPU the grader and its children used
+//! against the cores' time (how busy `--jobs` keeps the machine).
 //!
 //! Set `CLASS_BENCH_RUNS` to change the number of runs. The machine may be
 //! shared: the load average is printed at the start and the end.
@@ -69,6 +76,7 @@ fn run() -> Result<(), String> {
     );
 
     let grade_with = |grader: &Path, extra: &[&str]| -> Result<(f64, String), String> {
+        let cpu = children_cpu();
         let start = Instant::now();
         let out = Command::new(grader)
             .arg("grade")
@@ -86,6 +94,7 @@ fn run() -> Result<(), String> {
         if out.status.code() != Some(1) {
             return Err(format!("grader grade {extra:?} exited with {}", out.status));
         }
+        busy(children_cpu() - cpu, seconds);
         Ok((seconds, String::from_utf8_lossy(&out.stderr).into_owned()))
     };
     let this = Path::new(env!("CARGO_BIN_EXE_grader"));
@@ -171,8 +180,126 @@ fn run() -> Result<(), String> {
         }
     }
     report("merge 100 shards (JSON, CSV, HTML out)", &mut merge);
+    python_class(root, &cases, runs, dir.path())?;
     println!("load average at end: {}", load_average());
     Ok(())
+}
+
+/// Students in the Python class.
+const PYTHON_CLASS: usize = 40;
+
+/// Step 5: the Python class against one plain interpreter.
+fn python_class(root: &Path, cases: &Path, runs: usize, dir: &Path) -> Result<(), String> {
+    let class = dir.join("python-class");
+    std::fs::create_dir(&class).map_err(|e| e.to_string())?;
+    let listing = root.join("submissions/py-listing.py");
+    for i in 0..PYTHON_CLASS {
+        std::fs::copy(&listing, class.join(format!("student-{i:03}.py")))
+            .map_err(|e| e.to_string())?;
+    }
+    let set = grader::case::load(&[cases.to_path_buf()]).map_err(|e| e.to_string())?;
+    let probes: Vec<grader::check::Probe> = set
+        .cases
+        .iter()
+        .flat_map(|case| {
+            case.tests
+                .iter()
+                .map(move |&f| grader::check::plan(case, f))
+        })
+        .collect();
+    let source = std::fs::read_to_string(&listing).map_err(|e| e.to_string())?;
+    let request = serde_json::to_vec(&serde_json::json!({ "source": source, "probes": probes }))
+        .map_err(|e| e.to_string())?;
+    let (mut graded_wall, mut graded_cpu, mut plain_wall, mut plain_cpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let cpu = children_cpu();
+        let start = Instant::now();
+        let status = Command::new(env!("CARGO_BIN_EXE_grader"))
+            .arg("grade")
+            .arg(&class)
+            .arg("--cases")
+            .arg(cases)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        let wall = start.elapsed().as_secs_f64();
+        let used = children_cpu() - cpu;
+        if status.code() != Some(0) {
+            return Err(format!("grading the Python class exited with {status}"));
+        }
+        busy(used, wall);
+        graded_wall.push(wall);
+        graded_cpu.push(used);
+        // The same questions, once per student, in one plain interpreter
+        // each (one after another: a CPU-time figure, and a wall figure
+        // for one core).
+        let cpu = children_cpu();
+        let start = Instant::now();
+        for _ in 0..PYTHON_CLASS {
+            let mut child = Command::new("python3")
+                .args(["-I", "-S", "-B", "-c", include_str!("in_process.py")])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .ok_or("no stdin")?
+                .write_all(&request)
+                .map_err(|e| e.to_string())?;
+            let status = child.wait().map_err(|e| e.to_string())?;
+            if !status.success() {
+                return Err(format!("the plain interpreter exited with {status}"));
+            }
+        }
+        plain_wall.push(start.elapsed().as_secs_f64());
+        plain_cpu.push(children_cpu() - cpu);
+    }
+    let per = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] / PYTHON_CLASS as f64
+    };
+    let (gw, gc, pw, pc) = (
+        per(&mut graded_wall),
+        per(&mut graded_cpu),
+        per(&mut plain_wall),
+        per(&mut plain_cpu),
+    );
+    println!(
+        "python class ({PYTHON_CLASS} x py-listing.py, {} tests each, median of {runs}): per student, grader CPU {:.0} ms vs one plain interpreter {:.0} ms ({:.2}x) [target <= 1.15x]; wall {:.0} ms on all cores vs {:.0} ms on one",
+        probes.len(),
+        gc * 1000.0,
+        pc * 1000.0,
+        gc / pc,
+        gw * 1000.0,
+        pw * 1000.0,
+    );
+    Ok(())
+}
+
+/// CPU seconds (user + system) used so far by this process's reaped
+/// children.
+fn children_cpu() -> f64 {
+    // SAFETY: a zeroed rusage is a valid out-value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is valid for writes.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Prints how much of the cores' time a run used.
+fn busy(cpu: f64, wall: f64) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    println!(
+        "  (the grader and its children used {cpu:.1} s of CPU in {wall:.1} s: {:.0}% of {cores} cores)",
+        100.0 * cpu / (wall * cores)
+    );
 }
 
 /// Prints the median and each run; returns the median.

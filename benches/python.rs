@@ -171,8 +171,148 @@ mod bench {
             median(&mut sandboxed),
             list(&sandboxed)
         );
+        class_in_a_box(&python, &source, &cases)?;
         println!("\nload average at end: {}", load_average());
         println!("bench took {:.1} s", started.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// The plain in-process baseline: one interpreter that runs the
+    /// student's file once and asks it every question (the same calls the
+    /// harness makes, untraced), timing each; prints the times as JSON.
+    const IN_PROCESS: &str = include_str!("in_process.py");
+
+    /// Every bundled case and function for the listing, in a box with the
+    /// test zygote and in a box without it (each test a child that starts
+    /// its own interpreter), interleaved, [`RUNS`] times; beside the same
+    /// questions in one plain interpreter ([`IN_PROCESS`]).
+    fn class_in_a_box(
+        python: &PythonInterpreter,
+        source: &str,
+        cases: &grader::case::CaseSet,
+    ) -> anyhow::Result<()> {
+        use grader::runner::grade::{GradePlan, run_test_judged};
+        use grader::sandbox::SubmissionBox;
+        use grader::submission::build::{self, BuildContext};
+        use grader::submission::discover::{self, SubmissionKind};
+        use grader::verdict::Verdict;
+
+        let listing = source_dir().join("submissions/py-listing.py");
+        let zygote_env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        let mut per_test_env =
+            SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
+        per_test_env.test_zygote = false;
+        let plan = GradePlan {
+            cases: grader::case::load(&[source_dir().join("cases")])?,
+            build: BuildContext::new().context("cannot find the lab crate")?,
+            sandbox: SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker")),
+            jobs: 1,
+            limits: Default::default(),
+        };
+        let submission = discover::classify(&listing);
+        let mut boxes = Vec::new();
+        for env in [&zygote_env, &per_test_env] {
+            let mut sandbox =
+                SubmissionBox::open(env, &plan.build.views_for(SubmissionKind::Python))?;
+            let built = build::build(
+                &submission,
+                SubmissionKind::Python,
+                &plan.build,
+                &mut sandbox,
+            )?;
+            let code = built.path().to_path_buf();
+            boxes.push((sandbox, code));
+        }
+        let tests: Vec<(&Case, Function)> = cases
+            .cases
+            .iter()
+            .flat_map(|case| case.tests.iter().map(move |&f| (case, f)))
+            .collect();
+        let probes: Vec<check::Probe> = tests.iter().map(|(c, f)| check::plan(c, *f)).collect();
+        let request = serde_json::json!({ "source": source, "probes": probes });
+        // wall[way][test][run]: way 0 the zygote, 1 a child per test.
+        let mut wall = vec![vec![Vec::new(); tests.len()]; 2];
+        let mut in_process = vec![Vec::new(); tests.len()];
+        let mut in_process_wall = Vec::new();
+        for run in 0..RUNS {
+            let start = Instant::now();
+            let mut child = Command::new(&python.executable)
+                .args(["-I", "-S", "-B", "-c", IN_PROCESS])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()?;
+            child
+                .stdin
+                .take()
+                .context("no stdin")?
+                .write_all(&serde_json::to_vec(&request)?)?;
+            let out = child.wait_with_output()?;
+            in_process_wall.push(start.elapsed().as_secs_f64() * 1000.0);
+            let times: Vec<f64> = serde_json::from_slice(&out.stdout)
+                .with_context(|| format!("the in-process run said {out:?}"))?;
+            for (t, time) in times.into_iter().enumerate() {
+                in_process[t].push(time);
+            }
+            for (t, &(case, function)) in tests.iter().enumerate() {
+                let order = if (run + t) % 2 == 0 { [0, 1] } else { [1, 0] };
+                for way in order {
+                    let (sandbox, code) = &mut boxes[way];
+                    let start = Instant::now();
+                    let judged = run_test_judged(
+                        sandbox,
+                        code,
+                        SubmissionKind::Python,
+                        case,
+                        function,
+                        &plan,
+                    );
+                    wall[way][t].push(start.elapsed().as_secs_f64() * 1000.0);
+                    if judged.report.verdict != Verdict::Pass {
+                        bail!(
+                            "{} {function} in a box: {} ({})",
+                            case.name,
+                            judged.report.verdict,
+                            judged.report.message
+                        );
+                    }
+                }
+            }
+        }
+        let per_test = |samples: &[Vec<f64>]| {
+            let mut medians: Vec<f64> = samples.iter().map(|r| median(&mut r.clone())).collect();
+            median(&mut medians)
+        };
+        let overhead: Vec<Vec<f64>> = (0..tests.len())
+            .map(|t| {
+                (0..RUNS)
+                    .map(|r| wall[0][t][r] - in_process[t][r])
+                    .collect()
+            })
+            .collect();
+        let total = |samples: &[Vec<f64>]| {
+            let mut totals: Vec<f64> = (0..RUNS)
+                .map(|r| samples.iter().map(|t| t[r]).sum())
+                .collect();
+            median(&mut totals)
+        };
+        let (zygote_total, child_total) = (total(&wall[0]), total(&wall[1]));
+        let in_process_total = median(&mut in_process_wall);
+        println!(
+            "\nthe listing against every bundled case and function ({} tests), wall ms, medians of {RUNS} runs, interleaved",
+            tests.len()
+        );
+        println!(
+            "  per test: zygote {:.2}, a child per test {:.2}, the same question in one plain interpreter {:.3}; overhead beyond the student's compute (zygote - in-process) {:.2} [target <= 3 ms]",
+            per_test(&wall[0]),
+            per_test(&wall[1]),
+            per_test(&in_process),
+            per_test(&overhead)
+        );
+        println!(
+            "  whole set: zygote {zygote_total:.0}, a child per test {child_total:.0}, one plain interpreter (start to end) {in_process_total:.0}; zygote / plain {:.2}x [target <= 1.15x], a child per test / plain {:.2}x",
+            zygote_total / in_process_total,
+            child_total / in_process_total
+        );
         Ok(())
     }
 

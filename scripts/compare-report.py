@@ -40,8 +40,10 @@ TIMING_KEY = re.compile(r"(^|_)(time|times|wall|elapsed|duration|seconds|ms)(_|$
 
 # Figures measured by the grader, or set by the machine, inside text:
 # the CPU and wall-clock milliseconds of a timeout message, the thread id a
-# Rust panic message prints, and code addresses in a backtrace (which move
-# with address-space randomisation and with every rebuild).
+# Rust panic message prints, code addresses in a backtrace (which move
+# with address-space randomisation and with every rebuild), and the run of
+# symbol-less frames below a student's panic (the grader's own worker
+# stack: how deep it is changes with the grader's code, not the student's).
 MEASURED_IN_TEXT = [
     (re.compile(r"(having used )\d+( ms of CPU)"), r"\1<measured>\2"),
     (re.compile(r"(time limit of )\d+( ms)"), r"\1<limit>\2"),
@@ -49,6 +51,7 @@ MEASURED_IN_TEXT = [
     (re.compile(r"(more than the )\d+( ms of its time limit)"), r"\1<limit>\2"),
     (re.compile(r"(thread '[^']*' \()\d+(\))"), r"\1<tid>\2"),
     (re.compile(r"\b0x[0-9a-f]{6,}\b"), "<address>"),
+    (re.compile(r"(?:[ ]*\d+:[ ]+(?:<address>|0x0) - <unknown>\n)+"), "  <frames>\n"),
 ]
 
 # Keys whose value depends on the host's load, not on the grading.

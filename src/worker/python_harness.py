@@ -11,6 +11,7 @@
 # cell write, and the module's global `solve` is wrapped to record calls and
 # returns, so the grader can replay the search.
 
+import binascii
 import json
 import os
 import sys
@@ -293,11 +294,16 @@ def run(module, probe):
         with_n = takes_n(legal, 4)
         boards = [rows_of(n, b) for b in args["boards"]]
         answers = []
-        for b, r, c, v in args["queries"]:
+        queries = args["queries"]
+        if isinstance(queries, str):
+            # Packed: 4 bytes a query (see check::probe::packed_queries).
+            packed = binascii.a2b_base64(queries)
+            queries = [packed[i:i + 4] for i in range(0, len(packed), 4)]
+        for b, r, c, v in queries:
             board = [list(row) for row in boards[b]]
             answer = legal(board, r, c, v, n) if with_n else legal(board, r, c, v)
-            answers.append(bool(answer))
-        return {"function": "legal", "args": {"answers": answers}}
+            answers.append("1" if answer else "0")
+        return {"function": "legal", "args": {"answers": "".join(answers)}}
     if function == "find_empty":
         find_empty = module["find_empty"]
         answers = []
