@@ -384,6 +384,9 @@ mod bench {
         match check::judge(case, grader::case::FindEmptyPolicy::Any, probe, response) {
             Judgement::Pass => Ok(()),
             Judgement::Wrong(failure) => bail!("{} failed: {failure}", case.name),
+            Judgement::BadProbe(error) => {
+                bail!("{}: the grader's probe is malformed ({error})", case.name)
+            }
         }
     }
 

@@ -359,6 +359,11 @@ mod bench {
                 case.name,
                 failure.message
             ),
+            Judgement::BadProbe(error) => bail!(
+                "{} {} {function} {how}: the grader's probe is malformed ({error})",
+                fixture.name,
+                case.name
+            ),
         }
     }
 

@@ -39,6 +39,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Show whose scores changed between two JSON reports, and which tests flipped.
     Diff(DiffArgs),
+    /// List every check the grader makes: the id a report names, what it checks, what a failure means.
+    Checks(ChecksArgs),
     /// Write a ready-to-upload autograder package (Gradescope).
     #[command(subcommand)]
     Package(PackageTarget),
@@ -49,6 +51,14 @@ pub enum Command {
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
+}
+
+/// `grader checks`.
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    /// Print the table as Markdown (the page `docs/checks.md` is).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// `grader completions SHELL`.

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Report(a) => grader::commands::replay::run(a),
         Command::Merge(a) => grader::commands::merge::run(a),
         Command::Diff(a) => grader::commands::diff::run(a),
+        Command::Checks(a) => grader::commands::checks::run(a),
         Command::Completions(a) => grader::commands::completions::run(a),
         Command::Man => grader::commands::man::run(),
         Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {

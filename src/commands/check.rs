@@ -27,7 +27,7 @@ use crate::runner::grade::{GradePlan, kind_name};
 use crate::runner::session::{Next, Session};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
 use crate::submission::discover::{self, SubmissionKind};
-use crate::verdict::{Blame, Function, Verdict};
+use crate::verdict::{Function, Verdict};
 
 /// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
@@ -119,7 +119,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let mut solve_failed = false;
     let report = session.run(|session, case, function, judged| {
         let test = &judged.report;
-        let fault = judged.blame == Blame::Grader;
+        let fault = judged.report.fault.is_some();
         let first_solve_failure = function == Function::Solve
             && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
             && !solve_failed;
@@ -254,11 +254,11 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
     let failure = judged.failure?;
     let source = judged.trace_source?;
     let finding = failure.explained_by?;
-    finding.starts_with("solve.trace.").then(|| FirstStepView {
+    finding.is_trace_finding().then(|| FirstStepView {
         case: case.name.clone(),
         on_small_board: traced.puzzle != case.puzzle,
         source,
-        finding,
+        finding: finding.id(),
         message: failure.message.clone(),
         board: failure
             .board

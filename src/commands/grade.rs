@@ -334,6 +334,10 @@ pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
     let result = match sub.status {
         Status::BuildError => format!("build error: {}", visible_line(headline(&sub.message))),
         Status::LoadError => format!("load error: {}", visible_line(headline(&sub.message))),
+        Status::GraderError => format!(
+            "grader fault: {}",
+            visible_line(headline(&sub.shown_message()))
+        ),
         Status::Ok => {
             let failed: Vec<String> = sub
                 .tests

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::cli::MergeArgs;
 use crate::commands::outputs::{Outputs, exit_code};
 use crate::commands::plan::load_cases;
-use crate::commands::stored::{read_report, restore_cases};
+use crate::report::read::{read_report, restore_cases};
 use crate::report::text::visible_line;
 use crate::report::{REPORT_VERSION, Report};
 
@@ -42,8 +42,9 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     let mut submissions = Vec::new();
     for path in &args.reports {
         let mut read = read_report(path)?;
-        restore_cases(&mut read.report, &cases, &path.display().to_string())?;
-        if let Some(run) = read.run.as_ref().map(comparable) {
+        restore_cases(&mut read, &cases, &path.display().to_string())?;
+        let run = read.run.as_ref().map(serde_json::to_value).transpose()?;
+        if let Some(run) = run.as_ref().map(comparable) {
             match &provenance {
                 None => provenance = Some((run, path)),
                 Some((first, first_path)) if *first != run => bail!(
@@ -55,7 +56,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
             }
         }
         let mut ids_here = std::collections::BTreeSet::new();
-        for sub in &read.report.submissions {
+        for sub in &read.submissions {
             if !ids_here.insert(sub.id.clone()) {
                 continue; // the same id twice in one run: discover's own marking
             }
@@ -68,7 +69,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
                 );
             }
         }
-        submissions.extend(read.report.submissions);
+        submissions.extend(read.submissions);
     }
     // The order of a single run: by id (a stable sort keeps a report's own
     // order among equal ids).

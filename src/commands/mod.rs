@@ -4,6 +4,7 @@
 //! code runs.
 
 pub mod check;
+pub mod checks;
 pub mod completions;
 pub mod diff;
 pub mod generate;
@@ -19,4 +20,3 @@ pub mod replay;
 pub mod results;
 pub mod shard;
 pub mod solve;
-pub mod stored;

@@ -4,8 +4,8 @@
 //! changed.
 //!
 //! Each file (`<id>-<hash of id>.result.json`) holds the student's result
-//! (the JSON report's submission object, plus `grader_fault` and each
-//! test's `hidden` and `description`) and the key it
+//! (the JSON report's submission object, plus each test's `hidden` and
+//! `description`) and the key it
 //! was graded under: a SHA-256 of the grader's version and build identity,
 //! the case set, and the submission's contents (every file under it, sorted
 //! by path, with its bytes; `target/` and hidden entries are left out, as
@@ -19,7 +19,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::case::CaseSet;
-use crate::commands::stored::StoredSubmission;
 use crate::report::SubmissionReport;
 use crate::report::text::visible_line;
 use crate::submission::discover::Submission;
@@ -205,12 +204,12 @@ impl ResultsDir {
     /// was a grade (not a grader fault).
     pub fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
         let text = std::fs::read(self.path_of(&submission.id)).ok()?;
-        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text).ok()?;
+        let file: ResultFile<serde_json::Value> = serde_json::from_slice(&text).ok()?;
         if file.format != FORMAT || file.key != key {
             return None;
         }
-        let report = file.result.into_report();
-        (report.id == submission.id && !report.grader_fault).then_some(report)
+        let report = stored_report(file.result)?;
+        (report.id == submission.id && !report.grader_fault()).then_some(report)
     }
 
     /// Writes `report` as `submission`'s result under `key` (tempfile then
@@ -225,7 +224,6 @@ impl ResultsDir {
         contents: &str,
     ) -> anyhow::Result<()> {
         let mut result = serde_json::to_value(report)?;
-        result["grader_fault"] = report.grader_fault.into();
         // What the JSON report leaves out, and other formats need.
         if let Some(tests) = result["tests"].as_array_mut() {
             for (value, test) in tests.iter_mut().zip(&report.tests) {
@@ -278,6 +276,19 @@ impl ResultsDir {
     }
 }
 
+/// A stored result as the model again, with each test's `hidden` and
+/// `description`, which the JSON report leaves out (see
+/// [`ResultsDir::store`]); `None` when it is not a submission's result.
+fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
+    let mut report: SubmissionReport = serde_json::from_value(result.clone()).ok()?;
+    let stored = result["tests"].as_array()?;
+    for (test, value) in report.tests.iter_mut().zip(stored) {
+        test.hidden = value["hidden"].as_bool().unwrap_or(false);
+        test.description = value["description"].as_str().map(str::to_string);
+    }
+    Some(report)
+}
+
 /// Every result stored in `dir`, sorted by id.
 ///
 /// # Errors
@@ -302,9 +313,19 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
         }
         let text =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text)
+        let file: ResultFile<SubmissionReport> = serde_json::from_slice(&text)
             .ok()
-            .filter(|f: &ResultFile<StoredSubmission>| f.format == FORMAT)
+            .filter(|f: &ResultFile<serde_json::Value>| f.format == FORMAT)
+            .and_then(|f| {
+                Some(ResultFile {
+                    result: stored_report(f.result)?,
+                    format: f.format,
+                    grader: f.grader,
+                    cases: f.cases,
+                    submission: f.submission,
+                    key: f.key,
+                })
+            })
             .with_context(|| {
                 format!(
                     "{} is not a result written by this grader: delete it, or regrade with --results",
@@ -315,7 +336,7 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
             path,
             grader: file.grader,
             cases: file.cases,
-            report: file.result.into_report(),
+            report: file.result,
         });
     }
     results.sort_by(|a, b| a.report.id.cmp(&b.report.id));
@@ -406,18 +427,20 @@ mod tests {
             message: String::new(),
             score: 3,
             max_score: 4,
-            grader_fault: false,
+            fault: None,
             tests: Vec::new(),
         };
         results.store(&report, &key, &contents).unwrap();
         assert_eq!(results.reusable(&sub, &key), Some(report.clone()));
         assert_eq!(results.reusable(&sub, "another key"), None);
-        report.grader_fault = true;
+        report.fault = Some(crate::verdict::Fault::grader(
+            crate::verdict::FaultKind::Panic,
+        ));
         results.store(&report, &key, &contents).unwrap();
         assert_eq!(results.reusable(&sub, &key), None);
         let all = read_all(&dir.path().join("results")).unwrap();
         assert_eq!(all.len(), 1, "one file per student, rewritten");
-        assert!(all[0].report.grader_fault);
+        assert!(all[0].report.grader_fault());
     }
 
     #[test]

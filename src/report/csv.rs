@@ -376,7 +376,7 @@ fn feedback(sub: &SubmissionReport) -> String {
         status => format!(
             "{}: {}",
             status_name(status).replace('_', " "),
-            super::headline(&sub.message)
+            super::headline(&sub.shown_message())
         ),
     };
     safe(&super::text::visible_line(&line))

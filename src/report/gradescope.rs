@@ -144,6 +144,10 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
             "\nYour submission was built but could not be loaded, so no test ran:\n\n{}\n",
             sub.message
         )),
+        Status::GraderError => output.push_str(&format!(
+            "\nThe grader failed on your submission, so no test ran (this is not a grade):\n\n{}\n",
+            sub.shown_message()
+        )),
     }
     if let Some(run) = run {
         output.push_str("\nHow this grade was made:\n");
@@ -177,7 +181,7 @@ fn test(test: &TestReport) -> Test {
     if test.verdict != Verdict::Pass {
         output.push_str(test.verdict.name());
         output.push_str(": ");
-        output.push_str(&test.message);
+        output.push_str(&test.shown_message());
         output.push('\n');
         if let Some(description) = &test.description {
             output.push_str(&format!("the case: {description}\n"));

@@ -312,14 +312,15 @@ fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Res
     if sub.status != Status::Ok {
         let what = match sub.status {
             Status::LoadError => "could not be loaded",
+            Status::GraderError => "could not be graded (the grader failed, not the student)",
             _ => "could not be built",
         };
         writeln!(
             out,
             "<p class=\"fail\">The submission {what} ({}); no test ran: {}</p>\n<pre>{}</pre>",
             status_name(sub.status),
-            escape(headline(&sub.message)),
-            escape(&sub.message)
+            escape(headline(&sub.shown_message())),
+            escape(&sub.shown_message())
         )?;
     } else {
         let failing: Vec<&TestReport> = failing(sub).collect();
@@ -362,7 +363,11 @@ fn failure<'a>(
     if let Some(description) = &test.description {
         writeln!(out, "<p>The case: {}</p>", escape(description))?;
     }
-    writeln!(out, "<p class=\"message\">{}</p>", escape(&test.message))?;
+    writeln!(
+        out,
+        "<p class=\"message\">{}</p>",
+        escape(&test.shown_message())
+    )?;
     if let Some(board) = &test.board {
         match picture::parse(board) {
             Some(grid) => board_grid(&grid, out)?,

@@ -40,7 +40,7 @@ mod tests {
                 message: String::new(),
                 score: 0,
                 max_score: 1,
-                grader_fault: false,
+                fault: None,
                 tests: vec![TestReport {
                     case: "campus-4x4".into(),
                     function: Function::FindEmpty,
@@ -50,6 +50,8 @@ mod tests {
                     time_ms: Some(0.5),
                     wall_ms: None,
                     reruns: 0,
+                    check: None,
+                    fault: None,
                     message: "m".into(),
                     output: "o".into(),
                     board: None,

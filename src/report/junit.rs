@@ -175,8 +175,12 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type(status_name(sub.status))
-            .set_message(xml_safe(first_line(&test.message)))
-            .set_description(xml_safe(&format!("{}\n{}", test.message, sub.message)));
+            .set_message(xml_safe(first_line(&test.shown_message())))
+            .set_description(xml_safe(&format!(
+                "{}\n{}",
+                test.shown_message(),
+                sub.shown_message()
+            )));
         return status;
     }
     let kind = match test.verdict {
@@ -188,7 +192,7 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
         | Verdict::Crash
         | Verdict::Forbidden => NonSuccessKind::Failure,
     };
-    let mut description = test.message.clone();
+    let mut description = test.shown_message().into_owned();
     if let Some(board) = &test.board {
         description.push_str("\n\n");
         description.push_str(board.trim_end());
@@ -196,7 +200,7 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(kind);
     status
         .set_type(test.verdict.name())
-        .set_message(xml_safe(first_line(&test.message)))
+        .set_message(xml_safe(first_line(&test.shown_message())))
         .set_description(xml_safe(&description));
     status
 }

@@ -10,12 +10,13 @@ pub fn test_name(test: &TestReport) -> String {
 }
 
 /// A submission's status as the JSON report writes it: `ok`,
-/// `build_error` or `load_error`.
+/// `build_error`, `load_error` or `grader_error`.
 pub fn status_name(status: Status) -> &'static str {
     match status {
         Status::Ok => "ok",
         Status::BuildError => "build_error",
         Status::LoadError => "load_error",
+        Status::GraderError => "grader_error",
     }
 }
 

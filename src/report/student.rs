@@ -132,7 +132,7 @@ impl CheckRun {
     /// not build or load 3, a failing test 1, else 0.
     pub fn exit_code(&self) -> u8 {
         let sub = &self.submission;
-        if sub.grader_fault {
+        if sub.grader_fault() {
             exit::USAGE_OR_INPUT
         } else if sub.status != Status::Ok {
             exit::BUILD_OR_LOAD_ERROR
@@ -150,6 +150,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
     if sub.status != Status::Ok {
         let what = match sub.status {
             Status::BuildError => "did not build",
+            Status::GraderError => "could not be checked: the grader failed, not your code",
             _ => "could not be loaded",
         };
         writeln!(
@@ -158,7 +159,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             "✗".red().bold(),
             format!("{} {what}", visible_line(&run.path)).red().bold()
         )?;
-        for line in visible(&sub.message).lines() {
+        for line in visible(&sub.shown_message()).lines() {
             writeln!(out, "  {line}")?;
         }
         writeln!(out)?;
@@ -167,7 +168,14 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
         } else {
             "then run `grader check` again"
         };
-        writeln!(out, "No test ran: fix the message above, {again}.")?;
+        if sub.status == Status::GraderError {
+            writeln!(
+                out,
+                "No test ran, through no fault of your code's: {again}, and report it if it persists."
+            )?;
+        } else {
+            writeln!(out, "No test ran: fix the message above, {again}.")?;
+        }
         return Ok(());
     }
     if let Some(note) = &run.size_note {
@@ -244,7 +252,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             run.not_run
         ));
     }
-    if sub.grader_fault {
+    if sub.grader_fault() {
         writeln!(out, "{}", line.red().bold())?;
         writeln!(
             out,
@@ -482,7 +490,7 @@ pub fn labelled(picture: &str) -> String {
 /// `python`, `library`): a crash from a stack overflow is told in the
 /// lab's words.
 fn shown_message(test: &TestReport, kind: Option<&str>) -> String {
-    in_lab_words(test.function, test.verdict, &test.message, kind)
+    in_lab_words(test.function, test.verdict, &test.shown_message(), kind)
 }
 
 /// What endless recursion in `solve` most likely is, two causes at most: a
@@ -690,6 +698,8 @@ mod tests {
             time_ms: Some(1.0),
             wall_ms: None,
             reruns: 0,
+            check: None,
+            fault: None,
             message: message.into(),
             output: String::new(),
             board: None,
@@ -708,7 +718,7 @@ mod tests {
                 message: String::new(),
                 score,
                 max_score: tests.len() as u32,
-                grader_fault: false,
+                fault: None,
                 tests,
             },
             shrunk: Vec::new(),
@@ -931,7 +941,9 @@ mod tests {
             "{shown}"
         );
         assert!(!shown.contains("run `grader check` again"), "{shown}");
-        r.submission.grader_fault = true;
+        r.submission.fault = Some(crate::verdict::Fault::grader(
+            crate::verdict::FaultKind::WorkerFailed,
+        ));
         assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);
     }
 }

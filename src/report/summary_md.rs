@@ -50,8 +50,9 @@ pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 
 fn result(sub: &SubmissionReport) -> String {
     match sub.status {
-        Status::BuildError => format!("build error: {}", cell(headline(&sub.message))),
-        Status::LoadError => format!("load error: {}", cell(headline(&sub.message))),
+        Status::BuildError => format!("build error: {}", cell(headline(&sub.shown_message()))),
+        Status::LoadError => format!("load error: {}", cell(headline(&sub.shown_message()))),
+        Status::GraderError => format!("grader fault: {}", cell(&sub.shown_message())),
         Status::Ok => {
             let failed: Vec<String> = sub
                 .tests

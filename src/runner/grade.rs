@@ -17,7 +17,7 @@ use crate::runner::session::{Next, Session, not_run};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::BuildContext;
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Blame, Function, Outcome, Verdict};
+use crate::verdict::{Fault, FaultKind, Function, Outcome, Verdict};
 
 /// Everything a grading run needs besides the submissions, checked before
 /// any student code runs.
@@ -97,8 +97,8 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     }
 }
 
-/// One test as [`run_test_judged`] returns it: the report, whether the
-/// code loaded, whose failure it is, and for a wrong answer the failed
+/// One test as [`run_test_judged`] returns it: the report (with whose
+/// failure it is), whether the code loaded, and for a wrong answer the failed
 /// check itself (its id tells a shrinker whether a smaller board fails the
 /// same way).
 pub struct JudgedTest {
@@ -106,8 +106,6 @@ pub struct JudgedTest {
     pub report: TestReport,
     /// Whether the worker got as far as loading the code.
     pub loaded: bool,
-    /// Whose failure the result is.
-    pub blame: Blame,
     /// The failed check, for the verdict `wrong`.
     pub failure: Option<check::Failure>,
     /// Who recorded the write trace the test was judged with, if it had one.
@@ -153,14 +151,10 @@ pub fn run_test_traced(
         CodeKind::Python => match python_interpreter() {
             Ok(interpreter) => Some(interpreter.clone()),
             Err(err) => {
-                let outcome = Outcome::grader_fault(format!(
-                    "{} (not your fault): {err}",
-                    process::GRADER_FAULT
-                ));
+                let outcome = Outcome::grader_fault(FaultKind::Toolchain, err);
                 return JudgedTest {
                     report: test_report(case, function, outcome, None),
                     loaded: false,
-                    blame: Blame::Grader,
                     failure: None,
                     trace_source: None,
                 };
@@ -182,9 +176,10 @@ pub fn run_test_traced(
     let mut wall_ms = None;
     let (result, reruns) = run_timed(sandbox, &request);
     let outcome = match result {
-        Err(err) => {
-            Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
-        }
+        Err(err) => Outcome::grader_fault(
+            FaultKind::Sandbox,
+            format!("the test could not be run in the box: {err}"),
+        ),
         Ok(run) => {
             loaded = run.loaded();
             wall_ms = Some(run.wall_ms as f64);
@@ -214,6 +209,10 @@ pub fn run_test_traced(
                             failed = Some(failure);
                             Outcome::new(Verdict::Wrong, message)
                         }
+                        Judgement::BadProbe(error) => Outcome::grader_fault(
+                            FaultKind::BadProbe,
+                            format!("{error}; please report it"),
+                        ),
                     };
                     outcome.time_ms = Some(time_ms);
                     outcome
@@ -223,14 +222,13 @@ pub fn run_test_traced(
             outcome
         }
     };
-    let blame = outcome.blame;
     let mut report = test_report(case, function, outcome, board);
     report.wall_ms = wall_ms;
     report.reruns = reruns;
+    report.check = failed.as_ref().map(|f| f.check);
     JudgedTest {
         report,
         loaded,
-        blame,
         failure: failed,
         trace_source,
     }
@@ -287,6 +285,8 @@ fn test_report(
         time_ms: outcome.time_ms,
         wall_ms: None,
         reruns: 0,
+        check: None,
+        fault: outcome.fault,
         message: outcome.message,
         output: outcome.output,
         board,
@@ -306,13 +306,16 @@ fn grader_failed(
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_string());
-    let message = format!(
-        "the grader failed on this submission (a bug in the grader, not the student's fault; please report it): {what}"
-    );
+    let message = format!("a bug in the grader, please report it: {what}");
     let kind = submission.kind.as_ref().ok().copied();
-    let mut report = not_run(submission, kind, Status::BuildError, &message, plan);
-    report.grader_fault = true;
-    report
+    not_run(
+        submission,
+        kind,
+        Status::GraderError,
+        &message,
+        Some(Fault::grader(FaultKind::Panic)),
+        plan,
+    )
 }
 
 /// The kind's name in reports (SPEC 6).
@@ -331,6 +334,27 @@ mod tests {
     use crate::submission::discover::classify;
 
     #[test]
+    fn a_panic_in_the_grader_is_a_typed_fault_not_a_build_error() {
+        let mut cases = crate::case::builtin();
+        cases.cases.retain(|c| c.name == "campus-4x4");
+        let plan = GradePlan {
+            cases,
+            build: BuildContext::new().expect("build folder"),
+            sandbox: SandboxEnv::detect(),
+            jobs: 1,
+            limits: Default::default(),
+        };
+        let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
+        let panic = std::panic::catch_unwind(|| panic!("index out of bounds")).unwrap_err();
+        let report = grader_failed(&classify(&c_listing), &*panic, &plan);
+        assert_eq!(report.status, Status::GraderError);
+        assert_eq!(report.fault, Some(Fault::grader(FaultKind::Panic)));
+        assert!(report.message.contains("index out of bounds"), "{report:?}");
+        assert!(report.shown_message().contains("not your fault"));
+        assert!(report.tests.iter().all(|t| t.fault == report.fault));
+    }
+
+    #[test]
     fn a_worker_that_cannot_start_is_the_graders_fault_not_a_grade() {
         let mut cases = crate::case::builtin();
         cases.cases.retain(|c| c.name == "campus-4x4");
@@ -344,18 +368,23 @@ mod tests {
         };
         let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
         let report = grade_one(&classify(&c_listing), &plan);
-        assert!(report.grader_fault, "{report:?}");
-        assert_eq!(report.score, 0);
-        assert!(
-            report.message.starts_with(process::GRADER_FAULT),
-            "{}",
-            report.message
+        assert_eq!(
+            report.fault,
+            Some(Fault::grader(FaultKind::Sandbox)),
+            "{report:?}"
         );
+        assert_eq!(report.status, Status::GraderError);
+        assert_eq!(report.score, 0);
         assert!(
             report.message.contains("box cannot be made"),
             "{}",
             report.message
         );
-        assert!(report.tests.iter().all(|t| t.verdict == Verdict::Error));
+        assert!(
+            report
+                .tests
+                .iter()
+                .all(|t| t.verdict == Verdict::Error && t.fault == report.fault)
+        );
     }
 }

@@ -300,7 +300,7 @@ fn time_listing(
     let path = write_listing(dir.path(), language)
         .map_err(|e| grader(format!("cannot write it out: {e}")))?;
     let report = grade_one(&classify(&path), plan);
-    if report.status != Status::Ok || report.grader_fault {
+    if report.status != Status::Ok || report.grader_fault() {
         return Err(grader(report.message.clone()));
     }
     Ok(report)

@@ -12,19 +12,15 @@
 use crate::check::Response;
 use crate::protocol::{Limits, WorkerMessage};
 pub use crate::protocol::{decode_messages, overlong_line};
-use crate::verdict::{Outcome, Verdict};
+use crate::verdict::{FaultKind, Outcome, Verdict};
 
 pub use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
-
-/// How the message of a test starts when the grader, not the student,
-/// failed (for people; the type that says so is [`crate::verdict::Blame`]).
-pub const GRADER_FAULT: &str = "the grader could not run this test";
 
 /// Decides what a finished worker means: `Ok` with the answers and the
 /// test's time when it returned normally (then the caller judges the
 /// answers), or the `Err` [`Outcome`] that ends the test (timeout, memory,
-/// crash, forbidden, error — an error with [`Blame::Grader`](crate::verdict::Blame::Grader) when the grader
-/// failed). `output` is left empty for the caller.
+/// crash, forbidden, error — an error with a
+/// [`Fault`](crate::verdict::Fault) when the grader failed). `output` is left empty for the caller.
 ///
 /// A pure function of what the grader observed. What the worker wrote is
 /// trusted only as far as student code could not have written it: the
@@ -38,17 +34,20 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     let loaded = run.loaded();
     for message in run.worker_messages() {
         if let WorkerMessage::WorkerFailed { message } = message {
-            return Err(Outcome::grader_fault(format!(
-                "{GRADER_FAULT} (not your fault): {}",
-                truncate(message, 2000)
-            )));
+            return Err(Outcome::grader_fault(
+                FaultKind::WorkerFailed,
+                truncate(message, 2000),
+            ));
         }
     }
     if run.killed == Some(Kill::Backstop) {
-        return Err(Outcome::grader_fault(format!(
-            "{GRADER_FAULT} (not your fault): the host was too busy to time this test: after {} ms of wall-clock time it had used only {} ms of its {} ms of CPU time, and had waited {} ms for a CPU; grade again on a quieter machine or with fewer --jobs",
-            run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
-        )));
+        return Err(Outcome::grader_fault(
+            FaultKind::HostBusy,
+            format!(
+                "the host was too busy to time this test: after {} ms of wall-clock time it had used only {} ms of its {} ms of CPU time, and had waited {} ms for a CPU; grade again on a quieter machine or with fewer --jobs",
+                run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
+            ),
+        ));
     }
     if let Some(message) = run.messages.iter().find_map(|m| match m {
         WorkerMessage::LoadError { message } if !loaded => Some(message),
@@ -73,7 +72,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }
     if !run.student_code_ran() {
         let mut message = format!(
-            "{GRADER_FAULT} (not your fault): its worker process ended with {} before loading your code",
+            "its worker process ended with {} before loading your code",
             if run.timed_out() {
                 "a timeout".to_string()
             } else {
@@ -83,7 +82,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         if let Some(line) = run.output.lines().find(|l| !l.trim().is_empty()) {
             message.push_str(&format!(": {}", truncate(line.trim(), 300)));
         }
-        return Err(Outcome::grader_fault(message));
+        return Err(Outcome::grader_fault(FaultKind::WorkerEnded, message));
     }
     if run.status == Status::Exited(0) && !run.timed_out() {
         // The worker answers only after `loaded`: a `done` before it was
@@ -772,7 +771,7 @@ mod tests {
                 (Ok((_, time)), Judged(expected)) if time == expected => {}
                 (Err(got), Ended(verdict, blame, phrase))
                     if got.verdict == verdict
-                        && got.blame == blame
+                        && got.blame() == blame
                         && got.message.contains(phrase) => {}
                 (got, Judged(time)) => problems.push(format!(
                     "{situation}: want judged in {time} ms, got {got:?}"

@@ -4,7 +4,7 @@
 //! [`super::outcome`] (re-exported here).
 
 pub use super::outcome::{
-    GRADER_FAULT, Kill, Status, TestRun, decode_messages, outcome, signal_name, syscall_name,
+    Kill, Status, TestRun, decode_messages, outcome, signal_name, syscall_name,
 };
 pub use crate::sandbox::SandboxEnv;
 pub use crate::sandbox::run::test_deadlines;

@@ -40,7 +40,7 @@
 //! rules of [`super::scan`] are defence in depth: the box the build runs in
 //! is the real line. What they refuse is refused with a message saying
 //! why, as a build error (the student's to fix); a missing compiler or a
-//! folder the grader cannot make is the grader's fault ([`Blame::Grader`]).
+//! folder the grader cannot make is the grader's fault ([`BuildFailure::Grader`]).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ use crate::protocol::{BuildJob, Deadlines, ViewKind};
 use crate::sandbox::view::{self, CTools, HostView, RustTools};
 use crate::sandbox::{BuildRun, SubmissionBox};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::Blame;
+use crate::verdict::{Fault, FaultKind};
 
 /// Default limit of CPU time (the whole tree of cargo and rustc) for
 /// building a Rust crate: a student's crate with the lab crate takes about
@@ -194,7 +194,7 @@ impl BuildContext {
     /// student's fault.
     pub fn c_compiler(&self) -> Result<PathBuf, BuildFailure> {
         find_program(&self.cc).ok_or_else(|| {
-            BuildFailure::Grader(format!(
+            BuildFailure::toolchain(format!(
                 "there is no C compiler `{}` on this machine (PATH): install gcc or clang",
                 self.cc.display()
             ))
@@ -209,7 +209,7 @@ impl BuildContext {
         self.rust
             .get_or_init(|| find_rust(&self.rustc))
             .as_ref()
-            .map_err(|e| BuildFailure::Grader(e.clone()))
+            .map_err(|e| BuildFailure::toolchain(e.clone()))
     }
 
     /// The C compiler's folders, found once (`cc -print-prog-name`, ...;
@@ -222,7 +222,7 @@ impl BuildContext {
         self.c_tools
             .get_or_init(|| view::probe_c(&cc))
             .as_ref()
-            .map_err(|e| BuildFailure::Grader(e.clone()))
+            .map_err(|e| BuildFailure::toolchain(e.clone()))
     }
 
     /// The host's part of each view the box of a `kind` submission needs
@@ -263,14 +263,14 @@ impl BuildContext {
         self.views[view_index(kind)]
             .get_or_init(|| self.find_host_view(kind))
             .clone()
-            .map_err(BuildFailure::Grader)
+            .map_err(BuildFailure::toolchain)
     }
 
     /// Asks the tools for `kind`'s view.
     fn find_host_view(&self, kind: ViewKind) -> Result<HostView, String> {
         let needs_c = matches!(kind, ViewKind::CBuild | ViewKind::RustBuild);
         let c = if needs_c {
-            self.c_tools().map_err(BuildFailure::into_message)
+            self.c_tools().map_err(|e| e.to_string())
         } else {
             Err("not needed".to_string())
         };
@@ -280,7 +280,7 @@ impl BuildContext {
                     sysroot: t.sysroot.clone(),
                     programs: vec![t.cargo.clone(), t.rustc.clone()],
                 })
-                .map_err(BuildFailure::into_message)
+                .map_err(|e| e.to_string())
         } else {
             Err("not needed".to_string())
         };
@@ -389,27 +389,40 @@ pub enum BuildFailure {
     /// `Cargo.toml`, no library produced).
     #[error("{0}")]
     Invalid(String),
-    /// The grader could not run the build (not the student's fault).
-    #[error("the grader could not build this submission (not your fault): {0}")]
-    Grader(String),
+    /// The grader could not run the build (not the student's fault): a
+    /// report shows the fault's own words before the message.
+    #[error("{message}")]
+    Grader {
+        /// What kind of fault.
+        kind: FaultKind,
+        /// What went wrong and what to do.
+        message: String,
+    },
 }
 
 impl BuildFailure {
-    /// What went wrong, without the "not your fault" preamble of a grader
-    /// fault.
-    pub fn into_message(self) -> String {
-        match self {
-            BuildFailure::Grader(message) => message,
-            other => other.to_string(),
+    /// A tool the build needs is missing or cannot set itself up.
+    pub fn toolchain(message: impl Into<String>) -> BuildFailure {
+        BuildFailure::Grader {
+            kind: FaultKind::Toolchain,
+            message: message.into(),
         }
     }
 
-    /// Whose failure this is: the grader's for [`BuildFailure::Grader`]
-    /// (no compiler, a folder that cannot be made), else the student's.
-    pub fn blame(&self) -> Blame {
+    /// The box, or a folder of the build, cannot be made or run.
+    pub fn sandbox(message: impl Into<String>) -> BuildFailure {
+        BuildFailure::Grader {
+            kind: FaultKind::Sandbox,
+            message: message.into(),
+        }
+    }
+
+    /// The grader's fault, for [`BuildFailure::Grader`] (no compiler, a
+    /// folder that cannot be made); `None` when it is the student's.
+    pub fn fault(&self) -> Option<Fault> {
         match self {
-            BuildFailure::Grader(_) => Blame::Grader,
-            _ => Blame::Student,
+            BuildFailure::Grader { kind, .. } => Some(Fault::grader(*kind)),
+            _ => None,
         }
     }
 }
@@ -664,7 +677,7 @@ fn build_view(
     match sandbox.view(kind) {
         Some(view) => Ok(view.clone()),
         None => Err(ctx.host_view(kind).err().unwrap_or_else(|| {
-            BuildFailure::Grader(format!(
+            BuildFailure::sandbox(format!(
                 "the box was made without the view of a {}",
                 kind.name()
             ))
@@ -716,15 +729,18 @@ fn run_in_box(
         tries += 1;
         let run = sandbox
             .run_build(job.clone())
-            .map_err(|e| BuildFailure::Grader(format!("cannot run {tool} in the box: {e}")))?;
+            .map_err(|e| BuildFailure::sandbox(format!("cannot run {tool} in the box: {e}")))?;
         if !run.undecided {
             break run;
         }
         if tries == BUILD_TRIES {
-            return Err(BuildFailure::Grader(format!(
-                "the host was too busy to time the build: {tool} was still under its CPU limit at the wall-clock backstop of {} ({tries} tries); grade again on a quieter machine or with fewer --jobs",
-                seconds(Duration::from_millis(job.deadlines.backstop_ms))
-            )));
+            return Err(BuildFailure::Grader {
+                kind: FaultKind::HostBusy,
+                message: format!(
+                    "the host was too busy to time the build: {tool} was still under its CPU limit at the wall-clock backstop of {} ({tries} tries); grade again on a quieter machine or with fewer --jobs",
+                    seconds(Duration::from_millis(job.deadlines.backstop_ms))
+                ),
+            });
         }
     };
     if run.exit_code == Some(crate::protocol::BOX_SETUP_FAILED_EXIT) {
@@ -733,7 +749,7 @@ fn run_in_box(
             .lines()
             .find(|l| l.starts_with(crate::protocol::BOX_SETUP_FAILED_PREFIX))
         {
-            return Err(BuildFailure::Grader(format!(
+            return Err(BuildFailure::sandbox(format!(
                 "cannot run {tool}: {}",
                 line.trim_start_matches(crate::protocol::BOX_SETUP_FAILED_PREFIX)
             )));
@@ -741,7 +757,7 @@ fn run_in_box(
     }
     if !run.success {
         if let Some(line) = tool_fault(&run.output) {
-            return Err(BuildFailure::Grader(format!(
+            return Err(BuildFailure::toolchain(format!(
                 "{tool} could not set itself up in the box: {}",
                 crate::report::text::visible_line(line.trim())
             )));
@@ -980,7 +996,7 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
 }
 
 fn grader_io(what: &str, path: &Path, e: std::io::Error) -> BuildFailure {
-    BuildFailure::Grader(format!("cannot {what} {}: {e}", path.display()))
+    BuildFailure::sandbox(format!("cannot {what} {}: {e}", path.display()))
 }
 
 /// A file-name- and identifier-safe form of a student id: lowercase ASCII
@@ -1214,7 +1230,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         let (built, _) = build_in_box(&file, SubmissionKind::C, &context());
         let err = built.expect_err("does not build");
         let message = err.to_string();
-        assert_eq!(err.blame(), Blame::Student);
+        assert_eq!(err.fault(), None);
         assert!(message.starts_with("cc failed:\n"), "{message}");
         assert!(message.contains("bob.c:4:"), "{message}");
         assert!(message.contains("error: expected ';'"), "{message}");
@@ -1260,7 +1276,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
             .0
             .expect_err("a link");
         assert!(err.to_string().contains("symbolic link"), "{err}");
-        assert_eq!(err.blame(), Blame::Student);
+        assert_eq!(err.fault(), None);
         // A student's folder that is a link to another student's folder.
         let other = src.path().join("other");
         fs::create_dir_all(&other).expect("mkdir");
@@ -1358,8 +1374,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         ctx.cc = src.path().join("no-such-cc");
         let (built, _) = build_in_box(&file, SubmissionKind::C, &ctx);
         let err = built.expect_err("no cc");
-        assert_eq!(err.blame(), Blame::Grader);
-        assert!(err.to_string().contains("not your fault"), "{err}");
+        assert_eq!(err.fault(), Some(Fault::grader(FaultKind::Toolchain)));
         assert!(err.to_string().contains("no C compiler"), "{err}");
     }
 
