@@ -27,7 +27,6 @@ fn main() -> ExitCode {
         }
     };
     // A stop signal's handler is cleaning up and exits with 130 itself.
-    #[cfg(unix)]
     while grader::sandbox::cleanup::stopping() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

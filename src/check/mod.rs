@@ -19,7 +19,7 @@ mod rule;
 mod spelling;
 #[cfg(test)]
 mod tests;
-pub mod trace;
+pub(crate) mod trace;
 
 pub use catalog::{Check, CheckInfo};
 pub use error::ProbeError;

@@ -33,12 +33,12 @@ use crate::case::Case;
 /// travels in one protocol line, which the grader keeps only up to
 /// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
 /// records are 960,000 bytes.
-pub const TRACE_CAP: usize = 80_000;
+pub(crate) const TRACE_CAP: usize = 80_000;
 
 /// The most writes the write watch records on a C ABI library's board
 /// (about 30 us each with the calls and returns around them, so 10,000
 /// cost about 0.3 s): past them the search runs on at full speed.
-pub const WATCH_CAP: usize = 10_000;
+pub(crate) const WATCH_CAP: usize = 10_000;
 
 /// The check id of the hint "the board was complete, then a cell was
 /// cleared" (the clear after a recursive call returned true).
@@ -47,7 +47,7 @@ const CLEARED_SOLUTION: Check = Check::SolveTraceClearedSolution;
 /// The check id of a trace that cannot be replayed (malformed, or naming
 /// cells off the board): it explains nothing, and the end state's own
 /// message stands.
-pub const MALFORMED: Check = Check::SolveTrace;
+pub(crate) const MALFORMED: Check = Check::SolveTrace;
 
 /// Whether a trace of `records` from `source` reached its recorder's cap,
 /// by the grader's own count (the trace's own `capped` flag was set in the
@@ -74,7 +74,7 @@ const LISTING_WALK_CAP: u64 = 1_000_000;
 pub struct WriteTrace {
     /// The records, hex-encoded, six bytes each.
     pub records: String,
-    /// Writes past [`TRACE_CAP`] were not recorded.
+    /// Writes past `TRACE_CAP` were not recorded.
     pub capped: bool,
     /// Who recorded it, which says how a student writes a cell.
     #[serde(default)]
@@ -122,7 +122,7 @@ pub struct TraceSummary {
     pub writes: u64,
     /// Digits cleared (writes of 0 over a digit).
     pub undos: u64,
-    /// The trace stopped at [`TRACE_CAP`] records.
+    /// The trace stopped at `TRACE_CAP` records.
     pub capped: bool,
     /// The lab's listing's own writes and undos on the case's puzzle (the
     /// numbers `grader reference` stores as `listing_writes` and
@@ -425,7 +425,7 @@ impl Visits {
 /// # Errors
 /// The first failed check, quoting the offending write (step, cell, digit,
 /// depth) and showing the board at that moment.
-pub fn judge(
+pub(crate) fn judge(
     case: &Case,
     n: usize,
     input: &[u8],

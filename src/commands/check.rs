@@ -1,7 +1,7 @@
 //! `grader check [PATH]`: a student checks their own submission against the
 //! public cases, in the lab's order (the campus 4x4, then 9x9, then the big
 //! boards), and reads what went wrong like a lab partner would say it
-//! ([`student`]): one block per failing function, the smallest board on
+//! (`report::student`): one block per failing function, the smallest board on
 //! which a failing `solve` still fails, a closing line that says hidden
 //! tests also count.
 //!

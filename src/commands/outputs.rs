@@ -12,13 +12,13 @@ use crate::report::csv::{CsvLayout, Roster};
 use crate::report::{self, Format, Report, ReportOptions};
 
 /// The report files asked for: planned, then created, then written.
-pub struct Outputs {
+pub(crate) struct Outputs {
     requested: Vec<(Format, PathBuf)>,
     options: Option<ReportOptions>,
     created: Option<report::Outputs>,
 }
 
-pub use crate::report::dispatch::is_stdout;
+pub(crate) use crate::report::dispatch::is_stdout;
 
 impl Outputs {
     /// Reads the flags (and the roster, so a bad one stops the run before
@@ -26,7 +26,7 @@ impl Outputs {
     ///
     /// # Errors
     /// A CSV option without `--csv`, or a roster that does not load.
-    pub fn plan(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
+    pub(crate) fn plan(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
         if flags.csv.is_none()
             && (flags.roster.is_some()
                 || flags.csv_for != CsvLayout::Plain
@@ -67,7 +67,7 @@ impl Outputs {
     ///
     /// # Errors
     /// When a file cannot be created.
-    pub fn create(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn create(&mut self) -> anyhow::Result<()> {
         if self.created.is_none() {
             let options = self.options.take().unwrap_or_default();
             self.created = Some(report::Outputs::create(self.requested.clone(), options)?);
@@ -76,12 +76,12 @@ impl Outputs {
     }
 
     /// Whether a report goes to stdout (then summaries go to stderr).
-    pub fn uses_stdout(&self) -> bool {
+    pub(crate) fn uses_stdout(&self) -> bool {
         self.requested.iter().any(|(_, path)| is_stdout(path))
     }
 
     /// Whether a Gradescope report is asked for (it holds one submission).
-    pub fn wants_gradescope(&self) -> bool {
+    pub(crate) fn wants_gradescope(&self) -> bool {
         self.requested.iter().any(|(f, _)| *f == Format::Gradescope)
     }
 
@@ -90,7 +90,7 @@ impl Outputs {
     ///
     /// # Errors
     /// When a report cannot be written.
-    pub fn write(mut self, report: &Report) -> anyhow::Result<()> {
+    pub(crate) fn write(mut self, report: &Report) -> anyhow::Result<()> {
         self.create()?;
         if let Some(created) = self.created {
             created.write_all(report)?;
@@ -105,7 +105,7 @@ impl Outputs {
     ///
     /// # Errors
     /// When a report or the summary cannot be written.
-    pub fn write_with_summary(self, report: &Report) -> anyhow::Result<()> {
+    pub(crate) fn write_with_summary(self, report: &Report) -> anyhow::Result<()> {
         use std::io::Write;
         let to_stdout = self.uses_stdout();
         self.write(report)?;
@@ -124,7 +124,7 @@ impl Outputs {
 /// itself failed on a submission (its score is not a grade); with
 /// `fail_under`, 1 when a submission scores under that percent of its
 /// points, else 0; without it, 0 iff every test of every submission passed.
-pub fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
+pub(crate) fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
     if report.grader_fault() {
         eprintln!(
             "error: the grader itself failed on some submissions (see their messages); their scores are not grades"
@@ -158,7 +158,7 @@ pub fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
 }
 
 /// `score` as a percent of `max` (100 when there is nothing to score).
-pub fn percent(score: u32, max: u32) -> f64 {
+pub(crate) fn percent(score: u32, max: u32) -> f64 {
     if max == 0 {
         100.0
     } else {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::case::{self, CaseSet};
 use crate::runner::grade::GradePlan;
-use crate::runner::process::SandboxEnv;
+use crate::sandbox::SandboxEnv;
 use crate::submission::build::BuildContext;
 
 /// The cases in `dir`, or the built-in ones; with `include_hidden` false,

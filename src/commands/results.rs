@@ -25,10 +25,10 @@ use crate::submission::discover::Submission;
 
 /// A submission bigger than this (in bytes) is not hashed: it is graded on
 /// every run.
-pub const MAX_HASHED_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_HASHED_BYTES: u64 = 64 << 20;
 
 /// A submission with more files than this is not hashed either.
-pub const MAX_HASHED_FILES: usize = 10_000;
+pub(crate) const MAX_HASHED_FILES: usize = 10_000;
 
 /// The name every result file ends with.
 const SUFFIX: &str = ".result.json";
@@ -39,7 +39,7 @@ const FORMAT: &str = "grader-result-1";
 /// The grader's version as results and keys name it: the package version
 /// and the worker's build identity (which changes with the code that runs
 /// and judges the tests).
-pub fn grader_version() -> String {
+pub(crate) fn grader_version() -> String {
     format!(
         "{} {}",
         env!("CARGO_PKG_VERSION"),
@@ -49,7 +49,7 @@ pub fn grader_version() -> String {
 
 /// A SHA-256 of everything in `cases` a grade depends on: the settings and
 /// each case's contents (not where its file lives).
-pub fn cases_hash(cases: &CaseSet) -> String {
+pub(crate) fn cases_hash(cases: &CaseSet) -> String {
     let mut hash = Sha256::new();
     hash.update(format!("{:?}\n", cases.config));
     for case in &cases.cases {
@@ -77,7 +77,7 @@ pub fn cases_hash(cases: &CaseSet) -> String {
 
 /// A SHA-256 of the submission's id and contents; `None` when it is too big
 /// to hash (then it is always graded).
-pub fn submission_hash(submission: &Submission) -> Option<String> {
+pub(crate) fn submission_hash(submission: &Submission) -> Option<String> {
     let mut hash = Sha256::new();
     hash.update(b"id\0");
     hash.update(submission.id.as_bytes());
@@ -151,14 +151,14 @@ struct ResultFile<R> {
 }
 
 /// A results folder, for one run: the grader and case set it grades with.
-pub struct ResultsDir {
+pub(crate) struct ResultsDir {
     dir: PathBuf,
     grader: String,
     cases: String,
 }
 
 /// A stored result, as read back.
-pub struct StoredResult {
+pub(crate) struct StoredResult {
     /// The file it came from.
     pub path: PathBuf,
     /// [`grader_version`] of the run that wrote it.
@@ -175,7 +175,7 @@ impl ResultsDir {
     ///
     /// # Errors
     /// When the folder cannot be created.
-    pub fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
+    pub(crate) fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
         std::fs::create_dir_all(dir).with_context(|| {
             format!(
                 "cannot create the results folder {}: check that its parent exists and is writable",
@@ -190,7 +190,7 @@ impl ResultsDir {
     }
 
     /// The key `submission` is graded under (`None`: too big to hash).
-    pub fn key(&self, submission: &Submission) -> Option<(String, String)> {
+    pub(crate) fn key(&self, submission: &Submission) -> Option<(String, String)> {
         let contents = submission_hash(submission)?;
         let mut hash = Sha256::new();
         for part in [&self.grader, &self.cases, &contents] {
@@ -202,7 +202,7 @@ impl ResultsDir {
 
     /// The stored result of `submission` if it was graded under `key`, and
     /// was a grade (not a grader fault).
-    pub fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
+    pub(crate) fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
         let text = std::fs::read(self.path_of(&submission.id)).ok()?;
         let file: ResultFile<serde_json::Value> = serde_json::from_slice(&text).ok()?;
         if file.format != FORMAT || file.key != key {
@@ -217,7 +217,7 @@ impl ResultsDir {
     ///
     /// # Errors
     /// When the file cannot be written.
-    pub fn store(
+    pub(crate) fn store(
         &self,
         report: &SubmissionReport,
         key: &str,
@@ -294,7 +294,7 @@ fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
 /// # Errors
 /// When the folder cannot be listed, a result file cannot be read, or holds
 /// no result.
-pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
+pub(crate) fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
     let entries = std::fs::read_dir(dir).with_context(|| {
         format!(
             "cannot list the results folder {} (written by `grader grade --results {}`)",
@@ -348,7 +348,7 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
 ///
 /// # Errors
 /// When they are mixed.
-pub fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
+pub(crate) fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
     let Some(first) = results.first() else {
         return Ok(());
     };

@@ -13,7 +13,7 @@ use super::csv::{CsvLayout, Roster};
 use super::{Report, csv, gradescope, html, json, junit};
 
 /// A report format: writes the whole [`Report`] to one sink.
-pub trait ReportFormat {
+pub(crate) trait ReportFormat {
     /// Writes `report` to `out`, flushing at the end.
     ///
     /// # Errors
@@ -24,7 +24,7 @@ pub trait ReportFormat {
 
 /// The report formats of `grade`, one per flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `--json`: SPEC 6.
     Json,
     /// `--junit`: JUnit XML for CI viewers.
@@ -41,7 +41,7 @@ pub enum Format {
 
 impl Format {
     /// The command-line flag that asks for it.
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         match self {
             Format::Json => "--json",
             Format::Junit => "--junit",
@@ -53,7 +53,7 @@ impl Format {
     }
 
     /// Its name in messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Json => "JSON",
             Format::Junit => "JUnit",
@@ -65,7 +65,7 @@ impl Format {
     }
 
     /// The writer of this format with `options`.
-    pub fn writer(self, options: &ReportOptions) -> Box<dyn ReportFormat + '_> {
+    pub(crate) fn writer(self, options: &ReportOptions) -> Box<dyn ReportFormat + '_> {
         match self {
             Format::Json => Box::new(json::Json),
             Format::Junit => Box::new(junit::Junit),
@@ -87,7 +87,7 @@ impl Format {
 /// What the formats need beyond the report: the CSV's layout, roster and
 /// grade column.
 #[derive(Clone, Debug, Default)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// `--csv-for`.
     pub csv_layout: CsvLayout,
     /// `--roster`, loaded.
@@ -97,7 +97,7 @@ pub struct ReportOptions {
 }
 
 /// The requested reports with their sinks, created before grading.
-pub struct Outputs {
+pub(crate) struct Outputs {
     options: ReportOptions,
     sinks: Vec<Sink>,
 }
@@ -116,7 +116,7 @@ impl Outputs {
     /// # Errors
     /// Two reports on stdout or on one path, or a file that cannot be
     /// created; each message says which flags and what to do.
-    pub fn create(
+    pub(crate) fn create(
         requested: Vec<(Format, PathBuf)>,
         options: ReportOptions,
     ) -> anyhow::Result<Outputs> {
@@ -140,17 +140,12 @@ impl Outputs {
         Ok(Outputs { options, sinks })
     }
 
-    /// Whether `format` was asked for.
-    pub fn wants(&self, format: Format) -> bool {
-        self.sinks.iter().any(|s| s.format == format)
-    }
-
     /// Writes every requested report. Returns true iff one went to stdout
     /// (the terminal summary then goes to stderr).
     ///
     /// # Errors
     /// The first report that cannot be written, named with its path.
-    pub fn write_all(self, report: &Report) -> anyhow::Result<bool> {
+    pub(crate) fn write_all(self, report: &Report) -> anyhow::Result<bool> {
         let mut to_stdout = false;
         for sink in self.sinks {
             let writer = sink.format.writer(&self.options);
@@ -179,7 +174,7 @@ impl Outputs {
 ///
 /// # Errors
 /// Saying which flags clash and what to do.
-pub fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
+pub(crate) fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
     let to_stdout: Vec<&str> = requested
         .iter()
         .filter(|(_, path)| is_stdout(path))
@@ -205,7 +200,7 @@ pub fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
 }
 
 /// Whether `path` means stdout (`-`).
-pub fn is_stdout(path: &Path) -> bool {
+pub(crate) fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -257,7 +252,6 @@ mod tests {
             .map(|f| (*f, dir.path().join(f.name())))
             .collect();
         let outputs = Outputs::create(requested, ReportOptions::default()).unwrap();
-        assert!(outputs.wants(Format::Gradescope));
         assert!(!outputs.write_all(&report).unwrap(), "nothing on stdout");
         for format in all {
             let written = std::fs::read(dir.path().join(format.name())).unwrap();

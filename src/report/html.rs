@@ -31,7 +31,7 @@ use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport}
 use crate::verdict::Verdict;
 
 /// The HTML format for the dispatcher.
-pub struct Html;
+pub(crate) struct Html;
 
 impl ReportFormat for Html {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -76,7 +76,7 @@ table.board td.m{background:#ffd7d5;color:#b00020;font-weight:700;outline:2px so
 ";
 
 /// Writes `report` as one HTML page.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
     write!(
         out,
@@ -455,7 +455,7 @@ fn score_class(sub: &SubmissionReport) -> &'static str {
 /// Escapes `text` for HTML element content and quoted attribute values,
 /// with control characters shown ([`visible`]): a bidi override cannot
 /// reorder the page, an escape sequence is seen for what it is.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {

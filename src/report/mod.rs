@@ -5,28 +5,28 @@
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
-pub mod csv;
-pub mod dispatch;
+pub(crate) mod csv;
+pub(crate) mod dispatch;
 #[cfg(test)]
 mod fixture;
-pub mod gradescope;
-pub mod html;
-pub mod json;
-pub mod junit;
-pub mod naming;
-pub mod picture;
+pub(crate) mod gradescope;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod naming;
+pub(crate) mod picture;
 #[cfg(test)]
 mod proptests;
-pub mod read;
-pub mod run;
-pub mod student;
-pub mod summary_md;
-pub mod terminal;
-pub mod text;
+pub(crate) mod read;
+pub(crate) mod run;
+pub(crate) mod student;
+pub(crate) mod summary_md;
+pub(crate) mod terminal;
+pub(crate) mod text;
 
-pub use dispatch::{Format, Outputs, ReportFormat, ReportOptions};
-pub use naming::headline;
-pub use run::RunInfo;
+pub(crate) use dispatch::{Format, Outputs, ReportFormat, ReportOptions};
+pub(crate) use naming::headline;
+pub(crate) use run::RunInfo;
 
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +34,7 @@ use crate::check::Check;
 use crate::verdict::{Fault, Function, Verdict};
 
 /// The version of the JSON report's schema.
-pub const REPORT_VERSION: u32 = 1;
+pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// How far grading a submission got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,7 +165,7 @@ impl TestReport {
 
 /// The longest time a report writes, in milliseconds (a year): anything
 /// beyond is a forged or broken measurement, not a time.
-pub const MAX_REPORTED_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
+pub(crate) const MAX_REPORTED_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
 
 /// `message`, after `fault`'s headline when there is one.
 fn shown(fault: Option<Fault>, message: &str) -> std::borrow::Cow<'_, str> {

@@ -21,7 +21,7 @@ use crate::verdict::Function;
 /// # Errors
 /// When the file cannot be read, is not a JSON report, or has another
 /// schema version.
-pub fn read_report(path: &Path) -> anyhow::Result<Report> {
+pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
     let text = std::fs::read(path)
         .with_context(|| format!("cannot read the report {}", path.display()))?;
     let not_a_report = || {
@@ -49,7 +49,7 @@ pub fn read_report(path: &Path) -> anyhow::Result<Report> {
 
 /// The tests a case set grades, as a report lists them: (case, function,
 /// points possible), in case order.
-pub fn test_list(cases: &CaseSet) -> Vec<(String, Function, u32)> {
+pub(crate) fn test_list(cases: &CaseSet) -> Vec<(String, Function, u32)> {
     cases
         .cases
         .iter()
@@ -63,7 +63,11 @@ pub fn test_list(cases: &CaseSet) -> Vec<(String, Function, u32)> {
 ///
 /// # Errors
 /// When a submission's tests differ from the case set's.
-pub fn restore_cases(report: &mut Report, cases: &CaseSet, source: &str) -> anyhow::Result<()> {
+pub(crate) fn restore_cases(
+    report: &mut Report,
+    cases: &CaseSet,
+    source: &str,
+) -> anyhow::Result<()> {
     let expected = test_list(cases);
     let by_name: BTreeMap<&str, &crate::case::Case> =
         cases.cases.iter().map(|c| (c.name.as_str(), c)).collect();

@@ -57,7 +57,7 @@ const RUST_PANIC_NOISE: [&str; 2] = [
 
 /// The smallest board on which a failing `solve` still fails, for showing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ShrunkView {
+pub(crate) struct ShrunkView {
     /// The case it was shrunk from.
     pub case: String,
     /// A picture of the case's puzzle.
@@ -90,7 +90,7 @@ pub struct ShrunkView {
 /// teaches, found by replaying its write trace (see
 /// [`crate::check::trace`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FirstStepView {
+pub(crate) struct FirstStepView {
     /// The case whose `solve` failed.
     pub case: String,
     /// True when the trace was taken on the shrunk board.
@@ -107,7 +107,7 @@ pub struct FirstStepView {
 
 /// What `grader check` found, ready to show.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     /// The submission's report (the tests that ran, in the order they ran).
     pub submission: SubmissionReport,
     /// Shrunk boards for failing `solve` tests.
@@ -130,7 +130,7 @@ pub struct CheckRun {
 impl CheckRun {
     /// The exit code (see [`crate::exit`]): a grader fault 2, code that did
     /// not build or load 3, a failing test 1, else 0.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         let sub = &self.submission;
         if sub.grader_fault() {
             exit::USAGE_OR_INPUT
@@ -145,7 +145,7 @@ impl CheckRun {
 }
 
 /// Writes `run` for a person; `verbose` shows every test in full.
-pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
     let sub = &run.submission;
     if sub.status != Status::Ok {
         let what = match sub.status {
@@ -446,7 +446,7 @@ fn write_first_step(first: &FirstStepView, out: &mut dyn Write) -> io::Result<()
 /// `picture` (from [`super::picture::render`]) with the row numbers on the
 /// left and the column numbers on top, counted from 0 as the messages
 /// count them, so "(row 2, col 1)" can be found at a glance.
-pub fn labelled(picture: &str) -> String {
+pub(crate) fn labelled(picture: &str) -> String {
     let lines: Vec<&str> = picture.lines().collect();
     let is_rule = |line: &str| !line.is_empty() && line.chars().all(|ch| ch == '-' || ch == '+');
     // Column positions from a row without a marked (and maybe coloured) cell:
@@ -541,7 +541,7 @@ fn in_lab_words(function: Function, verdict: Verdict, message: &str, kind: Optio
 /// every other one is told what fixed numbers do (a 4x4 read with rows of
 /// 9 raises IndexError, or reads off its end; a 16x16 is searched in its
 /// top-left 9x9), in `kind`'s spelling. `size_of` gives a case's `n`.
-pub fn fixed_board_size(
+pub(crate) fn fixed_board_size(
     tests: &[TestReport],
     size_of: impl Fn(&str) -> Option<usize>,
     kind: Option<&str>,
@@ -656,7 +656,7 @@ fn verdict_colored(verdict: Verdict) -> String {
 }
 
 /// Writes `run` as one JSON document, for editors and scripts.
-pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Json<'a> {
         version: u32,

@@ -18,7 +18,7 @@ const FAILURES_PER_ROW: usize = 3;
 /// piece of student text (ids, kinds, case names, compiler messages) is
 /// shown through [`visible_line`]: a name cannot move the cursor, clear a
 /// line or fake another row.
-pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let ids: Vec<String> = report
         .submissions
         .iter()

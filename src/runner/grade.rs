@@ -1,8 +1,9 @@
-//! Grading a class: [`grade_all`] runs one [`Session`] per submission,
-//! `--jobs` at a time, and collects the [`SubmissionReport`]s in order; and
+//! Grading a class: [`grade_all`] runs one `Session` per submission,
+//! `--jobs` at a time, and collects the `SubmissionReport`s in order; and
 //! one test of a session, run and judged ([`run_test_traced`]): the
 //! request to the box, the rerun of a test the host was too busy to time,
-//! the outcome, the judgement and the test's report.
+//! the outcome, the judgement and the test's report. [`run_test`] runs one
+//! test alone in a box of its own, for the tests and benches of the box.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -12,9 +13,11 @@ use crate::case::{Case, CaseSet};
 use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
-use crate::runner::process::{self, SandboxEnv};
+use crate::runner::outcome;
 use crate::runner::session::{Next, Session, not_run};
+use crate::sandbox::SandboxEnv;
 use crate::sandbox::SubmissionBox;
+use crate::sandbox::run::{Kill, TestRun};
 use crate::submission::build::BuildContext;
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Fault, FaultKind, Function, Outcome, Verdict};
@@ -30,7 +33,7 @@ pub struct GradePlan {
     pub sandbox: SandboxEnv,
     /// Submissions graded at once.
     pub jobs: usize,
-    /// The time limit of each test (see [`crate::runner::limits`]).
+    /// The time limit of each test (see `crate::runner::limits`).
     pub limits: crate::runner::limits::TimeLimits,
 }
 
@@ -89,7 +92,7 @@ pub fn grade_all(
 }
 
 /// Builds and tests one submission in a box of its own (one
-/// [`Session`]). Never fails: whatever goes wrong is in the report.
+/// `Session`). Never fails: whatever goes wrong is in the report.
 pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport {
     match Session::open(submission, plan) {
         Ok(session) => session.run(|_, _, _, _| Next::Go),
@@ -184,7 +187,7 @@ pub fn run_test_traced(
             loaded = run.loaded();
             wall_ms = Some(run.wall_ms as f64);
             let output = run.output.clone();
-            let mut outcome = match process::outcome(&run, &limits) {
+            let mut outcome = match outcome::outcome(&run, &limits) {
                 Err(outcome) => outcome,
                 Ok((response, time_ms)) => {
                     let policy = plan.cases.config.find_empty_policy;
@@ -234,6 +237,43 @@ pub fn run_test_traced(
     }
 }
 
+/// Runs `request` alone in a fresh box (see [`crate::sandbox`]) and records
+/// how it went; grading runs all tests of a submission in one box. The
+/// code is copied into the box's `code/` first (a box sees only its own
+/// files), under its own file name. A student's crash or timeout is a
+/// normal [`TestRun`]; only the grader's own failures (the box cannot be
+/// made or fails) are errors.
+///
+/// # Errors
+/// When the worker process cannot be started or watched.
+pub fn run_test(
+    request: &crate::protocol::WorkerRequest,
+    env: &SandboxEnv,
+) -> std::io::Result<TestRun> {
+    use crate::protocol::ViewKind;
+    use crate::submission::build::BuildContext;
+    static TOOLS: std::sync::OnceLock<Option<BuildContext>> = std::sync::OnceLock::new();
+    let kind = match request.kind {
+        CodeKind::Library => ViewKind::LibraryTest,
+        CodeKind::Python => ViewKind::PythonTest,
+    };
+    let views: Vec<_> = TOOLS
+        .get_or_init(|| BuildContext::new().ok())
+        .iter()
+        .filter_map(|ctx| ctx.host_view(kind).ok())
+        .collect();
+    let mut sandbox = crate::sandbox::SubmissionBox::open(env, &views)?;
+    let mut request = request.clone();
+    if let Some(name) = request.code.file_name() {
+        let inside = sandbox.code_dir().join(name);
+        // A missing file stays missing: the test reports it as a load error.
+        if std::fs::copy(&request.code, &inside).is_ok() {
+            request.code = inside;
+        }
+    }
+    sandbox.run_test(&request)
+}
+
 /// How many times a test is run in all when the host is too busy to time
 /// it: stopped at the wall-clock backstop while still runnable and under
 /// its CPU limit.
@@ -243,15 +283,15 @@ pub const TEST_TRIES: u32 = 3;
 /// while still runnable and under its CPU limit was not timed (the host
 /// was too busy), so it runs again, [`TEST_TRIES`] times in all. Returns
 /// the last run and how many reruns it took; a run still undecided is
-/// then classified as the grader's fault by [`process::outcome`].
+/// then classified as the grader's fault by [`outcome::outcome`].
 fn run_timed(
     sandbox: &mut SubmissionBox<'_>,
     request: &WorkerRequest,
-) -> (std::io::Result<process::TestRun>, u32) {
+) -> (std::io::Result<TestRun>, u32) {
     let mut reruns = 0;
     loop {
         let result = sandbox.run_test(request);
-        let undecided = matches!(&result, Ok(run) if run.killed == Some(process::Kill::Backstop));
+        let undecided = matches!(&result, Ok(run) if run.killed == Some(Kill::Backstop));
         if !undecided || reruns + 1 >= TEST_TRIES {
             return (result, reruns);
         }

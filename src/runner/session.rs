@@ -24,7 +24,7 @@ use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Fault, FaultKind, Function, Verdict};
 
 /// A submission built in its box, ready to be tested.
-pub struct Session<'p> {
+pub(crate) struct Session<'p> {
     plan: &'p GradePlan,
     submission: &'p Submission,
     kind: SubmissionKind,
@@ -34,7 +34,7 @@ pub struct Session<'p> {
 
 /// What the caller of [`Session::run`] wants after a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Run the next test.
     Go,
     /// Stop here (`--fail-fast`): the tests not run are left out.
@@ -49,7 +49,7 @@ impl<'p> Session<'p> {
     /// recognisable submission, a box that cannot be made (the grader's
     /// fault), or a build that fails (the student's, or the grader's when
     /// its tool could not run).
-    pub fn open(
+    pub(crate) fn open(
         submission: &'p Submission,
         plan: &'p GradePlan,
     ) -> Result<Session<'p>, Box<SubmissionReport>> {
@@ -88,13 +88,13 @@ impl<'p> Session<'p> {
     }
 
     /// The submission's kind.
-    pub fn kind(&self) -> SubmissionKind {
+    pub(crate) fn kind(&self) -> SubmissionKind {
         self.kind
     }
 
     /// Runs and judges one test of `case` (a library's `solve` with its
     /// writes recorded when `trace` is set).
-    pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
+    pub(crate) fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
         run_test_traced(
             &mut self.sandbox,
             self.code.path(),
@@ -108,7 +108,7 @@ impl<'p> Session<'p> {
 
     /// The smallest board on which `solve` still fails as `class` says
     /// (see [`crate::runner::shrink`]).
-    pub fn shrink(
+    pub(crate) fn shrink(
         &mut self,
         case: &Case,
         class: &FailureClass,
@@ -131,7 +131,7 @@ impl<'p> Session<'p> {
     /// load the code (a missing symbol, a constructor that crashes or
     /// never returns), nothing else can: the report is a load error with
     /// every test listed as not run.
-    pub fn run(
+    pub(crate) fn run(
         mut self,
         mut after: impl FnMut(&mut Session<'p>, &Case, Function, &JudgedTest) -> Next,
     ) -> SubmissionReport {
@@ -186,7 +186,7 @@ impl<'p> Session<'p> {
 /// A submission none of whose tests ran: every test gets `error` with the
 /// reason (and the grader's `fault`, when it is one), so the report still
 /// lists what it would have been graded on.
-pub fn not_run(
+pub(crate) fn not_run(
     submission: &Submission,
     kind: Option<SubmissionKind>,
     status: Status,

@@ -8,7 +8,7 @@
 //!
 //! - **Rust**: the crate is copied into `work/crate` (the student's folder
 //!   is never written to: no `Cargo.lock`, no `target/`), its manifest is
-//!   checked and adjusted by [`super::manifest`] — a `cdylib` with a
+//!   checked and adjusted by `super::manifest` — a `cdylib` with a
 //!   library name unique to the student, the `sudoku-lab` dependency
 //!   pointed at the box's read-only copy of the lab crate, the grader's own
 //!   empty `[workspace]` — and built by the toolchain's own `cargo` with
@@ -36,8 +36,8 @@
 //! anywhere in a submission is refused, never followed: it could name the
 //! hidden cases or another student's files.
 //!
-//! These checks, the manifest rules of [`super::manifest`] and the source
-//! rules of [`super::scan`] are defence in depth: the box the build runs in
+//! These checks, the manifest rules of `super::manifest` and the source
+//! rules of `super::scan` are defence in depth: the box the build runs in
 //! is the real line. What they refuse is refused with a message saying
 //! why, as a build error (the student's to fix); a missing compiler or a
 //! folder the grader cannot make is the grader's fault ([`BuildFailure::Grader`]).
@@ -90,7 +90,7 @@ const MAX_CRATE_FILES: usize = 10_000;
 pub struct BuildContext {
     /// The lab crate, `sudoku-lab` (the folder with its `Cargo.toml` and
     /// `include/sudoku_lab.h`), copied into every box that builds; `None`:
-    /// the copy built into the binary ([`super::lab_kit`]).
+    /// the copy built into the binary (`super::lab_kit`).
     pub lab_crate: Option<PathBuf>,
     /// The C compiler: a name looked up on `PATH`, or a path.
     pub cc: PathBuf,

@@ -14,8 +14,8 @@ use grader::case::{self, Case, CaseSet};
 use grader::commands::plan::prepare_with_notices;
 
 use grader::runner::grade::{GradePlan, run_test_judged};
-use grader::runner::process::SandboxEnv;
 use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};
+use grader::sandbox::SandboxEnv;
 use grader::sandbox::SubmissionBox;
 use grader::submission::build::{self, BuiltCode};
 use grader::submission::discover::{SubmissionKind, classify};

@@ -130,7 +130,7 @@ pub fn judge(
 /// Judges like [`judge`] — the end state alone decides the verdict, in
 /// every language — and, for a `solve` that came with a write trace
 /// (Python submissions, and libraries traced on request), replays the
-/// search ([`trace::judge`](super::trace::judge)) to *explain* a failure.
+/// search (`trace::judge`) to *explain* a failure.
 ///
 /// A trace is recorded inside the student's process, where the student's
 /// code can reach it, so it is evidence of nothing: it never passes a test
