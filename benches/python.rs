@@ -185,7 +185,8 @@ mod bench {
         source: &str,
         cases: &grader::case::CaseSet,
     ) -> anyhow::Result<()> {
-        use grader::runner::grade::{GradePlan, run_test_judged};
+        use grader::runner::grade::run_test_judged;
+        use grader::runner::plan::GradePlan;
         use grader::sandbox::SubmissionBox;
         use grader::submission::build::{self, BuildContext};
         use grader::submission::discover::{self, SubmissionKind};

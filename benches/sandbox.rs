@@ -46,8 +46,9 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
-    use grader::runner::grade::{GradePlan, run_test_judged, run_test_traced};
+    use grader::runner::grade::{run_test_judged, run_test_traced};
     use grader::runner::outcome::outcome;
+    use grader::runner::plan::GradePlan;
     use grader::sandbox::SandboxEnv;
     use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};

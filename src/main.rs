@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
-        Command::Report(a) => grader::commands::replay::run(a),
+        Command::Report(a) => grader::commands::report::run(a),
         Command::Merge(a) => grader::commands::merge::run(a),
         Command::Diff(a) => grader::commands::diff::run(a),
         Command::Checks(a) => grader::commands::checks::run(a),

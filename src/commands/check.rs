@@ -18,12 +18,12 @@ use std::time::{Duration, Instant};
 use crate::board_text::format_line;
 use crate::case::{Case, CaseSet};
 use crate::cli::{CheckArgs, FunctionArg};
-use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, SubmissionReport, picture};
-use crate::runner::grade::{GradePlan, kind_name};
+use crate::runner::grade::kind_name;
+use crate::runner::plan::{GradePlan, load_cases};
 use crate::runner::session::{Next, Session};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
 use crate::submission::discover::{self, SubmissionKind};
@@ -46,12 +46,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 /// One check: select the cases, build, run, show.
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let cases = select_cases(args)?;
-    let mut plan = prepare_with_notices(cases, Some(1), &args.path, args.verbose)?;
+    let mut plan = GradePlan::prepare(cases, Some(1), &args.path, args.verbose)?;
     // The limits are a multiple of the lab's listing's time in this
     // submission's language, timed here, now.
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let kind = discover::classify(&absolute).kind.ok();
-    crate::runner::limits::calibrate(&mut plan, kind)?;
+    plan.calibrate(kind)?;
     let mut run = run_checks(args, &plan);
     run.watching = args.watch;
     let mut out = std::io::stdout().lock();

@@ -14,12 +14,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::cli::GradeArgs;
-use crate::commands::outputs::{Outputs, exit_code, is_stdout};
-use crate::commands::plan::{load_cases, prepare};
-use crate::commands::results::ResultsDir;
+use crate::report::requests::{ReportRequests, is_stdout};
+use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
 use crate::report::{Report, Status, SubmissionReport, gradescope, headline, terminal};
 use crate::runner::grade::{Progress, grade_all};
+use crate::runner::plan::{GradePlan, load_cases};
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
 
@@ -29,7 +29,7 @@ const RUNNING_SHOWN: usize = 60;
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed (or, with `--fail-under`, every score reached it).
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let mut outputs = Outputs::plan(&args.outputs)?;
+    let mut outputs = ReportRequests::plan(&args.outputs)?;
     let jsonl_to_stdout = args.jsonl.as_deref().is_some_and(is_stdout);
     if jsonl_to_stdout && outputs.uses_stdout() {
         bail!(
@@ -94,8 +94,8 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
                 None => eprintln!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
-                    crate::commands::results::MAX_HASHED_BYTES >> 20,
-                    crate::commands::results::MAX_HASHED_FILES
+                    crate::report::results_dir::MAX_HASHED_BYTES >> 20,
+                    crate::report::results_dir::MAX_HASHED_FILES
                 ),
             }
         }
@@ -118,11 +118,10 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         .map(|((s, k), _)| (s.clone(), k))
         .unzip();
 
-    let mut plan = prepare(cases, args.jobs, &args.submissions)?;
+    let mut plan = GradePlan::prepare(cases, args.jobs, &args.submissions, true)?;
     eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
     let timing = std::time::Instant::now();
-    crate::runner::limits::calibrate(
-        &mut plan,
+    plan.calibrate(
         to_grade
             .iter()
             .filter_map(|s| s.kind.as_ref().ok().copied()),
@@ -274,7 +273,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         terminal::write_summary(&report, &mut out)?;
         out.flush()?;
     }
-    Ok(exit_code(&report, args.fail_under))
+    Ok(crate::exit::of_report(&report, args.fail_under))
 }
 
 /// The one submission of the upload folder `dir` (`--single`); the files

@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cli::MergeArgs;
-use crate::commands::outputs::{Outputs, exit_code};
-use crate::commands::plan::load_cases;
 use crate::report::read::{read_report, restore_cases};
+use crate::report::requests::ReportRequests;
 use crate::report::text::visible_line;
 use crate::report::{REPORT_VERSION, Report};
+use crate::runner::plan::load_cases;
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
@@ -35,7 +35,7 @@ const PER_SHARD_KEYS: [&str; 10] = [
 
 /// Runs `grader merge`; the exit code is as `grade` gives for the class.
 pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::plan(&args.outputs)?;
+    let outputs = ReportRequests::plan(&args.outputs)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
     let mut provenance: Option<(serde_json::Value, &Path)> = None;
@@ -88,7 +88,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
         report.submissions.len()
     );
     outputs.write_with_summary(&report)?;
-    Ok(exit_code(&report, args.fail_under))
+    Ok(crate::exit::of_report(&report, args.fail_under))
 }
 
 /// A `run` section without what differs from shard to shard: the times,

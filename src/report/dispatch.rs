@@ -1,6 +1,6 @@
 //! One trait every report format implements ([`ReportFormat`]) and the
 //! dispatcher that opens every requested sink before grading starts and
-//! writes each format at the end ([`Outputs`]), as hyperfine's export
+//! writes each format at the end ([`ReportSinks`]), as hyperfine's export
 //! manager does: a path that cannot be written is found before any time is
 //! spent grading. `-` is stdout, which only one report may take.
 
@@ -97,7 +97,7 @@ pub(crate) struct ReportOptions {
 }
 
 /// The requested reports with their sinks, created before grading.
-pub(crate) struct Outputs {
+pub(crate) struct ReportSinks {
     options: ReportOptions,
     sinks: Vec<Sink>,
 }
@@ -109,7 +109,7 @@ struct Sink {
     file: Option<BufWriter<File>>,
 }
 
-impl Outputs {
+impl ReportSinks {
     /// Checks the requests (one report at most on stdout, each path once)
     /// and creates every file.
     ///
@@ -119,7 +119,7 @@ impl Outputs {
     pub(crate) fn create(
         requested: Vec<(Format, PathBuf)>,
         options: ReportOptions,
-    ) -> anyhow::Result<Outputs> {
+    ) -> anyhow::Result<ReportSinks> {
         check_requests(&requested)?;
         let mut sinks = Vec::new();
         for (format, path) in requested {
@@ -137,7 +137,7 @@ impl Outputs {
             };
             sinks.push(Sink { format, path, file });
         }
-        Ok(Outputs { options, sinks })
+        Ok(ReportSinks { options, sinks })
     }
 
     /// Writes every requested report. Returns true iff one went to stdout
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn two_reports_on_stdout_or_one_path_are_refused_before_grading() {
-        let err = Outputs::create(
+        let err = ReportSinks::create(
             vec![(Format::Json, "-".into()), (Format::Html, "-".into())],
             ReportOptions::default(),
         )
@@ -223,7 +223,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r");
-        let err = Outputs::create(
+        let err = ReportSinks::create(
             vec![(Format::Csv, path.clone()), (Format::Junit, path)],
             ReportOptions::default(),
         )
@@ -251,7 +251,7 @@ mod tests {
             .iter()
             .map(|f| (*f, dir.path().join(f.name())))
             .collect();
-        let outputs = Outputs::create(requested, ReportOptions::default()).unwrap();
+        let outputs = ReportSinks::create(requested, ReportOptions::default()).unwrap();
         assert!(!outputs.write_all(&report).unwrap(), "nothing on stdout");
         for format in all {
             let written = std::fs::read(dir.path().join(format.name())).unwrap();

@@ -1,6 +1,6 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
 //! one module per output format through one trait ([`ReportFormat`]) and one
-//! dispatcher ([`Outputs`]). `-` as a path means stdout.
+//! dispatcher ([`ReportSinks`]). `-` as a path means stdout.
 //!
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
@@ -18,13 +18,15 @@ pub(crate) mod picture;
 #[cfg(test)]
 mod proptests;
 pub(crate) mod read;
+pub(crate) mod requests;
+pub(crate) mod results_dir;
 pub(crate) mod run;
 pub(crate) mod student;
 pub(crate) mod summary_md;
 pub(crate) mod terminal;
 pub(crate) mod text;
 
-pub(crate) use dispatch::{Format, Outputs, ReportFormat, ReportOptions};
+pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
 pub(crate) use naming::headline;
 pub(crate) use run::RunInfo;
 

@@ -9,33 +9,18 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::case::{Case, CaseSet};
+use crate::case::Case;
 use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
 use crate::runner::outcome;
+use crate::runner::plan::GradePlan;
 use crate::runner::session::{Next, Session, not_run};
 use crate::sandbox::SandboxEnv;
 use crate::sandbox::SubmissionBox;
 use crate::sandbox::run::{Kill, TestRun};
-use crate::submission::build::BuildContext;
 use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Fault, FaultKind, Function, Outcome, Verdict};
-
-/// Everything a grading run needs besides the submissions, checked before
-/// any student code runs.
-pub struct GradePlan {
-    /// The cases, every one with its reference answer.
-    pub cases: CaseSet,
-    /// Where and how submissions are built.
-    pub build: BuildContext,
-    /// Which safeguards the workers apply.
-    pub sandbox: SandboxEnv,
-    /// Submissions graded at once.
-    pub jobs: usize,
-    /// The time limit of each test (see `crate::runner::limits`).
-    pub limits: crate::runner::limits::TimeLimits,
-}
 
 /// What [`grade_all`] tells its caller as it goes, from the grading threads.
 #[derive(Clone, Copy, Debug)]
@@ -371,6 +356,7 @@ pub fn kind_name(kind: SubmissionKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::submission::build::BuildContext;
     use crate::submission::discover::classify;
 
     #[test]

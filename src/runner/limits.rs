@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, CaseSet};
 use crate::report::{Status, SubmissionReport};
-use crate::runner::grade::{GradePlan, grade_one};
+use crate::runner::grade::grade_one;
+use crate::runner::plan::GradePlan;
 use crate::submission::discover::{SubmissionKind, classify};
 use crate::verdict::{Function, Verdict};
 

@@ -6,5 +6,6 @@
 pub mod grade;
 pub(crate) mod limits;
 pub mod outcome;
+pub mod plan;
 pub(crate) mod session;
 pub mod shrink;

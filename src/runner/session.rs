@@ -16,7 +16,8 @@
 
 use crate::case::Case;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::grade::{GradePlan, JudgedTest, kind_name, run_test_traced};
+use crate::runner::grade::{JudgedTest, kind_name, run_test_traced};
+use crate::runner::plan::GradePlan;
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuiltCode};

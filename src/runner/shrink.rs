@@ -19,7 +19,8 @@ use sudoku_lab::Board;
 
 use crate::case::{Case, Solutions};
 use crate::check::Failure;
-use crate::runner::grade::{GradePlan, run_test_judged};
+use crate::runner::grade::run_test_judged;
+use crate::runner::plan::GradePlan;
 use crate::sandbox::SubmissionBox;
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};

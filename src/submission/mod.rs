@@ -6,3 +6,4 @@ pub mod discover;
 pub(crate) mod lab_kit;
 pub(crate) mod manifest;
 pub(crate) mod scan;
+pub mod shard;
