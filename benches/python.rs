@@ -10,18 +10,12 @@
 //!    test (`find_empty` on the campus board: interpreter start, harness
 //!    import, compiling the student's file, the test), beside `python3 -I
 //!    -S -B -c pass`; and the same test through the real sandboxed worker
-//!    (`process::run_test`, as `grader grade` runs it).
+//!    (`grader::runner::grade::run_test`, as `grader grade` runs it).
 //!
 //! Unsandboxed runs start the interpreter directly (no Landlock, no
 //! seccomp), so the ratio isolates the trace. The machine is shared: the
 //! load average is printed at the start and the end.
 
-#[cfg(not(target_os = "linux"))]
-fn main() {
-    eprintln!("the python bench needs Linux (the worker's confinement is Linux-only)");
-}
-
-#[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {
     match bench::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -32,7 +26,6 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-#[cfg(target_os = "linux")]
 mod bench {
     use std::io::{Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -45,7 +38,8 @@ mod bench {
     use grader::case::Case;
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, PythonInterpreter, WorkerMessage, WorkerRequest};
-    use grader::runner::process::{self, SandboxEnv};
+    use grader::runner::{grade::run_test, outcome::outcome};
+    use grader::sandbox::SandboxEnv;
     use grader::verdict::Function;
     use grader::worker::python::{HARNESS, find_interpreter, harness_input};
 
@@ -158,9 +152,9 @@ mod bench {
         let mut sandboxed = Vec::new();
         for _ in 0..RUNS {
             let start = Instant::now();
-            let run = process::run_test(&request, &env)?;
+            let run = run_test(&request, &env)?;
             let wall = start.elapsed().as_secs_f64() * 1000.0;
-            match process::outcome(&run, &request.limits) {
+            match outcome(&run, &request.limits) {
                 Ok((response, _)) => expect_pass(campus, &probe, &response)?,
                 Err(outcome) => bail!("the sandboxed Python test failed: {outcome:?}\n{run:#?}"),
             }
@@ -191,7 +185,8 @@ mod bench {
         source: &str,
         cases: &grader::case::CaseSet,
     ) -> anyhow::Result<()> {
-        use grader::runner::grade::{GradePlan, run_test_judged};
+        use grader::runner::grade::run_test_judged;
+        use grader::runner::plan::GradePlan;
         use grader::sandbox::SubmissionBox;
         use grader::submission::build::{self, BuildContext};
         use grader::submission::discover::{self, SubmissionKind};
@@ -384,6 +379,9 @@ mod bench {
         match check::judge(case, grader::case::FindEmptyPolicy::Any, probe, response) {
             Judgement::Pass => Ok(()),
             Judgement::Wrong(failure) => bail!("{} failed: {failure}", case.name),
+            Judgement::BadProbe(error) => {
+                bail!("{}: the grader's probe is malformed ({error})", case.name)
+            }
         }
     }
 

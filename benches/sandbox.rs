@@ -27,12 +27,6 @@
 //! The machine is shared: the load average is printed at the start and the
 //! end. Any test that does not pass makes the bench fail (exit status 1).
 
-#[cfg(not(unix))]
-fn main() {
-    eprintln!("the sandbox bench needs a unix system (the worker is unix-only)");
-}
-
-#[cfg(unix)]
 fn main() -> std::process::ExitCode {
     match bench::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -43,7 +37,6 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-#[cfg(unix)]
 mod bench {
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
@@ -53,8 +46,10 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
-    use grader::runner::grade::{GradePlan, run_test_judged, run_test_traced};
-    use grader::runner::process::{self, SandboxEnv};
+    use grader::runner::grade::{run_test_judged, run_test_traced};
+    use grader::runner::outcome::outcome;
+    use grader::runner::plan::GradePlan;
+    use grader::sandbox::SandboxEnv;
     use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
     use grader::submission::discover::{self, SubmissionKind};
@@ -359,6 +354,11 @@ mod bench {
                 case.name,
                 failure.message
             ),
+            Judgement::BadProbe(error) => bail!(
+                "{} {} {function} {how}: the grader's probe is malformed ({error})",
+                fixture.name,
+                case.name
+            ),
         }
     }
 
@@ -632,7 +632,7 @@ mod bench {
             let run = sandbox
                 .run_test(&request)
                 .context("cannot run the looping fixture")?;
-            let verdict = match process::outcome(&run, &request.limits) {
+            let verdict = match outcome(&run, &request.limits) {
                 Ok(_) => Verdict::Pass,
                 Err(outcome) => outcome.verdict,
             };
