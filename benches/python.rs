@@ -185,38 +185,35 @@ mod bench {
         source: &str,
         cases: &grader::case::CaseSet,
     ) -> anyhow::Result<()> {
-        use grader::runner::grade::run_test_judged;
         use grader::runner::plan::GradePlan;
-        use grader::sandbox::SubmissionBox;
-        use grader::submission::build::{self, BuildContext};
-        use grader::submission::discover::{self, SubmissionKind};
+        use grader::runner::session::Session;
+        use grader::submission::build::BuildContext;
+        use grader::submission::discover;
         use grader::verdict::Verdict;
 
         let listing = source_dir().join("submissions/py-listing.py");
-        let zygote_env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         let mut per_test_env =
             SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         per_test_env.test_zygote = false;
-        let plan = GradePlan {
-            cases: grader::case::load(&[source_dir().join("cases")])?,
-            build: BuildContext::new().context("cannot find the lab crate")?,
-            sandbox: SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker")),
-            jobs: 1,
-            limits: Default::default(),
+        let plan_with = |sandbox| -> anyhow::Result<GradePlan> {
+            Ok(GradePlan {
+                cases: grader::case::load(&[source_dir().join("cases")])?,
+                build: BuildContext::new().context("cannot find the lab crate")?,
+                sandbox,
+                jobs: 1,
+                limits: Default::default(),
+            })
         };
+        let plans = [
+            plan_with(SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker")))?,
+            plan_with(per_test_env)?,
+        ];
         let submission = discover::classify(&listing);
-        let mut boxes = Vec::new();
-        for env in [&zygote_env, &per_test_env] {
-            let mut sandbox =
-                SubmissionBox::open(env, &plan.build.views_for(SubmissionKind::Python))?;
-            let built = build::build(
-                &submission,
-                SubmissionKind::Python,
-                &plan.build,
-                &mut sandbox,
-            )?;
-            let code = built.path().to_path_buf();
-            boxes.push((sandbox, code));
+        let mut sessions = Vec::new();
+        for plan in &plans {
+            let session = Session::open(&submission, plan)
+                .map_err(|report| anyhow::anyhow!("py-listing.py: {}", report.message))?;
+            sessions.push(session);
         }
         let tests: Vec<(&Case, Function)> = cases
             .cases
@@ -251,16 +248,8 @@ mod bench {
             for (t, &(case, function)) in tests.iter().enumerate() {
                 let order = if (run + t) % 2 == 0 { [0, 1] } else { [1, 0] };
                 for way in order {
-                    let (sandbox, code) = &mut boxes[way];
                     let start = Instant::now();
-                    let judged = run_test_judged(
-                        sandbox,
-                        code,
-                        SubmissionKind::Python,
-                        case,
-                        function,
-                        &plan,
-                    );
+                    let judged = sessions[way].test(case, function, false);
                     wall[way][t].push(start.elapsed().as_secs_f64() * 1000.0);
                     if judged.report.verdict != Verdict::Pass {
                         bail!(

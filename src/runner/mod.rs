@@ -7,5 +7,5 @@ pub mod grade;
 pub(crate) mod limits;
 pub mod outcome;
 pub mod plan;
-pub(crate) mod session;
+pub mod session;
 pub mod shrink;

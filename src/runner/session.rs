@@ -25,7 +25,7 @@ use crate::submission::discover::{Submission, SubmissionKind};
 use crate::verdict::{Fault, FaultKind, Function, Verdict};
 
 /// A submission built in its box, ready to be tested.
-pub(crate) struct Session<'p> {
+pub struct Session<'p> {
     plan: &'p GradePlan,
     submission: &'p Submission,
     kind: SubmissionKind,
@@ -50,7 +50,7 @@ impl<'p> Session<'p> {
     /// recognisable submission, a box that cannot be made (the grader's
     /// fault), or a build that fails (the student's, or the grader's when
     /// its tool could not run).
-    pub(crate) fn open(
+    pub fn open(
         submission: &'p Submission,
         plan: &'p GradePlan,
     ) -> Result<Session<'p>, Box<SubmissionReport>> {
@@ -89,13 +89,18 @@ impl<'p> Session<'p> {
     }
 
     /// The submission's kind.
-    pub(crate) fn kind(&self) -> SubmissionKind {
+    pub fn kind(&self) -> SubmissionKind {
         self.kind
+    }
+
+    /// The built code the tests load (the library, or the Python file).
+    pub fn code(&self) -> &std::path::Path {
+        self.code.path()
     }
 
     /// Runs and judges one test of `case` (a library's `solve` with its
     /// writes recorded when `trace` is set).
-    pub(crate) fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
+    pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
         run_test_traced(
             &mut self.sandbox,
             self.code.path(),
