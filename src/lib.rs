@@ -15,9 +15,9 @@
 //! - [`runner`]: how a test ended becomes a verdict, one submission's
 //!   session (the one loop over its tests, which calls [`check`] to plan
 //!   and judge), the class, the time limits, shrinking;
-//! - [`report`]: the report model and one file per output format;
+//! - `report`: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
-//! - [`generate`]: fresh puzzles for `grader generate`; [`cli`]: the arguments;
+//! - `generate`: fresh puzzles for `grader generate`; [`cli`]: the arguments;
 //! - [`verdict`], [`exit`], [`color`]: the vocabulary shared by all of them.
 //!
 //! ARCHITECTURE.md draws the flow and every process of a box.
@@ -38,9 +38,9 @@ pub mod cli;
 pub mod color;
 pub mod commands;
 pub mod exit;
-pub mod generate;
+pub(crate) mod generate;
 pub mod protocol;
-pub mod report;
+pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod submission;

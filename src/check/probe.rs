@@ -21,7 +21,7 @@ pub enum Probe {
         /// The boards asked about.
         boards: Vec<Vec<u8>>,
         /// `[board index, row, column, digit]`. On the wire, packed (see
-        /// [`packed_queries`]).
+        /// `packed_queries`).
         #[serde(with = "packed_queries")]
         queries: Vec<[usize; 4]>,
     },
@@ -48,7 +48,7 @@ pub enum Response {
     /// One answer per query, in order.
     Legal {
         /// `legal`'s answers. On the wire, a string of `0` and `1` (see
-        /// [`bit_string`]).
+        /// `bit_string`).
         #[serde(with = "bit_string")]
         answers: Vec<bool>,
     },

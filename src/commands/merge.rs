@@ -12,11 +12,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cli::MergeArgs;
-use crate::commands::outputs::{Outputs, exit_code};
-use crate::commands::plan::load_cases;
-use crate::commands::stored::{read_report, restore_cases};
+use crate::report::read::{read_report, restore_cases};
+use crate::report::requests::ReportRequests;
 use crate::report::text::visible_line;
 use crate::report::{REPORT_VERSION, Report};
+use crate::runner::plan::load_cases;
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
@@ -35,15 +35,16 @@ const PER_SHARD_KEYS: [&str; 10] = [
 
 /// Runs `grader merge`; the exit code is as `grade` gives for the class.
 pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::plan(&args.outputs)?;
+    let outputs = ReportRequests::plan(&args.outputs)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
     let mut provenance: Option<(serde_json::Value, &Path)> = None;
     let mut submissions = Vec::new();
     for path in &args.reports {
         let mut read = read_report(path)?;
-        restore_cases(&mut read.report, &cases, &path.display().to_string())?;
-        if let Some(run) = read.run.as_ref().map(comparable) {
+        restore_cases(&mut read, &cases, &path.display().to_string())?;
+        let run = read.run.as_ref().map(serde_json::to_value).transpose()?;
+        if let Some(run) = run.as_ref().map(comparable) {
             match &provenance {
                 None => provenance = Some((run, path)),
                 Some((first, first_path)) if *first != run => bail!(
@@ -55,7 +56,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
             }
         }
         let mut ids_here = std::collections::BTreeSet::new();
-        for sub in &read.report.submissions {
+        for sub in &read.submissions {
             if !ids_here.insert(sub.id.clone()) {
                 continue; // the same id twice in one run: discover's own marking
             }
@@ -68,7 +69,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
                 );
             }
         }
-        submissions.extend(read.report.submissions);
+        submissions.extend(read.submissions);
     }
     // The order of a single run: by id (a stable sort keeps a report's own
     // order among equal ids).
@@ -87,7 +88,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
         report.submissions.len()
     );
     outputs.write_with_summary(&report)?;
-    Ok(exit_code(&report, args.fail_under))
+    Ok(crate::exit::of_report(&report, args.fail_under))
 }
 
 /// A `run` section without what differs from shard to shard: the times,

@@ -26,6 +26,8 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         time_ms: Some(1.5),
         wall_ms: None,
         reruns: 0,
+        check: None,
+        fault: None,
         message: String::new(),
         output: String::new(),
         board: None,
@@ -54,7 +56,7 @@ pub(super) fn sample() -> Report {
         message: String::new(),
         score: 1,
         max_score: 7,
-        grader_fault: false,
+        fault: None,
         tests: vec![
             test("campus-4x4", Function::Legal, Verdict::Pass, 1),
             wrong,
@@ -75,7 +77,7 @@ pub(super) fn sample() -> Report {
         message: BOB_COMPILER.into(),
         score: 0,
         max_score: 7,
-        grader_fault: false,
+        fault: None,
         tests: vec![
             not_built("campus-4x4", Function::Legal, 1, false),
             not_built("campus-4x4", Function::Solve, 2, false),

@@ -3,9 +3,9 @@
 //!
 //! This is the only loop over a submission's tests: `grader grade` (through
 //! [`super::grade::grade_one`]), `grader check`, the timing of the lab's
-//! listing ([`super::limits`]) and the benches all run a [`Session`]. What
+//! listing (`super::limits`) and the benches all run a [`Session`]. What
 //! differs between them is what they do *after* each test, which they say
-//! in the callback of [`Session::run`]: `check` shrinks a failing board and
+//! in the callback of `Session::run`: `check` shrinks a failing board and
 //! asks for a traced run with the same session, and may stop early
 //! (`--fail-fast`); `grade` records and goes on. The rules every caller
 //! shares live here once: a box that cannot be made and a build that fails
@@ -16,13 +16,13 @@
 
 use crate::case::Case;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::grade::{GradePlan, JudgedTest, kind_name, run_test_traced};
-use crate::runner::process;
+use crate::runner::grade::{JudgedTest, kind_name, run_test_traced};
+use crate::runner::plan::GradePlan;
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuiltCode};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Blame, Function, Verdict};
+use crate::verdict::{Fault, FaultKind, Function, Verdict};
 
 /// A submission built in its box, ready to be tested.
 pub struct Session<'p> {
@@ -33,9 +33,9 @@ pub struct Session<'p> {
     code: BuiltCode,
 }
 
-/// What the caller of [`Session::run`] wants after a test.
+/// What the caller of `Session::run` wants after a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Run the next test.
     Go,
     /// Stop here (`--fail-fast`): the tests not run are left out.
@@ -54,35 +54,31 @@ impl<'p> Session<'p> {
         submission: &'p Submission,
         plan: &'p GradePlan,
     ) -> Result<Session<'p>, Box<SubmissionReport>> {
-        let not_run = |kind, status, message: &str, fault| {
-            let mut report = not_run(submission, kind, status, message, plan);
-            report.grader_fault = fault;
-            Box::new(report)
+        let not_run = |kind, message: &str, fault: Option<Fault>| {
+            let status = match fault {
+                Some(_) => Status::GraderError,
+                None => Status::BuildError,
+            };
+            Box::new(not_run(submission, kind, status, message, fault, plan))
         };
         let kind = match &submission.kind {
             Ok(kind) => *kind,
-            Err(message) => return Err(not_run(None, Status::BuildError, message, false)),
+            Err(message) => return Err(not_run(None, message, None)),
         };
         let mut sandbox =
             SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)).map_err(|err| {
-                let message = format!(
-                    "{} (not your fault): the box cannot be made: {err}",
-                    process::GRADER_FAULT
-                );
-                not_run(Some(kind), Status::BuildError, &message, true)
+                let message = format!("the box cannot be made: {err}");
+                not_run(
+                    Some(kind),
+                    &message,
+                    Some(Fault::grader(FaultKind::Sandbox)),
+                )
             })?;
         for note in sandbox.notes() {
             plan.sandbox.say_once(note);
         }
-        let code =
-            build::build(submission, kind, &plan.build, &mut sandbox).map_err(|failure| {
-                not_run(
-                    Some(kind),
-                    Status::BuildError,
-                    &failure.to_string(),
-                    failure.blame() == Blame::Grader,
-                )
-            })?;
+        let code = build::build(submission, kind, &plan.build, &mut sandbox)
+            .map_err(|failure| not_run(Some(kind), &failure.to_string(), failure.fault()))?;
         Ok(Session {
             plan,
             submission,
@@ -95,6 +91,11 @@ impl<'p> Session<'p> {
     /// The submission's kind.
     pub fn kind(&self) -> SubmissionKind {
         self.kind
+    }
+
+    /// The built code the tests load (the library, or the Python file).
+    pub fn code(&self) -> &std::path::Path {
+        self.code.path()
     }
 
     /// Runs and judges one test of `case` (a library's `solve` with its
@@ -113,7 +114,7 @@ impl<'p> Session<'p> {
 
     /// The smallest board on which `solve` still fails as `class` says
     /// (see [`crate::runner::shrink`]).
-    pub fn shrink(
+    pub(crate) fn shrink(
         &mut self,
         case: &Case,
         class: &FailureClass,
@@ -136,22 +137,21 @@ impl<'p> Session<'p> {
     /// load the code (a missing symbol, a constructor that crashes or
     /// never returns), nothing else can: the report is a load error with
     /// every test listed as not run.
-    pub fn run(
+    pub(crate) fn run(
         mut self,
         mut after: impl FnMut(&mut Session<'p>, &Case, Function, &JudgedTest) -> Next,
     ) -> SubmissionReport {
         let plan = self.plan;
         let mut tests: Vec<TestReport> = Vec::new();
-        let mut grader_fault = false;
+        let mut fault = None;
         'cases: for case in &plan.cases.cases {
             for &function in &case.tests {
                 let judged = self.test(case, function, false);
-                let graders = judged.blame == Blame::Grader;
-                grader_fault |= graders;
+                fault = fault.or(judged.report.fault);
                 if !judged.loaded
                     && tests.is_empty()
                     && judged.report.verdict != Verdict::Pass
-                    && !graders
+                    && judged.report.fault.is_none()
                 {
                     let message = match judged.report.verdict {
                         Verdict::Error => judged.report.message,
@@ -165,6 +165,7 @@ impl<'p> Session<'p> {
                         Some(self.kind),
                         Status::LoadError,
                         &message,
+                        None,
                         plan,
                     );
                 }
@@ -182,23 +183,26 @@ impl<'p> Session<'p> {
             message: String::new(),
             score: tests.iter().map(|t| t.points).sum(),
             max_score: max_score(plan),
-            grader_fault,
+            fault,
             tests,
         }
     }
 }
 
 /// A submission none of whose tests ran: every test gets `error` with the
-/// reason, so the report still lists what it would have been graded on.
-pub fn not_run(
+/// reason (and the grader's `fault`, when it is one), so the report still
+/// lists what it would have been graded on.
+pub(crate) fn not_run(
     submission: &Submission,
     kind: Option<SubmissionKind>,
     status: Status,
     message: &str,
+    fault: Option<Fault>,
     plan: &GradePlan,
 ) -> SubmissionReport {
     let what = match status {
         Status::LoadError => "not run: the submission could not be loaded",
+        Status::GraderError => "not run: the grader failed on this submission",
         _ => "not run: the submission could not be built",
     };
     let tests = plan
@@ -215,6 +219,8 @@ pub fn not_run(
                 time_ms: None,
                 wall_ms: None,
                 reruns: 0,
+                check: None,
+                fault,
                 message: what.to_string(),
                 output: String::new(),
                 board: None,
@@ -230,7 +236,7 @@ pub fn not_run(
         message: message.to_string(),
         score: 0,
         max_score: max_score(plan),
-        grader_fault: false,
+        fault,
         tests,
     }
 }

@@ -3,6 +3,7 @@
 //! ([`build`]).
 pub mod build;
 pub mod discover;
-pub mod lab_kit;
-pub mod manifest;
-pub mod scan;
+pub(crate) mod lab_kit;
+pub(crate) mod manifest;
+pub(crate) mod scan;
+pub mod shard;
