@@ -206,7 +206,6 @@ impl Watched {
             wall_ms,
             idle_ms: self.clock.idle().as_millis() as u64,
             waited_ms: self.clock.waited().as_millis() as u64,
-            max_rss_kb: waited.max_rss_kb,
             killed: self.killed,
             leftovers,
         }
@@ -229,7 +228,6 @@ fn killed_status() -> sys::Waited {
     sys::Waited {
         status: libc::SIGKILL,
         cpu_ms: 0,
-        max_rss_kb: 0,
     }
 }
 
@@ -306,7 +304,6 @@ impl Init {
 
     /// Prepares the box, reports ready, then runs each command.
     fn serve(mut self, mut commands: BufReader<std::fs::File>) -> u8 {
-        #[cfg(target_os = "linux")]
         {
             // Init dies with the grader (and with it the whole box).
             let _ = sys::die_with_parent(sys::parent_pid());
@@ -626,7 +623,6 @@ impl Init {
             wall_ms: start.elapsed().as_millis() as u64,
             idle_ms: 0,
             waited_ms: 0,
-            max_rss_kb: waited.max_rss_kb,
             killed: None,
             leftovers,
         }
@@ -771,7 +767,6 @@ impl Init {
                 fail(&format!("switch to user {uid}"), &err);
             }
         }
-        #[cfg(target_os = "linux")]
         {
             let _ = sys::die_with_parent(sys::parent_pid());
             if let Err(err) = sys::no_new_privs() {

@@ -436,6 +436,15 @@ fn json_validates_against_the_report_schema_with_checks_and_faults() {
         .map(|t| t["check"].as_str().expect("a wrong test names its check"))
         .collect();
     assert!(checks.contains(&"solve.leftover"), "{checks:?}");
+    for sub in report["submissions"].as_array().unwrap() {
+        for test in sub["tests"].as_array().unwrap() {
+            assert_eq!(
+                test["verdict"] == "wrong",
+                test.get("check").is_some(),
+                "a check id on every wrong test, and only there: {test}"
+            );
+        }
+    }
 
     // No compiler: a pinned time limit, since the lab's listing cannot be
     // built to time one.
