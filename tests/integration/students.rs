@@ -41,6 +41,19 @@ impl Kit {
             bin.join("grader-worker"),
         )
         .unwrap();
+        // A test thread that forks while a copy is still open for writing
+        // holds it until its child execs, and an exec of the copy meanwhile
+        // fails with ETXTBSY ("Text file busy"): wait until both copies run.
+        for (exe, arg) in [("grader", "--version"), ("grader-worker", "--identity")] {
+            for _ in 0..250 {
+                match Command::new(bin.join(exe)).arg(arg).output() {
+                    Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    }
+                    _ => break,
+                }
+            }
+        }
         Kit { dir }
     }
 
