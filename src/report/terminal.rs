@@ -135,6 +135,7 @@ mod tests {
             board: None,
             hidden: false,
             description: None,
+            side: None,
         }
     }
 
