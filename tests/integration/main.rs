@@ -9,6 +9,8 @@
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
+//! - `html_class`: the HTML report of 200 students in Chromium and
+//!   Lighthouse (slow tier);
 //! - `package`: the Gradescope package in a simulated `/autograder`;
 //! - `recipes`: the sharding recipes and the Classroom workflow, run;
 //! - `reports`: every report format against the JSON report;
@@ -31,6 +33,7 @@ mod boxes;
 mod cases_cli;
 mod fuzz_seeds;
 mod generate;
+mod html_class;
 mod package;
 mod recipes;
 mod reports;
