@@ -22,7 +22,7 @@
 //! - one `<details>` per student in the matrix's order, open when some test
 //!   failed, closed when every test passed: the compiler's message for a
 //!   submission that could not be built or loaded, else one closed
-//!   `<details>` per failing test whose summary is its verdict and the
+//!   `<details>` per failing test (in the columns' order) whose summary is its verdict and the
 //!   first line of the message, and whose body is the whole message, the
 //!   board and the output. A board is drawn as a grid (a table with row and
 //!   column numbers, thick lines between boxes) with the cell in question
@@ -212,7 +212,7 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     most_failed(report, &columns, out)?;
     writeln!(out, "</div>\n<h2>Students</h2>")?;
     for &index in &order {
-        details(index, &report.submissions[index], out)?;
+        details(index, &report.submissions[index], &columns, out)?;
     }
     writeln!(out, "</main>\n<script>{SCRIPT}</script>\n</body>\n</html>")?;
     out.flush()
@@ -452,7 +452,12 @@ fn most_failed(report: &Report, columns: &[String], out: &mut dyn Write) -> io::
     writeln!(out, "</section>")
 }
 
-fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<()> {
+fn details(
+    index: usize,
+    sub: &SubmissionReport,
+    columns: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let passed = sub
         .tests
         .iter()
@@ -483,7 +488,12 @@ fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Res
             escape(&sub.shown_message())
         )?;
     } else {
-        let failing: Vec<&TestReport> = failing(sub).collect();
+        // In the matrix's order (the lab's), left to right.
+        let mut failing: Vec<&TestReport> = failing(sub).collect();
+        failing.sort_by_key(|t| {
+            let name = test_name(t);
+            columns.iter().position(|c| *c == name)
+        });
         // Each distinct output is shown once, with the tests that repeat it.
         let mut first_with: HashMap<&str, &TestReport> = HashMap::new();
         let mut repeats: HashMap<&str, usize> = HashMap::new();
