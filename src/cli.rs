@@ -16,6 +16,10 @@ pub struct Cli {
     /// always, never.
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
     pub color: crate::color::ColorWhen,
+    /// Print no progress, status lines or notes, and of a summary only its
+    /// last line; errors, warnings and reports are never silenced.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 /// The subcommands.

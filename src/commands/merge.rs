@@ -82,7 +82,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     if outputs.wants_gradescope() {
         crate::report::gradescope::check_submission_count(report.submissions.len())?;
     }
-    eprintln!(
+    crate::note!(
         "merged {} reports: {} submissions",
         args.reports.len(),
         report.submissions.len()

@@ -59,7 +59,7 @@ pub fn run_gradescope(args: &GradescopePackageArgs) -> anyhow::Result<u8> {
     if worker.is_file() {
         entries.push(("bin/grader-worker".to_string(), read(&worker)?, 0o755));
     } else {
-        eprintln!(
+        crate::note!(
             "note: no grader-worker beside {}: the package's grader runs tests as `grader worker` (slower)",
             exe.display()
         );
@@ -81,9 +81,11 @@ pub fn run_gradescope(args: &GradescopePackageArgs) -> anyhow::Result<u8> {
         env!("CARGO_PKG_VERSION"),
         if args.rust { ", Rust toolchain" } else { "" }
     );
-    println!(
-        "upload it as the autograder of a Gradescope programming assignment (Ubuntu image); students upload a crate or one .c/.py/.so file"
-    );
+    if !crate::quiet::is_quiet() {
+        println!(
+            "upload it as the autograder of a Gradescope programming assignment (Ubuntu image); students upload a crate or one .c/.py/.so file"
+        );
+    }
     Ok(exit::SUCCESS)
 }
 

@@ -44,7 +44,7 @@ try {
   }));
   const result = {
     height: await page.evaluate(() => document.documentElement.scrollHeight),
-    scripted: await page.$eval('#filter', (f) => !f.hidden),
+    scripted: await page.evaluate(() => { const f = document.getElementById('filter'); return !!f && !f.hidden; }),
     columns: await page.$$eval('table.matrix th.t', (ths) => ths.map((th) => th.textContent)),
     rows: await shown(),
     filters: [],

@@ -7,6 +7,7 @@
 //! - `boxes`: the box around each submission: compile-time attacks, two
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
+//! - `conventions`: `-q`, and the summary table lined up for wide names;
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
 //! - `html_class`: the HTML report of 200 students in Chromium and
@@ -31,6 +32,7 @@ mod util;
 mod attacks;
 mod boxes;
 mod cases_cli;
+mod conventions;
 mod fuzz_seeds;
 mod generate;
 mod html_class;
