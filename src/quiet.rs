@@ -1,5 +1,5 @@
 //! `-q`/`--quiet`: fewer words on stderr for scripts and CI logs. Set once
-//! by `main` before any command writes; read by [`note!`] and by the
+//! by `main` before any command writes; read by [`note!`](crate::note) and by the
 //! writers of progress bars and summaries.
 //!
 //! Silenced: progress bars, status lines (the sandbox in force, the time
