@@ -12,7 +12,8 @@
 //! - `cases/`: the course's case files and `grader.toml`, checked first.
 //!
 //! The executables are dynamic (the worker `dlopen`s student libraries,
-//! which a static musl build cannot): the glibc they need is read from
+//! which a static musl build cannot; `scripts/build-portable` links them
+//! against glibc 2.27): the glibc they need is read from
 //! them ([`crate::commands::glibc`]) and the command says which of
 //! Gradescope's base images can run the package, refusing one that none
 //! can run or that `--image` names and cannot run it.
