@@ -48,14 +48,14 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     let stored = Stored::find(results.as_ref(), &submissions, args.results.as_deref());
     let to_grade = stored.to_grade(&submissions);
     let mut plan = GradePlan::prepare(cases, args.jobs, &args.submissions, true)?;
-    eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
+    crate::note!("sandbox: {}", plan.sandbox.active().join(", "));
     let timing = std::time::Instant::now();
     plan.calibrate(
         to_grade
             .iter()
             .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),
     )?;
-    eprintln!(
+    crate::note!(
         "time limits: {} (timed in {:.1} s)",
         plan.limits.describe(&plan.cases),
         timing.elapsed().as_secs_f64()
@@ -154,7 +154,7 @@ impl Sinks {
                 .and_then(|()| out.flush())
                 .context("cannot write the JSON Lines stream")?;
         }
-        if self.stream_lines {
+        if self.stream_lines && !crate::quiet::is_quiet() {
             let line = summary_line(sub, stored);
             bar.suspend(|| {
                 if self.summary_to_stderr {
@@ -195,7 +195,7 @@ fn find_submissions(args: &GradeArgs) -> anyhow::Result<Vec<Submission>> {
     if let Some(shard) = args.shard {
         let total = submissions.len();
         submissions.retain(|s| shard.holds(&s.id));
-        eprintln!(
+        crate::note!(
             "shard {shard}: {} of {total} submissions",
             submissions.len()
         );
@@ -232,7 +232,7 @@ impl Stored {
             stored.keys[i] = results.key(submission);
             match &stored.keys[i] {
                 Some((key, _)) => stored.reused[i] = results.reusable(submission, key),
-                None => eprintln!(
+                None => crate::note!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
                     crate::report::results_dir::MAX_HASHED_BYTES >> 20,
@@ -242,7 +242,7 @@ impl Stored {
         }
         let count = stored.reused.iter().flatten().count();
         if count > 0 {
-            eprintln!(
+            crate::note!(
                 "reusing {count} stored results from {} (unchanged submissions, cases and grader)",
                 dir.unwrap_or(std::path::Path::new("")).display()
             );
@@ -354,7 +354,7 @@ fn say_what_the_run_cost(report: &Report) {
         .map(|t| t.reruns)
         .sum();
     if reruns > 0 {
-        eprintln!(
+        crate::note!(
             "note: {reruns} test run(s) were repeated because the host was too busy to time them (each test's `reruns` in the JSON report); the verdicts are the repeated runs'"
         );
     }
@@ -368,7 +368,7 @@ fn say_what_the_run_cost(report: &Report) {
         .collect();
     if !timeouts.is_empty() && all_ms > 0.0 {
         let spent: f64 = timeouts.iter().sum();
-        eprintln!(
+        crate::note!(
             "note: {} test(s) ran to a time limit: {:.1} s, {:.0}% of the {:.1} s spent in tests",
             timeouts.len(),
             spent / 1000.0,
@@ -417,7 +417,7 @@ fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
             .iter()
             .map(|n| visible_line(n).into_owned())
             .collect();
-        eprintln!(
+        crate::note!(
             "note: ignored, not part of the submission: {}",
             names.join(", ")
         );
@@ -425,10 +425,10 @@ fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
     Ok(vec![upload.submission])
 }
 
-/// A progress bar on stderr when it is a terminal (hidden otherwise):
-/// done/total, elapsed, ETA, and the students being graded now.
+/// A progress bar on stderr when it is a terminal (hidden otherwise, and
+/// with `-q`): done/total, elapsed, ETA, and the students being graded now.
 fn progress_bar(total: usize) -> ProgressBar {
-    if !io::stderr().is_terminal() || total == 0 {
+    if !io::stderr().is_terminal() || total == 0 || crate::quiet::is_quiet() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total as u64);

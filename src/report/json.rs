@@ -57,6 +57,7 @@ mod tests {
                     board: None,
                     hidden: true,
                     description: None,
+                    side: None,
                 }],
             }],
         };

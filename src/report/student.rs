@@ -705,6 +705,7 @@ mod tests {
             board: None,
             hidden: false,
             description: None,
+            side: None,
         }
     }
 

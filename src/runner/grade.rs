@@ -317,6 +317,7 @@ fn test_report(
         board,
         hidden: case.hidden,
         description: case.description.clone(),
+        side: Some(case.puzzle.side()),
     }
 }
 

@@ -468,6 +468,9 @@ impl Init {
             // protocol fd) or is gone: its end is this test's.
             _ => return Ok(self.zygote_failed(start)),
         };
+        // The child's clock starts when it exists: the time the zygote
+        // took to be scheduled and fork it is not the child's idle time.
+        let start = Instant::now();
         let reports_fd = zygote.reports.get_ref().as_raw_fd();
         let reports = &mut zygote.reports;
         // Woken when the child ends (a pidfd serves any process).
