@@ -63,7 +63,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 #[command(after_help = CHECK_EXAMPLES)]
 pub struct CheckArgs {
-    /// Your project: a folder with Cargo.toml, a .c, a .py or a .so file.
+    /// Your project: a folder with Cargo.toml, a .c, a .py, a .ipynb or a .so file.
     #[arg(default_value = ".")]
     pub path: PathBuf,
     /// Use the cases in this folder instead of the built-in public ones.
@@ -175,7 +175,7 @@ pub struct GradeArgs {
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// SUBMISSIONS is one student's upload, not a folder of students:
-    /// a crate, or one .c/.py/.so file, at its top (or in a lone folder);
+    /// a crate, or one .c/.py/.ipynb/.so file, at its top (or in a lone folder);
     /// other files are ignored and named (Gradescope, a student's repo).
     #[arg(long, conflicts_with = "shard")]
     pub single: bool,

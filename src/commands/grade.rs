@@ -49,7 +49,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     };
     if submissions.is_empty() {
         bail!(
-            "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py or a .so)",
+            "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py, a .ipynb or a .so)",
             args.submissions.display()
         );
     }
@@ -228,6 +228,13 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             .collect(),
     };
     outputs.write(&report)?;
+    if args.single {
+        // What the student's own result says about how the upload was
+        // read, in the log too (Gradescope's, a Classroom job's).
+        for note in report.submissions.iter().flat_map(|s| &s.notes) {
+            eprintln!("note: {}", visible_line(note));
+        }
+    }
     let reruns: u32 = report
         .submissions
         .iter()
@@ -278,7 +285,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
 }
 
 /// The one submission of the upload folder `dir` (`--single`); the files
-/// ignored beside it are named on stderr.
+/// ignored beside it are in its notes (named on stderr after grading).
 fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
     if !dir.is_dir() {
         bail!(
@@ -286,19 +293,7 @@ fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
             dir.display()
         );
     }
-    let upload = discover::classify_upload(dir);
-    if !upload.ignored.is_empty() {
-        let names: Vec<String> = upload
-            .ignored
-            .iter()
-            .map(|n| visible_line(n).into_owned())
-            .collect();
-        eprintln!(
-            "note: ignored, not part of the submission: {}",
-            names.join(", ")
-        );
-    }
-    Ok(vec![upload.submission])
+    Ok(vec![discover::classify_upload(dir).submission])
 }
 
 /// A progress bar on stderr when it is a terminal (hidden otherwise):

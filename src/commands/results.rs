@@ -406,6 +406,7 @@ mod tests {
             message: String::new(),
             score: 3,
             max_score: 4,
+            notes: Vec::new(),
             grader_fault: false,
             tests: Vec::new(),
         };

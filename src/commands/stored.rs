@@ -43,6 +43,8 @@ pub(crate) struct StoredSubmission {
     kind: Option<String>,
     status: StoredStatus,
     message: String,
+    #[serde(default)]
+    notes: Vec<String>,
     score: u32,
     max_score: u32,
     #[serde(default)]
@@ -93,6 +95,7 @@ impl StoredSubmission {
                 StoredStatus::LoadError => Status::LoadError,
             },
             message: self.message,
+            notes: self.notes,
             score: self.score,
             max_score: self.max_score,
             grader_fault: self.grader_fault,

@@ -54,6 +54,7 @@ pub(super) fn sample() -> Report {
         message: String::new(),
         score: 1,
         max_score: 7,
+        notes: Vec::new(),
         grader_fault: false,
         tests: vec![
             test("campus-4x4", Function::Legal, Verdict::Pass, 1),
@@ -75,6 +76,7 @@ pub(super) fn sample() -> Report {
         message: BOB_COMPILER.into(),
         score: 0,
         max_score: 7,
+        notes: Vec::new(),
         grader_fault: false,
         tests: vec![
             not_built("campus-4x4", Function::Legal, 1, false),

@@ -103,6 +103,7 @@ fn submission() -> impl Strategy<Value = SubmissionReport> {
             message,
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
+            notes: Vec::new(),
             grader_fault: false,
             tests,
         })

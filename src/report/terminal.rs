@@ -151,6 +151,7 @@ mod tests {
                 message: String::new(),
                 score: 0,
                 max_score: 5,
+                notes: Vec::new(),
                 grader_fault: false,
                 tests,
             }],

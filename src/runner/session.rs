@@ -97,6 +97,13 @@ impl<'p> Session<'p> {
         self.kind
     }
 
+    /// The notes of the upload and of the build, for the student's output.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.submission.notes.clone();
+        notes.extend(self.code.notes().iter().cloned());
+        notes
+    }
+
     /// Runs and judges one test of `case` (a library's `solve` with its
     /// writes recorded when `trace` is set).
     pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
@@ -160,13 +167,15 @@ impl<'p> Session<'p> {
                             judged.report.message
                         ),
                     };
-                    return not_run(
+                    let mut report = not_run(
                         self.submission,
                         Some(self.kind),
                         Status::LoadError,
                         &message,
                         plan,
                     );
+                    report.notes = self.notes();
+                    return report;
                 }
                 let next = after(&mut self, case, function, &judged);
                 tests.push(judged.report);
@@ -180,6 +189,7 @@ impl<'p> Session<'p> {
             kind: Some(kind_name(self.kind).to_string()),
             status: Status::Ok,
             message: String::new(),
+            notes: self.notes(),
             score: tests.iter().map(|t| t.points).sum(),
             max_score: max_score(plan),
             grader_fault,
@@ -228,6 +238,7 @@ pub fn not_run(
         kind: kind.map(|k| kind_name(k).to_string()),
         status,
         message: message.to_string(),
+        notes: submission.notes.clone(),
         score: 0,
         max_score: max_score(plan),
         grader_fault: false,

@@ -23,7 +23,9 @@
 //!   compiler's default dialect (GNU C, so POSIX names such as `pid_t` and
 //!   `usleep` compile as they do everywhere else). Messages name the
 //!   student's file again.
-//! - **Library** (`.so`) and **Python** (`.py`): copied as they are.
+//! - **Library** (`.so`) and **Python** (`.py`): copied as they are; a
+//!   notebook (`.ipynb`) is written as the Python its code cells make
+//!   ([`super::notebook`]), under its own name.
 //!
 //! The box kills a build at its time limit, with everything it started.
 //! Its output becomes the failure message, trimmed to the errors (see
@@ -354,6 +356,7 @@ fn find_rust(rustc: &Path) -> Result<RustToolchain, String> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuiltCode {
     path: PathBuf,
+    notes: Vec<String>,
 }
 
 impl BuiltCode {
@@ -361,6 +364,12 @@ impl BuiltCode {
     /// world-readable.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What the student should know about how the code was taken (a
+    /// notebook's cells), for their own output.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 }
 
@@ -454,6 +463,7 @@ pub fn build(
         refuse_symlink(folder)?;
     }
     let code = sandbox.code_dir();
+    let mut notes = Vec::new();
     let built = match kind {
         SubmissionKind::C => build_c(sub, ctx, sandbox)?,
         SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
@@ -467,11 +477,36 @@ pub fn build(
             let name = sub.path.file_name().ok_or_else(|| {
                 BuildFailure::Invalid(format!("{} is not a file", sub.path.display()))
             })?;
-            copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
+            if super::notebook::is_notebook(&sub.path) {
+                let (built, note) = notebook_as_python(&sub.path, &code.join(name))?;
+                notes.push(note);
+                built
+            } else {
+                copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
+            }
         }
     };
     set_mode(&built, 0o644).map_err(|e| grader_io("make the build readable", &built, e))?;
-    Ok(BuiltCode { path: built })
+    Ok(BuiltCode { path: built, notes })
+}
+
+/// Writes the Python module of the notebook `from` to `to`, with the
+/// checks of [`read_limited`] (the module itself at most
+/// [`MAX_SOURCE_BYTES`]); returns the note of the cells taken.
+fn notebook_as_python(from: &Path, to: &Path) -> Result<(PathBuf, String), BuildFailure> {
+    let shown = from.file_name().unwrap_or_default().to_string_lossy();
+    let bytes = read_limited(from, super::notebook::MAX_NOTEBOOK_BYTES, "notebook")?;
+    let python = super::notebook::to_python(&bytes, &shown).map_err(BuildFailure::Invalid)?;
+    if python.source.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(too_big(
+            Path::new(shown.as_ref()),
+            python.source.len() as u64,
+            MAX_SOURCE_BYTES,
+            "source file (the notebook's code cells)",
+        ));
+    }
+    std::fs::write(to, python.source).map_err(|e| grader_io("write", to, e))?;
+    Ok((to.to_path_buf(), python.note))
 }
 
 /// The fixed name a C submission is compiled under (never a name the

@@ -5,4 +5,5 @@ pub mod build;
 pub mod discover;
 pub mod lab_kit;
 pub mod manifest;
+pub mod notebook;
 pub mod scan;
