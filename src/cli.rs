@@ -241,6 +241,11 @@ pub struct ReportOutputs {
     /// e.g. `$GITHUB_STEP_SUMMARY` in GitHub Actions; `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub summary_md: Option<PathBuf>,
+    /// Write GitHub Classroom's runner result here (one line of base64
+    /// JSON, what the autograding reporter reads from `<STEP>_RESULTS`;
+    /// needs exactly one submission); `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub classroom: Option<PathBuf>,
 }
 
 /// `grader report DIR`.

@@ -64,6 +64,12 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     if outputs.wants_gradescope() {
         gradescope::check_submission_count(submissions.len())?;
     }
+    if outputs.wants_classroom() && submissions.len() != 1 {
+        bail!(
+            "--classroom needs exactly one submission, and there are {}: a Classroom repository is one student's; grade it with --single",
+            submissions.len()
+        );
+    }
     outputs.create()?;
     let jsonl: Option<Mutex<Box<dyn Write + Send>>> = match &args.jsonl {
         None => None,

@@ -45,6 +45,7 @@ impl Outputs {
             (Format::Gradescope, &flags.gradescope),
             (Format::Html, &flags.html),
             (Format::SummaryMd, &flags.summary_md),
+            (Format::Classroom, &flags.classroom),
         ]
         .into_iter()
         .filter_map(|(format, path)| path.as_ref().map(|p| (format, p.clone())))
@@ -83,6 +84,11 @@ impl Outputs {
     /// Whether a Gradescope report is asked for (it holds one submission).
     pub fn wants_gradescope(&self) -> bool {
         self.requested.iter().any(|(f, _)| *f == Format::Gradescope)
+    }
+
+    /// Whether a GitHub Classroom result is asked for (one submission).
+    pub fn wants_classroom(&self) -> bool {
+        self.requested.iter().any(|(f, _)| *f == Format::Classroom)
     }
 
     /// Writes `report` in every format asked for (creating the files not

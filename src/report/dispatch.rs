@@ -37,6 +37,8 @@ pub enum Format {
     Html,
     /// `--summary-md`: a Markdown summary for a CI job page.
     SummaryMd,
+    /// `--classroom`: GitHub Classroom's runner result.
+    Classroom,
 }
 
 impl Format {
@@ -49,6 +51,7 @@ impl Format {
             Format::Gradescope => "--gradescope",
             Format::Html => "--html",
             Format::SummaryMd => "--summary-md",
+            Format::Classroom => "--classroom",
         }
     }
 
@@ -61,6 +64,7 @@ impl Format {
             Format::Gradescope => "Gradescope",
             Format::Html => "HTML",
             Format::SummaryMd => "Markdown summary",
+            Format::Classroom => "GitHub Classroom",
         }
     }
 
@@ -80,6 +84,7 @@ impl Format {
             Format::Gradescope => Box::new(gradescope::Gradescope),
             Format::Html => Box::new(html::Html),
             Format::SummaryMd => Box::new(super::summary_md::SummaryMd),
+            Format::Classroom => Box::new(super::classroom::Classroom),
         }
     }
 }

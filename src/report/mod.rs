@@ -5,6 +5,7 @@
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
+pub mod classroom;
 pub mod csv;
 pub mod dispatch;
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Property tests: no report writer panics on any value a student or a
 //! forged protocol line can put in the model (ids, messages, outputs with
 //! control characters, `]]>`, quotes, huge or non-finite times), and what
-//! each writes parses back: JSON and Gradescope as JSON, CSV with the csv
+//! each writes parses back: JSON and Gradescope as JSON, Classroom's
+//! base64 line as JSON, CSV with the csv
 //! crate (every row as wide as the header), JUnit as XML, HTML with every
 //! student string escaped.
 
@@ -133,6 +134,30 @@ proptest! {
         prop_assert_eq!(value["submissions"].as_array().unwrap().len(), report.submissions.len());
         for (sub, parsed) in report.submissions.iter().zip(value["submissions"].as_array().unwrap()) {
             prop_assert_eq!(parsed["id"].as_str(), Some(sub.id.as_str()));
+        }
+    }
+
+    #[test]
+    fn classroom_decodes_back_with_integer_scores_and_durations(report in report(1)) {
+        use base64::Engine;
+        let text = written(|out| {
+            super::ReportFormat::write(&super::classroom::Classroom, &report, out).unwrap()
+        });
+        prop_assert_eq!(text.lines().count(), 1);
+        let json = base64::engine::general_purpose::STANDARD
+            .decode(text.trim_end())
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        prop_assert_eq!(value["version"].as_u64(), Some(1));
+        let sum: u64 = value["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["score"].as_u64().unwrap())
+            .sum();
+        prop_assert_eq!(sum, report.submissions[0].tests.iter().map(|t| u64::from(t.points)).sum::<u64>());
+        for test in value["tests"].as_array().unwrap() {
+            prop_assert!(test["duration"].is_u64());
         }
     }
 
