@@ -229,6 +229,15 @@ pub struct ReportOutputs {
     /// `Sudoku lab`): name the LMS's assignment to update it.
     #[arg(long, value_name = "NAME")]
     pub csv_assignment: Option<String>,
+    /// With --roster: a submission whose id the roster does not list
+    /// refuses the CSV (exit 2) instead of being left out of it.
+    #[arg(long, requires = "roster")]
+    pub roster_strict: bool,
+    /// Blackboard's Column ID of the grade column (Grade Center: the
+    /// column's menu > Quick Column Information), needed by
+    /// `--csv-for blackboard` so an upload updates that column.
+    #[arg(long, value_name = "ID")]
+    pub csv_column_id: Option<String>,
     /// Write Gradescope's results.json here (needs exactly one submission,
     /// as Gradescope grades one student per run); `-` for stdout.
     #[arg(long, value_name = "PATH")]
