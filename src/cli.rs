@@ -276,8 +276,9 @@ pub struct MergeArgs {
     /// JSON reports of `grader grade --shard K/N --json`, one per shard.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// The case folder the shards were graded on (default: the built-in
-    /// public cases); a report graded on other cases is refused.
+    /// The case folder the shards were graded on (default: the case files
+    /// the shards' `run` sections record, each checked by its SHA-256); a
+    /// report graded on other cases is refused.
     #[arg(long)]
     pub cases: Option<PathBuf>,
     /// The reports to write.
