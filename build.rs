@@ -2,7 +2,8 @@
 //! `grader::worker::BUILD_IDENTITY` (see `src/worker/identity.rs`).
 //!
 //! The fingerprint covers every file of `src/worker/`, the `grader-worker`
-//! binary, the protocol and the checks it executes, the lab crate, the
+//! binary, the protocol and the checks it executes, the write watch
+//! (`crates/watch`), the lab crate, the
 //! manifest and the lock file, and the build profile. Hashing here, rather
 //! than in a `const`, costs nothing at compile time however large the files
 //! grow.
@@ -20,6 +21,8 @@ const EXTRA_SOURCES: &[&str] = &[
     "src/check/probe.rs",
     "src/check/error.rs",
     "lab/src/lib.rs",
+    "crates/watch/src/lib.rs",
+    "crates/watch/Cargo.toml",
     "Cargo.lock",
     "Cargo.toml",
 ];

@@ -143,7 +143,7 @@ fn run() -> Result<(), String> {
         .ok_or("no submissions")?
     {
         let id = sub["id"].as_str().ok_or("no id")?;
-        let k = grader::commands::shard::Shard::of(id, 100);
+        let k = grader::submission::shard::Shard::of(id, 100);
         shards[(k - 1) as usize].push(sub.clone());
     }
     let mut paths = Vec::new();

@@ -132,7 +132,7 @@ fn grade(class: &Path, cases: &Path) -> Result<Figures, String> {
         faults: 0,
     };
     for sub in json["submissions"].as_array().into_iter().flatten() {
-        if sub["grader_fault"].as_bool() == Some(true) {
+        if sub.get("fault").is_some() {
             figures.faults += 1;
         }
         for test in sub["tests"].as_array().into_iter().flatten() {

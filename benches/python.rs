@@ -10,18 +10,12 @@
 //!    test (`find_empty` on the campus board: interpreter start, harness
 //!    import, compiling the student's file, the test), beside `python3 -I
 //!    -S -B -c pass`; and the same test through the real sandboxed worker
-//!    (`process::run_test`, as `grader grade` runs it).
+//!    (`grader::runner::grade::run_test`, as `grader grade` runs it).
 //!
 //! Unsandboxed runs start the interpreter directly (no Landlock, no
 //! seccomp), so the ratio isolates the trace. The machine is shared: the
 //! load average is printed at the start and the end.
 
-#[cfg(not(target_os = "linux"))]
-fn main() {
-    eprintln!("the python bench needs Linux (the worker's confinement is Linux-only)");
-}
-
-#[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {
     match bench::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -32,7 +26,6 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-#[cfg(target_os = "linux")]
 mod bench {
     use std::io::{Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -45,7 +38,8 @@ mod bench {
     use grader::case::Case;
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, PythonInterpreter, WorkerMessage, WorkerRequest};
-    use grader::runner::process::{self, SandboxEnv};
+    use grader::runner::{grade::run_test, outcome::outcome};
+    use grader::sandbox::SandboxEnv;
     use grader::verdict::Function;
     use grader::worker::python::{HARNESS, find_interpreter, harness_input};
 
@@ -158,9 +152,9 @@ mod bench {
         let mut sandboxed = Vec::new();
         for _ in 0..RUNS {
             let start = Instant::now();
-            let run = process::run_test(&request, &env)?;
+            let run = run_test(&request, &env)?;
             let wall = start.elapsed().as_secs_f64() * 1000.0;
-            match process::outcome(&run, &request.limits) {
+            match outcome(&run, &request.limits) {
                 Ok((response, _)) => expect_pass(campus, &probe, &response)?,
                 Err(outcome) => bail!("the sandboxed Python test failed: {outcome:?}\n{run:#?}"),
             }
@@ -191,37 +185,35 @@ mod bench {
         source: &str,
         cases: &grader::case::CaseSet,
     ) -> anyhow::Result<()> {
-        use grader::runner::grade::{GradePlan, run_test_judged};
-        use grader::sandbox::SubmissionBox;
-        use grader::submission::build::{self, BuildContext};
-        use grader::submission::discover::{self, SubmissionKind};
+        use grader::runner::plan::GradePlan;
+        use grader::runner::session::Session;
+        use grader::submission::build::BuildContext;
+        use grader::submission::discover;
         use grader::verdict::Verdict;
 
         let listing = source_dir().join("submissions/py-listing.py");
-        let zygote_env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         let mut per_test_env =
             SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
         per_test_env.test_zygote = false;
-        let plan = GradePlan {
-            cases: grader::case::load(&[source_dir().join("cases")])?,
-            build: BuildContext::new().context("cannot find the lab crate")?,
-            sandbox: SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker")),
-            jobs: 1,
-            limits: Default::default(),
+        let plan_with = |sandbox| -> anyhow::Result<GradePlan> {
+            Ok(GradePlan {
+                cases: grader::case::load(&[source_dir().join("cases")])?,
+                build: BuildContext::new().context("cannot find the lab crate")?,
+                sandbox,
+                jobs: 1,
+                limits: Default::default(),
+            })
         };
+        let plans = [
+            plan_with(SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker")))?,
+            plan_with(per_test_env)?,
+        ];
         let submission = discover::classify(&listing);
-        let mut boxes = Vec::new();
-        for env in [&zygote_env, &per_test_env] {
-            let mut sandbox =
-                SubmissionBox::open(env, &plan.build.views_for(SubmissionKind::Python))?;
-            let built = build::build(
-                &submission,
-                SubmissionKind::Python,
-                &plan.build,
-                &mut sandbox,
-            )?;
-            let code = built.path().to_path_buf();
-            boxes.push((sandbox, code));
+        let mut sessions = Vec::new();
+        for plan in &plans {
+            let session = Session::open(&submission, plan)
+                .map_err(|report| anyhow::anyhow!("py-listing.py: {}", report.message))?;
+            sessions.push(session);
         }
         let tests: Vec<(&Case, Function)> = cases
             .cases
@@ -256,16 +248,8 @@ mod bench {
             for (t, &(case, function)) in tests.iter().enumerate() {
                 let order = if (run + t) % 2 == 0 { [0, 1] } else { [1, 0] };
                 for way in order {
-                    let (sandbox, code) = &mut boxes[way];
                     let start = Instant::now();
-                    let judged = run_test_judged(
-                        sandbox,
-                        code,
-                        SubmissionKind::Python,
-                        case,
-                        function,
-                        &plan,
-                    );
+                    let judged = sessions[way].test(case, function, false);
                     wall[way][t].push(start.elapsed().as_secs_f64() * 1000.0);
                     if judged.report.verdict != Verdict::Pass {
                         bail!(
@@ -384,6 +368,9 @@ mod bench {
         match check::judge(case, grader::case::FindEmptyPolicy::Any, probe, response) {
             Judgement::Pass => Ok(()),
             Judgement::Wrong(failure) => bail!("{} failed: {failure}", case.name),
+            Judgement::BadProbe(error) => {
+                bail!("{}: the grader's probe is malformed ({error})", case.name)
+            }
         }
     }
 

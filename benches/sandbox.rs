@@ -27,12 +27,6 @@
 //! The machine is shared: the load average is printed at the start and the
 //! end. Any test that does not pass makes the bench fail (exit status 1).
 
-#[cfg(not(unix))]
-fn main() {
-    eprintln!("the sandbox bench needs a unix system (the worker is unix-only)");
-}
-
-#[cfg(unix)]
 fn main() -> std::process::ExitCode {
     match bench::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -43,7 +37,6 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-#[cfg(unix)]
 mod bench {
     use std::path::{Path, PathBuf};
     use std::process::{Command, Stdio};
@@ -53,11 +46,13 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
-    use grader::runner::grade::{GradePlan, run_test_judged, run_test_traced};
-    use grader::runner::process::{self, SandboxEnv};
+    use grader::runner::outcome::outcome;
+    use grader::runner::plan::GradePlan;
+    use grader::runner::session::Session;
+    use grader::sandbox::SandboxEnv;
     use grader::sandbox::SubmissionBox;
     use grader::submission::build::{self, BuildContext};
-    use grader::submission::discover::{self, SubmissionKind};
+    use grader::submission::discover::{self, Submission, SubmissionKind};
     use grader::verdict::{Function, Verdict};
     use grader::worker::library::CLibrary;
 
@@ -78,17 +73,15 @@ mod bench {
     /// One built fixture: its library, for the worker and loaded here.
     struct Fixture<'env> {
         name: &'static str,
-        code: PathBuf,
         library: CLibrary,
-        /// The fixture's box, made once (as `grader grade` does per
-        /// submission): every sandboxed test of it runs there.
-        sandbox: SubmissionBox<'env>,
-        /// A second box of the same build whose tests each confine
-        /// themselves in a child of init (no test zygote), for the
+        /// The fixture's grading session (its box, made once and built
+        /// in, as `grader grade` does per submission): every sandboxed
+        /// test of it runs there.
+        session: Session<'env>,
+        /// A second session of the same submission whose tests each
+        /// confine themselves in a child of init (no test zygote), for the
         /// side-by-side figure.
-        per_test: SubmissionBox<'env>,
-        /// The library built in `per_test`.
-        per_test_code: PathBuf,
+        per_test: Session<'env>,
     }
 
     /// Wall times of one test in one run, in milliseconds.
@@ -126,19 +119,26 @@ mod bench {
             println!("notice: {notice}");
         }
 
-        let ctx = BuildContext::new().context("cannot find the lab crate")?;
         // The bundled folder, hidden cases included (the binary holds only
         // the public ones). Tests run as `grade` runs them: one plan, one
-        // `run_test_judged` per test, in the fixture's box.
-        let plan = GradePlan {
-            cases: grader::case::load(&[source_dir().join("cases")])?,
-            build: ctx,
-            sandbox: env,
-            jobs: 1,
-            limits: Default::default(),
+        // session per fixture, `Session::test` per test.
+        let plan_with = |sandbox| -> anyhow::Result<GradePlan> {
+            Ok(GradePlan {
+                cases: grader::case::load(&[source_dir().join("cases")])?,
+                build: BuildContext::new().context("cannot find the lab crate")?,
+                sandbox,
+                jobs: 1,
+                limits: Default::default(),
+            })
         };
+        let plan = plan_with(env)?;
+        let per_test_plan = plan_with(per_test_env)?;
         let (ctx, env, cases) = (&plan.build, &plan.sandbox, &plan.cases);
-        let mut fixtures = build_fixtures(ctx, env, &per_test_env)?;
+        let submissions: Vec<Submission> = FIXTURES
+            .iter()
+            .map(|name| discover::classify(&source_dir().join("submissions").join(name)))
+            .collect();
+        let mut fixtures = build_fixtures(&submissions, &plan, &per_test_plan)?;
         let tests: Vec<(&Case, Function)> = cases
             .cases
             .iter()
@@ -165,13 +165,13 @@ mod bench {
                     // runs on a warm cache.
                     let sandboxed_first = (run + t) % 2 == 0;
                     let (sb, in_process) = if sandboxed_first {
-                        let s = time_sandboxed(fixture, &plan, case, function, false)?;
+                        let s = time_sandboxed(fixture, case, function, false)?;
                         (s, time_in_process(fixture, cases, case, function)?)
                     } else {
                         let i = time_in_process(fixture, cases, case, function)?;
-                        (time_sandboxed(fixture, &plan, case, function, false)?, i)
+                        (time_sandboxed(fixture, case, function, false)?, i)
                     };
-                    let per_test = time_sandboxed(fixture, &plan, case, function, true)?;
+                    let per_test = time_sandboxed(fixture, case, function, true)?;
                     samples[f][t].push(Sample {
                         sandboxed: sb.wall,
                         per_test: per_test.wall,
@@ -226,23 +226,23 @@ mod bench {
         Ok(())
     }
 
-    /// Builds the correct fixtures, each in a box of its own, and loads
-    /// each into this process too.
+    /// Opens a session for each correct fixture (its box, its build), and
+    /// loads each into this process too.
     fn build_fixtures<'env>(
-        ctx: &BuildContext,
-        env: &'env SandboxEnv,
-        per_test_env: &'env SandboxEnv,
+        submissions: &'env [Submission],
+        plan: &'env GradePlan,
+        per_test_plan: &'env GradePlan,
     ) -> anyhow::Result<Vec<Fixture<'env>>> {
         let mut fixtures = Vec::new();
-        for name in FIXTURES {
+        for (name, submission) in FIXTURES.into_iter().zip(submissions) {
             let start = Instant::now();
-            let path = source_dir().join("submissions").join(name);
-            let mut sandbox =
-                SubmissionBox::open(env, &views_for(ctx, &path)).context("cannot make a box")?;
-            let code = build_submission(ctx, &path, &mut sandbox)?;
-            let mut per_test = SubmissionBox::open(per_test_env, &views_for(ctx, &path))
-                .context("cannot make a box")?;
-            let per_test_code = build_submission(ctx, &path, &mut per_test)?;
+            let open = |plan| {
+                Session::open(submission, plan)
+                    .map_err(|report| anyhow::anyhow!("{name}: {}", report.message))
+            };
+            let session = open(plan)?;
+            let per_test = open(per_test_plan)?;
+            let code = session.code().to_path_buf();
             let library = CLibrary::load(&code, &code)
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("cannot load {name} in-process"))?;
@@ -252,11 +252,9 @@ mod bench {
             );
             fixtures.push(Fixture {
                 name,
-                code,
                 library,
-                sandbox,
+                session,
                 per_test,
-                per_test_code,
             });
         }
         Ok(fixtures)
@@ -292,18 +290,17 @@ mod bench {
     /// fails unless it passes. Returns the wall time in milliseconds.
     fn time_sandboxed(
         fixture: &mut Fixture<'_>,
-        plan: &GradePlan,
         case: &Case,
         function: Function,
         per_test: bool,
     ) -> anyhow::Result<Sandboxed> {
         let start = Instant::now();
-        let (sandbox, code) = if per_test {
-            (&mut fixture.per_test, &fixture.per_test_code)
+        let session = if per_test {
+            &mut fixture.per_test
         } else {
-            (&mut fixture.sandbox, &fixture.code)
+            &mut fixture.session
         };
-        let judged = run_test_judged(sandbox, code, SubmissionKind::C, case, function, plan);
+        let judged = session.test(case, function, false);
         let wall = ms(start.elapsed());
         let report = judged.report;
         if report.verdict != Verdict::Pass {
@@ -358,6 +355,11 @@ mod bench {
                 fixture.name,
                 case.name,
                 failure.message
+            ),
+            Judgement::BadProbe(error) => bail!(
+                "{} {} {function} {how}: the grader's probe is malformed ({error})",
+                fixture.name,
+                case.name
             ),
         }
     }
@@ -454,15 +456,7 @@ mod bench {
                 for run in 0..TRACE_RUNS {
                     for trace in [run % 2 == 0, run % 2 != 0] {
                         let start = Instant::now();
-                        let judged = run_test_traced(
-                            &mut fixture.sandbox,
-                            &fixture.code,
-                            SubmissionKind::C,
-                            case,
-                            Function::Solve,
-                            plan,
-                            trace,
-                        );
+                        let judged = fixture.session.test(case, Function::Solve, trace);
                         let wall = ms(start.elapsed());
                         if judged.report.verdict != Verdict::Pass {
                             bail!(
@@ -632,7 +626,7 @@ mod bench {
             let run = sandbox
                 .run_test(&request)
                 .context("cannot run the looping fixture")?;
-            let verdict = match process::outcome(&run, &request.limits) {
+            let verdict = match outcome(&run, &request.limits) {
                 Ok(_) => Verdict::Pass,
                 Err(outcome) => outcome.verdict,
             };

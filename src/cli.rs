@@ -34,11 +34,13 @@ pub enum Command {
     /// Generate fresh puzzles of a known difficulty as TOML cases.
     Generate(GenerateArgs),
     /// Write reports from a results folder of `grade --results DIR`.
-    Report(ReplayArgs),
+    Report(ReportArgs),
     /// Join the JSON reports of `grade --shard` runs into one.
     Merge(MergeArgs),
     /// Show whose scores changed between two JSON reports, and which tests flipped.
     Diff(DiffArgs),
+    /// List every check the grader makes: the id a report names, what it checks, what a failure means.
+    Checks(ChecksArgs),
     /// Write a ready-to-upload autograder package (Gradescope).
     #[command(subcommand)]
     Package(PackageTarget),
@@ -49,6 +51,14 @@ pub enum Command {
     /// Run one test of student code in a sandbox (internal; used by grade/check).
     #[command(hide = true)]
     Worker,
+}
+
+/// `grader checks`.
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    /// Print the table as Markdown (the page `docs/checks.md` is).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// `grader completions SHELL`.
@@ -196,7 +206,7 @@ pub struct GradeArgs {
     /// it, the same on every machine; `grader merge` joins the shards'
     /// JSON reports.
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::commands::shard::Shard>,
+    pub shard: Option<crate::submission::shard::Shard>,
     /// Exit 1 when a submission scores under this percent of the points,
     /// 0 otherwise (instead of 1 unless every test passed).
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
@@ -259,7 +269,7 @@ pub struct ReportOutputs {
 
 /// `grader report DIR`.
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub struct ReportArgs {
     /// A results folder written by `grader grade --results DIR`.
     pub results: PathBuf,
     /// The reports to write.

@@ -10,9 +10,9 @@
 //! - [`submission`]: discover the submissions in a folder and build them;
 //! - [`runner`]: the parent side: spawn, time, kill, classify how a test
 //!   ended, the grading loop (which calls [`check`] to plan and judge);
-//! - [`report`]: the report model and one file per output format;
+//! - `report`: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
-//! - [`generate`]: fresh puzzles for `grader generate`; [`cli`]: the arguments;
+//! - `generate`: fresh puzzles for `grader generate`; [`cli`]: the arguments;
 //! - [`verdict`], [`exit`]: the vocabulary shared by all of them.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -31,9 +31,9 @@ pub mod cli;
 pub mod color;
 pub mod commands;
 pub mod exit;
-pub mod generate;
+pub(crate) mod generate;
 pub mod protocol;
-pub mod report;
+pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod submission;

@@ -16,9 +16,10 @@ fn main() -> ExitCode {
         Command::Reference(a) => grader::commands::reference::run(a),
         Command::Solve(a) => grader::commands::solve::run(a),
         Command::Generate(a) => grader::commands::generate::run(a),
-        Command::Report(a) => grader::commands::replay::run(a),
+        Command::Report(a) => grader::commands::report::run(a),
         Command::Merge(a) => grader::commands::merge::run(a),
         Command::Diff(a) => grader::commands::diff::run(a),
+        Command::Checks(a) => grader::commands::checks::run(a),
         Command::Completions(a) => grader::commands::completions::run(a),
         Command::Man => grader::commands::man::run(),
         Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {
@@ -26,7 +27,6 @@ fn main() -> ExitCode {
         }
     };
     // A stop signal's handler is cleaning up and exits with 130 itself.
-    #[cfg(unix)]
     while grader::sandbox::cleanup::stopping() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

@@ -80,7 +80,8 @@ impl fmt::Display for Verdict {
 }
 
 /// Whose failure a result is: decided where the failure is seen (the
-/// outcome classifier, the build step), never read back from a message.
+/// outcome classifier, the build step, the judge), never read back from a
+/// message.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Blame {
@@ -90,6 +91,84 @@ pub enum Blame {
     /// The grader's own failure (no compiler, the worker could not start,
     /// a safeguard could not be applied): never a score; the run exits 2.
     Grader,
+}
+
+/// What kind of failure of the grader's own a result is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The worker could not set itself up (a safeguard that could not be
+    /// applied), and said so before it loaded the student's code.
+    WorkerFailed,
+    /// The worker process ended before it loaded the student's code.
+    WorkerEnded,
+    /// The host was too busy to time the test or the build: it was still
+    /// runnable and under its CPU limit at the wall-clock backstop.
+    HostBusy,
+    /// The box could not be made, or could not run a test or a build.
+    Sandbox,
+    /// A tool the grader needs (a C compiler, a Rust toolchain, `python3`)
+    /// is missing or could not set itself up in the box.
+    Toolchain,
+    /// The grader built a probe it cannot judge (a bug in the grader).
+    BadProbe,
+    /// The grader panicked on this submission (a bug in the grader).
+    Panic,
+}
+
+impl FaultKind {
+    /// What went wrong, in words, for the sentence a report shows.
+    pub fn words(self) -> &'static str {
+        match self {
+            FaultKind::WorkerFailed => "its worker could not set itself up",
+            FaultKind::WorkerEnded => "its worker ended before loading the code",
+            FaultKind::HostBusy => "the host was too busy to time it",
+            FaultKind::Sandbox => "the box could not be made or run",
+            FaultKind::Toolchain => "a tool the grader needs is missing",
+            FaultKind::BadProbe => "the grader built a test it cannot judge (a grader bug)",
+            FaultKind::Panic => "the grader crashed (a grader bug)",
+        }
+    }
+}
+
+/// A failure that is not the student's: who is at fault and what kind.
+/// A result with a fault is never a score, and the run exits 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Fault {
+    /// Who is at fault (today always [`Blame::Grader`]: the student's own
+    /// failures are verdicts, not faults).
+    pub blame: Blame,
+    /// What kind of fault.
+    pub kind: FaultKind,
+}
+
+impl Fault {
+    /// A fault of the grader's of `kind`.
+    pub fn grader(kind: FaultKind) -> Fault {
+        Fault {
+            blame: Blame::Grader,
+            kind,
+        }
+    }
+
+    /// The fault as a report shows it beside its message, e.g. `the
+    /// grader could not run this (not your fault: the host was too busy
+    /// to time it)`.
+    pub fn headline(self) -> String {
+        format!(
+            "the grader could not run this (not your fault: {})",
+            self.kind.words()
+        )
+    }
+
+    /// `message`, after the fault's [`headline`](Fault::headline).
+    pub fn render(self, message: &str) -> String {
+        if message.is_empty() {
+            self.headline()
+        } else {
+            format!("{}: {message}", self.headline())
+        }
+    }
 }
 
 /// What one test came to: the verdict, why, and what the student's code
@@ -105,9 +184,9 @@ pub struct Outcome {
     pub time_ms: Option<f64>,
     /// What the student's code printed (stdout then stderr), capped.
     pub output: String,
-    /// Whose failure it is ([`Blame::Student`] for every verdict the
+    /// The grader's fault, when it is one (`None` for every verdict the
     /// student's code earned, including a pass).
-    pub blame: Blame,
+    pub fault: Option<Fault>,
 }
 
 impl Outcome {
@@ -118,20 +197,20 @@ impl Outcome {
             message: message.into(),
             time_ms: None,
             output: String::new(),
-            blame: Blame::Student,
+            fault: None,
         }
     }
 
-    /// An `error` that is the grader's fault, not the student's.
-    pub fn grader_fault(message: impl Into<String>) -> Outcome {
+    /// An `error` that is the grader's fault of `kind`, not the student's.
+    pub fn grader_fault(kind: FaultKind, message: impl Into<String>) -> Outcome {
         Outcome {
-            blame: Blame::Grader,
+            fault: Some(Fault::grader(kind)),
             ..Outcome::new(Verdict::Error, message)
         }
     }
 
-    /// Whether the grader, not the student, failed.
-    pub fn is_grader_fault(&self) -> bool {
-        self.blame == Blame::Grader
+    /// Whose failure it is.
+    pub fn blame(&self) -> Blame {
+        self.fault.map_or(Blame::Student, |f| f.blame)
     }
 }

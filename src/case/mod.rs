@@ -7,7 +7,7 @@
 mod builtin;
 mod config;
 mod error;
-pub mod listing;
+pub(crate) mod listing;
 mod load;
 mod span;
 mod write;
@@ -65,7 +65,7 @@ pub enum FindEmptyPolicy {
 pub struct CaseConfig {
     /// Per-test time limit pinned for every case that does not set its
     /// own; `None`: each test's limit is a multiple of the lab's listing's
-    /// time on the host ([`crate::runner::limits`]).
+    /// time on the host (`crate::runner::limits`).
     pub time_limit_ms: Option<u64>,
     /// That multiple: a test may use this many times the CPU time the
     /// listing needs for it, in the submission's language.

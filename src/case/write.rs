@@ -156,7 +156,6 @@ pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), CaseError>
 }
 
 /// The mode of a newly created case file.
-#[cfg(unix)]
 fn new_file_permissions() -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
     Some(std::fs::Permissions::from_mode(0o644))
@@ -325,7 +324,6 @@ mod tests {
         write_atomically(&path, "one\n").unwrap();
         write_atomically(&path, "two\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two\n");
-        #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();

@@ -9,6 +9,7 @@
 //! 3. [`judge`] (grader): compare the response with the rule and the
 //!    reference, and name the first failed check and its cell.
 
+mod catalog;
 mod error;
 mod execute;
 mod judge;
@@ -18,8 +19,9 @@ mod rule;
 mod spelling;
 #[cfg(test)]
 mod tests;
-pub mod trace;
+pub(crate) mod trace;
 
+pub use catalog::{Check, CheckInfo};
 pub use error::ProbeError;
 pub use execute::execute;
 pub use judge::{Failure, Judgement, judge, judge_traced};

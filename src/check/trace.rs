@@ -20,6 +20,7 @@
 //! Nothing in it is trusted: a malformed trace is a failed check, never a
 //! panic, and the final board is judged by [`judge`](super::judge) as well.
 
+use crate::check::Check;
 use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
 
@@ -32,21 +33,21 @@ use crate::case::Case;
 /// travels in one protocol line, which the grader keeps only up to
 /// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
 /// records are 960,000 bytes.
-pub const TRACE_CAP: usize = 80_000;
+pub(crate) const TRACE_CAP: usize = 80_000;
 
 /// The most writes the write watch records on a C ABI library's board
 /// (about 30 us each with the calls and returns around them, so 10,000
 /// cost about 0.3 s): past them the search runs on at full speed.
-pub const WATCH_CAP: usize = 10_000;
+pub(crate) const WATCH_CAP: usize = 10_000;
 
 /// The check id of the hint "the board was complete, then a cell was
 /// cleared" (the clear after a recursive call returned true).
-const CLEARED_SOLUTION: &str = "solve.trace.cleared_solution";
+const CLEARED_SOLUTION: Check = Check::SolveTraceClearedSolution;
 
 /// The check id of a trace that cannot be replayed (malformed, or naming
 /// cells off the board): it explains nothing, and the end state's own
 /// message stands.
-pub const MALFORMED: &str = "solve.trace";
+pub(crate) const MALFORMED: Check = Check::SolveTrace;
 
 /// Whether a trace of `records` from `source` reached its recorder's cap,
 /// by the grader's own count (the trace's own `capped` flag was set in the
@@ -73,7 +74,7 @@ const LISTING_WALK_CAP: u64 = 1_000_000;
 pub struct WriteTrace {
     /// The records, hex-encoded, six bytes each.
     pub records: String,
-    /// Writes past [`TRACE_CAP`] were not recorded.
+    /// Writes past `TRACE_CAP` were not recorded.
     pub capped: bool,
     /// Who recorded it, which says how a student writes a cell.
     #[serde(default)]
@@ -121,7 +122,7 @@ pub struct TraceSummary {
     pub writes: u64,
     /// Digits cleared (writes of 0 over a digit).
     pub undos: u64,
-    /// The trace stopped at [`TRACE_CAP`] records.
+    /// The trace stopped at `TRACE_CAP` records.
     pub capped: bool,
     /// The lab's listing's own writes and undos on the case's puzzle (the
     /// numbers `grader reference` stores as `listing_writes` and
@@ -403,7 +404,7 @@ impl Visits {
         };
         Some(
             Failure::new(
-                "solve.trace.untried",
+                Check::SolveTraceUntried,
                 format!(
                     "at {} the search tried {} and then gave the cell up at step {step}, but {} also fit there and {} never tried: \
                      {causes}",
@@ -424,7 +425,7 @@ impl Visits {
 /// # Errors
 /// The first failed check, quoting the offending write (step, cell, digit,
 /// depth) and showing the board at that moment.
-pub fn judge(
+pub(crate) fn judge(
     case: &Case,
     n: usize,
     input: &[u8],
@@ -497,7 +498,7 @@ pub fn judge(
                 if given != 0 && new != given {
                     board.set(row, col, new);
                     return Err(Failure::new(
-                        "solve.trace.given",
+                        Check::SolveTraceGiven,
                         format!(
                             "{named}: solve wrote {new} over the given {at} (which holds {given}): \
                              never write to a cell that was filled at the start"
@@ -510,7 +511,7 @@ pub fn judge(
                     let stale = last[j].map_or(0, |w| w.step);
                     let (r, c) = (j / side, j % side);
                     return Err(Failure::new(
-                        "solve.trace.leftover",
+                        Check::SolveTraceLeftover,
                         format!(
                             "{named}: solve went back to {at} to try {new} there, but {} still holds {} from step {stale}, \
                              written after {at}'s earlier digit, on the branch that just failed: \
@@ -527,7 +528,7 @@ pub fn judge(
                     if usize::from(new) > side {
                         board.set(row, col, new);
                         return Err(Failure::new(
-                            "solve.trace.range",
+                            Check::SolveTraceRange,
                             format!(
                                 "{named}: solve wrote {} at {at}, outside 1..={side}: \
                                  write only digits 1 to {side} (0 clears a cell)",
@@ -539,7 +540,7 @@ pub fn judge(
                     if let Some(&(unit, (i, j))) = clashes(&board, row, col, new).first() {
                         board.set(row, col, new);
                         return Err(Failure::new(
-                            "solve.trace.illegal",
+                            Check::SolveTraceIllegal,
                             format!(
                                 "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
                                  every placement must be legal when it is written: write a digit only when \
@@ -686,7 +687,7 @@ pub fn judge(
         if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
             let (r, c) = (i / side, i % side);
             return Err(Failure::new(
-                "solve.trace.untraced",
+                Check::SolveTraceUntraced,
                 format!(
                     "after solve, {} holds {}, but the writes {} leave {} there: {}",
                     cell(r, c),
@@ -729,7 +730,7 @@ pub fn judge(
                 (String::new(), format!("most likely {copy}; or {base}"))
             };
             return Err(Failure::new(
-                "solve.trace.copy",
+                Check::SolveTraceCopy,
                 format!(
                     "solve returned {truthy} without writing a single digit on the board it was given{seen} \
                      ({} is still empty): {why}",
@@ -854,7 +855,7 @@ fn leftover(
             entry.get(r, c)
         ),
     };
-    Err(Failure::new("solve.trace.leftover", message).on(board, Some((r, c))))
+    Err(Failure::new(Check::SolveTraceLeftover, message).on(board, Some((r, c))))
 }
 
 /// A call of `solve` (at `depth`) that returned false after `step` without
@@ -907,7 +908,7 @@ fn gave_up_unwritten(
     shown.set(r, c, 0);
     Some(
         Failure::new(
-            "solve.trace.unwritten",
+            Check::SolveTraceUnwritten,
             format!(
                 "solve (depth {depth}) returned {falsy} {when} without writing a digit, \
                  though every empty cell had a digit that fits ({} could take {}): {causes}",
@@ -929,7 +930,7 @@ fn true_with_empty(board: &Board, step: u64, depth: usize, words: &Words) -> Res
     let fits = (1..=board.side() as u8).any(|v| clashes(board, r, c, v).is_empty());
     let why = if fits { "" } else { ", where no digit fits" };
     Err(Failure::new(
-        "solve.trace.true_with_empty",
+        Check::SolveTraceTrueWithEmpty,
         format!(
             "solve (depth {depth}) returned {} after step {step} with {} still empty{why}: \
              return {} only when find_empty finds no empty cell; when no digit fits, return {}",

@@ -1,7 +1,7 @@
 //! `grader check [PATH]`: a student checks their own submission against the
 //! public cases, in the lab's order (the campus 4x4, then 9x9, then the big
 //! boards), and reads what went wrong like a lab partner would say it
-//! ([`student`]): one block per failing function, the smallest board on
+//! (`report::student`): one block per failing function, the smallest board on
 //! which a failing `solve` still fails, a closing line that says hidden
 //! tests also count.
 //!
@@ -18,16 +18,16 @@ use std::time::{Duration, Instant};
 use crate::board_text::format_line;
 use crate::case::{Case, CaseSet};
 use crate::cli::{CheckArgs, FunctionArg};
-use crate::commands::plan::{load_cases, prepare_with_notices};
 use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, SubmissionReport, picture};
-use crate::runner::grade::{GradePlan, kind_name};
+use crate::runner::grade::kind_name;
+use crate::runner::plan::{GradePlan, load_cases};
 use crate::runner::session::{Next, Session};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
 use crate::submission::discover::{self, SubmissionKind};
-use crate::verdict::{Blame, Function, Verdict};
+use crate::verdict::{Function, Verdict};
 
 /// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
@@ -46,12 +46,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 /// One check: select the cases, build, run, show.
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let cases = select_cases(args)?;
-    let mut plan = prepare_with_notices(cases, Some(1), &args.path, args.verbose)?;
+    let mut plan = GradePlan::prepare(cases, Some(1), &args.path, args.verbose)?;
     // The limits are a multiple of the lab's listing's time in this
     // submission's language, timed here, now.
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let kind = discover::classify(&absolute).kind.ok();
-    crate::runner::limits::calibrate(&mut plan, kind)?;
+    plan.calibrate(kind)?;
     let mut run = run_checks(args, &plan);
     run.watching = args.watch;
     let mut out = std::io::stdout().lock();
@@ -119,7 +119,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let mut solve_failed = false;
     let report = session.run(|session, case, function, judged| {
         let test = &judged.report;
-        let fault = judged.blame == Blame::Grader;
+        let fault = judged.report.fault.is_some();
         let first_solve_failure = function == Function::Solve
             && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
             && !solve_failed;
@@ -254,11 +254,11 @@ fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<F
     let failure = judged.failure?;
     let source = judged.trace_source?;
     let finding = failure.explained_by?;
-    finding.starts_with("solve.trace.").then(|| FirstStepView {
+    finding.is_trace_finding().then(|| FirstStepView {
         case: case.name.clone(),
         on_small_board: traced.puzzle != case.puzzle,
         source,
-        finding,
+        finding: finding.id(),
         message: failure.message.clone(),
         board: failure
             .board

@@ -7,16 +7,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::cli::DiffArgs;
-use crate::commands::stored::read_report;
 use crate::exit;
+use crate::report::read::read_report;
 use crate::report::text::visible_line;
 use crate::report::{SubmissionReport, TestReport};
 use crate::verdict::Function;
 
 /// Runs `grader diff`.
 pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {
-    let old = read_report(&args.old)?.report;
-    let new = read_report(&args.new)?.report;
+    let old = read_report(&args.old)?;
+    let new = read_report(&args.new)?;
     let mut out = std::io::stdout().lock();
     let changed = write_diff(&old.submissions, &new.submissions, &mut out)?;
     out.flush()?;

@@ -1,6 +1,6 @@
-//! `grader generate`: fresh puzzles from [`crate::generate`], appended as
+//! `grader generate`: fresh puzzles from `crate::generate`, appended as
 //! `[[case]]` tables (SPEC 3) to a case file, with the reference's answers
-//! and the listing keys ([`crate::case::listing`]) filled in, so the file
+//! and the listing keys (`crate::case::listing`) filled in, so the file
 //! passes `grader reference --check` as written.
 //!
 //! The file is written by the case writer (`case::append_cases`),

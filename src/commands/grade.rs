@@ -14,12 +14,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::cli::GradeArgs;
-use crate::commands::outputs::{Outputs, exit_code, is_stdout};
-use crate::commands::plan::{load_cases, prepare};
-use crate::commands::results::ResultsDir;
+use crate::report::requests::{ReportRequests, is_stdout};
+use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
 use crate::report::{Report, Status, SubmissionReport, gradescope, headline, terminal};
 use crate::runner::grade::{Progress, grade_all};
+use crate::runner::plan::{GradePlan, load_cases};
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
 
@@ -28,15 +28,167 @@ const RUNNING_SHOWN: usize = 60;
 
 /// Runs `grader grade`; the exit code is 0 iff every test of every
 /// submission passed (or, with `--fail-under`, every score reached it).
+/// The steps, in order: everything the flags ask for checked and opened
+/// before any grading; the submissions found; what is already graded
+/// reused; the plan made and its time limits timed; the rest graded, each
+/// result leaving as soon as it is final; the reports written; the notes
+/// and the summary.
 pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
-    let mut outputs = Outputs::plan(&args.outputs)?;
-    let jsonl_to_stdout = args.jsonl.as_deref().is_some_and(is_stdout);
-    if jsonl_to_stdout && outputs.uses_stdout() {
+    let mut sinks = Sinks::check(args)?;
+    let cases = load_cases(args.cases.as_deref(), true)?;
+    let submissions = find_submissions(args)?;
+    if sinks.reports.wants_gradescope() {
+        gradescope::check_submission_count(submissions.len())?;
+    }
+    if sinks.reports.wants_classroom() && submissions.len() != 1 {
         bail!(
-            "--jsonl - and another report both ask for stdout, which can hold only one: write one of them to a file"
+            "--classroom needs exactly one submission, and there are {}: a Classroom repository is one student's; grade it with --single",
+            submissions.len()
         );
     }
-    let cases = load_cases(args.cases.as_deref(), true)?;
+    sinks.create(args)?;
+    let results = match &args.results {
+        Some(dir) => Some(ResultsDir::open(dir, &cases)?),
+        None => None,
+    };
+    let stored = Stored::find(results.as_ref(), &submissions, args.results.as_deref());
+    let to_grade = stored.to_grade(&submissions);
+    let mut plan = GradePlan::prepare(cases, args.jobs, &args.submissions, true)?;
+    eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
+    let timing = std::time::Instant::now();
+    plan.calibrate(
+        to_grade
+            .iter()
+            .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),
+    )?;
+    eprintln!(
+        "time limits: {} (timed in {:.1} s)",
+        plan.limits.describe(&plan.cases),
+        timing.elapsed().as_secs_f64()
+    );
+    let (report, failed) = grade(&plan, &sinks, results.as_ref(), stored, to_grade);
+    let Sinks {
+        reports,
+        summary_to_stderr,
+        stream_lines,
+        ..
+    } = sinks;
+    // The reports are written even when a result could not be streamed
+    // or stored: that error is returned after them.
+    reports.write(&report)?;
+    if args.single {
+        // What the student's own result says about how the upload was
+        // read, in the log too (Gradescope's, a Classroom job's).
+        for note in report.submissions.iter().flat_map(|s| &s.notes) {
+            eprintln!("note: {}", visible_line(note));
+        }
+    }
+    say_what_the_run_cost(&report);
+    if let Some(err) = failed {
+        return Err(err);
+    }
+    write_summary(&report, summary_to_stderr, stream_lines)?;
+    Ok(crate::exit::of_report(&report, args.fail_under))
+}
+
+/// Where results go: the reports asked for (created before grading), the
+/// JSON Lines stream, and the summary (stdout, unless a report takes it;
+/// a line per student when it is not a terminal).
+struct Sinks {
+    reports: ReportRequests,
+    jsonl: Option<Mutex<Box<dyn Write + Send>>>,
+    summary_to_stderr: bool,
+    stream_lines: bool,
+}
+
+impl Sinks {
+    /// Checks the output flags (one stdout, the report flags), before
+    /// any work; nothing is created until [`Sinks::create`].
+    ///
+    /// # Errors
+    /// Two outputs on stdout, a bad report flag.
+    fn check(args: &GradeArgs) -> anyhow::Result<Sinks> {
+        let reports = ReportRequests::plan(&args.outputs)?;
+        let jsonl_to_stdout = args.jsonl.as_deref().is_some_and(is_stdout);
+        if jsonl_to_stdout && reports.uses_stdout() {
+            bail!(
+                "--jsonl - and another report both ask for stdout, which can hold only one: write one of them to a file"
+            );
+        }
+        let summary_to_stderr = reports.uses_stdout() || jsonl_to_stdout;
+        let summary_is_terminal = if summary_to_stderr {
+            io::stderr().is_terminal()
+        } else {
+            io::stdout().is_terminal()
+        };
+        Ok(Sinks {
+            reports,
+            jsonl: None,
+            summary_to_stderr,
+            stream_lines: !summary_is_terminal,
+        })
+    }
+
+    /// Creates the report files and opens the JSON Lines stream, before
+    /// grading (a path that cannot be written is found now).
+    ///
+    /// # Errors
+    /// A file that cannot be created.
+    fn create(&mut self, args: &GradeArgs) -> anyhow::Result<()> {
+        self.reports.create()?;
+        self.jsonl = match &args.jsonl {
+            None => None,
+            Some(path) if is_stdout(path) => Some(Mutex::new(Box::new(io::stdout()))),
+            Some(path) => {
+                let file = File::create(path).with_context(|| {
+                    format!(
+                        "cannot create the JSON Lines file {}: check that its folder exists and is writable",
+                        path.display()
+                    )
+                })?;
+                Some(Mutex::new(Box::new(BufWriter::new(file))))
+            }
+        };
+        Ok(())
+    }
+
+    /// Sends one final result on its way: a JSON line, a summary line.
+    fn finished(
+        &self,
+        sub: &SubmissionReport,
+        stored: bool,
+        bar: &ProgressBar,
+    ) -> anyhow::Result<()> {
+        if let Some(jsonl) = &self.jsonl {
+            let mut out = jsonl.lock().unwrap_or_else(|e| e.into_inner());
+            serde_json::to_writer(&mut *out, sub)
+                .map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush())
+                .context("cannot write the JSON Lines stream")?;
+        }
+        if self.stream_lines {
+            let line = summary_line(sub, stored);
+            bar.suspend(|| {
+                if self.summary_to_stderr {
+                    writeln!(io::stderr(), "{line}")
+                } else {
+                    let mut out = io::stdout().lock();
+                    writeln!(out, "{line}").and_then(|()| out.flush())
+                }
+            })
+            .context("cannot write the summary")?;
+        }
+        Ok(())
+    }
+}
+
+/// The submissions to grade: the folder's entries (or `--single`'s one
+/// upload), then `--shard`'s part of them.
+///
+/// # Errors
+/// A folder that cannot be read, or holds no submission.
+fn find_submissions(args: &GradeArgs) -> anyhow::Result<Vec<Submission>> {
     let mut submissions = if args.single {
         single_upload(&args.submissions)?
     } else {
@@ -61,92 +213,80 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             submissions.len()
         );
     }
-    if outputs.wants_gradescope() {
-        gradescope::check_submission_count(submissions.len())?;
-    }
-    if outputs.wants_classroom() && submissions.len() != 1 {
-        bail!(
-            "--classroom needs exactly one submission, and there are {}: a Classroom repository is one student's; grade it with --single",
-            submissions.len()
-        );
-    }
-    outputs.create()?;
-    let jsonl: Option<Mutex<Box<dyn Write + Send>>> = match &args.jsonl {
-        None => None,
-        Some(path) if is_stdout(path) => Some(Mutex::new(Box::new(io::stdout()))),
-        Some(path) => {
-            let file = File::create(path).with_context(|| {
-                format!(
-                    "cannot create the JSON Lines file {}: check that its folder exists and is writable",
-                    path.display()
-                )
-            })?;
-            Some(Mutex::new(Box::new(BufWriter::new(file))))
-        }
-    };
-    let results = match &args.results {
-        Some(dir) => Some(ResultsDir::open(dir, &cases)?),
-        None => None,
-    };
+    Ok(submissions)
+}
 
-    // What is already graded (same contents, cases and grader) is reused.
-    let mut reused: Vec<Option<SubmissionReport>> = vec![None; submissions.len()];
-    let mut keys: Vec<Option<(String, String)>> = vec![None; submissions.len()];
-    if let Some(results) = &results {
+/// A submission's key in the results folder, and the hash of its contents.
+type Key = (String, String);
+
+/// What the results folder already holds: per submission, its stored
+/// result when it is reusable (same contents, cases and grader), and the
+/// key it is graded and stored under.
+struct Stored {
+    reused: Vec<Option<SubmissionReport>>,
+    keys: Vec<Option<Key>>,
+}
+
+impl Stored {
+    /// Looks up every submission in `results` (nothing without one).
+    fn find(
+        results: Option<&ResultsDir>,
+        submissions: &[Submission],
+        dir: Option<&std::path::Path>,
+    ) -> Stored {
+        let mut stored = Stored {
+            reused: vec![None; submissions.len()],
+            keys: vec![None; submissions.len()],
+        };
+        let Some(results) = results else {
+            return stored;
+        };
         for (i, submission) in submissions.iter().enumerate() {
-            keys[i] = results.key(submission);
-            match &keys[i] {
-                Some((key, _)) => reused[i] = results.reusable(submission, key),
+            stored.keys[i] = results.key(submission);
+            match &stored.keys[i] {
+                Some((key, _)) => stored.reused[i] = results.reusable(submission, key),
                 None => eprintln!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
-                    crate::commands::results::MAX_HASHED_BYTES >> 20,
-                    crate::commands::results::MAX_HASHED_FILES
+                    crate::report::results_dir::MAX_HASHED_BYTES >> 20,
+                    crate::report::results_dir::MAX_HASHED_FILES
                 ),
             }
         }
-        let count = reused.iter().flatten().count();
+        let count = stored.reused.iter().flatten().count();
         if count > 0 {
             eprintln!(
                 "reusing {count} stored results from {} (unchanged submissions, cases and grader)",
-                args.results
-                    .as_deref()
-                    .unwrap_or(std::path::Path::new(""))
-                    .display()
+                dir.unwrap_or(std::path::Path::new("")).display()
             );
         }
+        stored
     }
-    let (to_grade, to_grade_keys): (Vec<Submission>, Vec<Option<(String, String)>>) = submissions
-        .iter()
-        .zip(keys)
-        .zip(&reused)
-        .filter(|(_, r)| r.is_none())
-        .map(|((s, k), _)| (s.clone(), k))
-        .unzip();
 
-    let mut plan = prepare(cases, args.jobs, &args.submissions)?;
-    eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
-    let timing = std::time::Instant::now();
-    crate::runner::limits::calibrate(
-        &mut plan,
-        to_grade
+    /// The submissions still to grade, each with its key.
+    fn to_grade(&self, submissions: &[Submission]) -> Vec<(Submission, Option<Key>)> {
+        submissions
             .iter()
-            .filter_map(|s| s.kind.as_ref().ok().copied()),
-    )?;
-    eprintln!(
-        "time limits: {} (timed in {:.1} s)",
-        plan.limits.describe(&plan.cases),
-        timing.elapsed().as_secs_f64()
-    );
+            .zip(&self.keys)
+            .zip(&self.reused)
+            .filter(|(_, reused)| reused.is_none())
+            .map(|((s, key), _)| (s.clone(), key.clone()))
+            .collect()
+    }
+}
 
-    // The summary goes to stdout, unless a report already does.
-    let summary_to_stderr = outputs.uses_stdout() || jsonl_to_stdout;
-    let summary_is_terminal = if summary_to_stderr {
-        io::stderr().is_terminal()
-    } else {
-        io::stdout().is_terminal()
-    };
-    let stream_lines = !summary_is_terminal;
+/// Grades `to_grade` (the stored results are sent on first), storing and
+/// sending each result as it is final, and returns the report of every
+/// submission, in order, with the run's section, and the first result
+/// that could not be stored or sent (grading goes on past it).
+fn grade(
+    plan: &GradePlan,
+    sinks: &Sinks,
+    results: Option<&ResultsDir>,
+    stored: Stored,
+    to_grade: Vec<(Submission, Option<Key>)>,
+) -> (Report, Option<anyhow::Error>) {
+    let (to_grade, keys): (Vec<Submission>, Vec<Option<Key>>) = to_grade.into_iter().unzip();
     let bar = progress_bar(to_grade.len());
     let running: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
     let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
@@ -156,58 +296,36 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             *slot = Some(err);
         }
     };
-    let finished = |sub: &SubmissionReport, stored: bool| {
-        if let Some(jsonl) = &jsonl {
-            let mut out = jsonl.lock().unwrap_or_else(|e| e.into_inner());
-            let written = serde_json::to_writer(&mut *out, sub)
-                .map_err(io::Error::from)
-                .and_then(|()| out.write_all(b"\n"))
-                .and_then(|()| out.flush());
-            if let Err(err) = written {
-                fail(anyhow::Error::from(err).context("cannot write the JSON Lines stream"));
-            }
+    for sub in stored.reused.iter().flatten() {
+        if let Err(err) = sinks.finished(sub, true, &bar) {
+            fail(err);
         }
-        if stream_lines {
-            let line = summary_line(sub, stored);
-            bar.suspend(|| {
-                let written = if summary_to_stderr {
-                    writeln!(io::stderr(), "{line}")
-                } else {
-                    let mut out = io::stdout().lock();
-                    writeln!(out, "{line}").and_then(|()| out.flush())
-                };
-                if let Err(err) = written {
-                    fail(anyhow::Error::from(err).context("cannot write the summary"));
-                }
-            });
-        }
-    };
-    for sub in reused.iter().flatten() {
-        finished(sub, true);
     }
     let key_of = |submission: &Submission| {
         to_grade
             .iter()
             .position(|s| std::ptr::eq(s, submission))
-            .and_then(|i| to_grade_keys[i].clone())
+            .and_then(|i| keys[i].clone())
     };
     let started = std::time::SystemTime::now();
     let clock = std::time::Instant::now();
-    let fresh = grade_all(&to_grade, &plan, &|event| match event {
+    let fresh = grade_all(&to_grade, plan, &|event| match event {
         Progress::Started(submission) => {
             let mut now = running.lock().unwrap_or_else(|e| e.into_inner());
             now.insert(visible_line(&submission.id).into_owned());
             bar.set_message(running_message(&now));
         }
         Progress::Finished(submission, report) => {
-            if let (Some(results), Some((key, contents))) = (&results, key_of(submission)) {
+            if let (Some(results), Some((key, contents))) = (results, key_of(submission)) {
                 // A grader fault is stored too (the report is readable),
                 // but never reused: the rerun grades it again.
                 if let Err(err) = results.store(report, &key, &contents) {
                     fail(err);
                 }
             }
-            finished(report, false);
+            if let Err(err) = sinks.finished(report, false, &bar) {
+                fail(err);
+            }
             let mut now = running.lock().unwrap_or_else(|e| e.into_inner());
             now.remove(visible_line(&submission.id).as_ref());
             bar.set_message(running_message(&now));
@@ -215,7 +333,6 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         }
     });
     bar.finish_and_clear();
-
     // Every result, in the order of the submissions.
     let version = fresh.version;
     let mut fresh = fresh.submissions.into_iter();
@@ -228,19 +345,21 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             started,
             clock.elapsed(),
         )),
-        submissions: reused
+        submissions: stored
+            .reused
             .into_iter()
-            .filter_map(|stored| stored.or_else(|| fresh.next()))
+            .filter_map(|reused| reused.or_else(|| fresh.next()))
             .collect(),
     };
-    outputs.write(&report)?;
-    if args.single {
-        // What the student's own result says about how the upload was
-        // read, in the log too (Gradescope's, a Classroom job's).
-        for note in report.submissions.iter().flat_map(|s| &s.notes) {
-            eprintln!("note: {}", visible_line(note));
-        }
-    }
+    (
+        report,
+        failure.into_inner().unwrap_or_else(|e| e.into_inner()),
+    )
+}
+
+/// Notes on what the host cost the run: tests timed again because it was
+/// too busy, and the share of the time spent in tests that ran to a limit.
+fn say_what_the_run_cost(report: &Report) {
     let reruns: u32 = report
         .submissions
         .iter()
@@ -270,24 +389,29 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             all_ms / 1000.0
         );
     }
-    if let Some(err) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(err);
-    }
-    if stream_lines {
-        let totals = totals_line(&report);
-        if summary_to_stderr {
+}
+
+/// The end of the summary: the totals after streamed lines, or the whole
+/// table on a terminal.
+///
+/// # Errors
+/// When the summary cannot be written.
+fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Result<()> {
+    if streamed {
+        let totals = totals_line(report);
+        if to_stderr {
             eprintln!("{totals}");
         } else {
             println!("{totals}");
         }
-    } else if summary_to_stderr {
-        terminal::write_summary(&report, &mut io::stderr().lock())?;
+    } else if to_stderr {
+        terminal::write_summary(report, &mut io::stderr().lock())?;
     } else {
         let mut out = io::stdout().lock();
-        terminal::write_summary(&report, &mut out)?;
+        terminal::write_summary(report, &mut out)?;
         out.flush()?;
     }
-    Ok(exit_code(&report, args.fail_under))
+    Ok(())
 }
 
 /// The one submission of the upload folder `dir` (`--single`); the files
@@ -335,6 +459,10 @@ pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
     let result = match sub.status {
         Status::BuildError => format!("build error: {}", visible_line(headline(&sub.message))),
         Status::LoadError => format!("load error: {}", visible_line(headline(&sub.message))),
+        Status::GraderError => format!(
+            "grader fault: {}",
+            visible_line(headline(&sub.shown_message()))
+        ),
         Status::Ok => {
             let failed: Vec<String> = sub
                 .tests

@@ -20,11 +20,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::MergeArgs;
-use crate::commands::outputs::{Outputs, exit_code};
-use crate::commands::plan::load_cases;
-use crate::commands::stored::{ReadReport, read_report, restore_cases};
+use crate::report::read::{read_report, restore_cases};
+use crate::report::requests::ReportRequests;
 use crate::report::text::visible_line;
 use crate::report::{REPORT_VERSION, Report};
+use crate::runner::plan::load_cases;
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
@@ -43,7 +43,7 @@ const PER_SHARD_KEYS: [&str; 10] = [
 
 /// Runs `grader merge`; the exit code is as `grade` gives for the class.
 pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::plan(&args.outputs)?;
+    let outputs = ReportRequests::plan(&args.outputs)?;
     let reads = args
         .reports
         .iter()
@@ -57,8 +57,9 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     let mut provenance: Option<(serde_json::Value, &Path)> = None;
     let mut submissions = Vec::new();
     for (path, mut read) in reads {
-        restore_cases(&mut read.report, &cases, &path.display().to_string())?;
-        if let Some(run) = read.run.as_ref().map(comparable) {
+        restore_cases(&mut read, &cases, &path.display().to_string())?;
+        let run = read.run.as_ref().map(serde_json::to_value).transpose()?;
+        if let Some(run) = run.as_ref().map(comparable) {
             match &provenance {
                 None => provenance = Some((run, path)),
                 Some((first, first_path)) if *first != run => bail!(
@@ -70,7 +71,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
             }
         }
         let mut ids_here = std::collections::BTreeSet::new();
-        for sub in &read.report.submissions {
+        for sub in &read.submissions {
             if !ids_here.insert(sub.id.clone()) {
                 continue; // the same id twice in one run: discover's own marking
             }
@@ -83,7 +84,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
                 );
             }
         }
-        submissions.extend(read.report.submissions);
+        submissions.extend(read.submissions);
     }
     // The order of a single run: by id (a stable sort keeps a report's own
     // order among equal ids).
@@ -102,7 +103,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
         report.submissions.len()
     );
     outputs.write_with_summary(&report)?;
-    Ok(exit_code(&report, args.fail_under))
+    Ok(crate::exit::of_report(&report, args.fail_under))
 }
 
 /// A case file as a shard's `run` section records it: its name (as
@@ -110,17 +111,12 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
 type RecordedFile = (String, Option<String>);
 
 /// The case files `read`'s `run` section records, if it has one.
-fn recorded_files(read: &ReadReport) -> Option<Vec<RecordedFile>> {
-    let files = read.run.as_ref()?.get("case_files")?.as_array()?;
+fn recorded_files(read: &Report) -> Option<Vec<RecordedFile>> {
+    let run = read.run.as_ref()?;
     Some(
-        files
+        run.case_files
             .iter()
-            .map(|f| {
-                (
-                    f["name"].as_str().unwrap_or_default().to_string(),
-                    f["sha256"].as_str().map(str::to_string),
-                )
-            })
+            .map(|f| (f.name.clone(), f.sha256.clone()))
             .collect(),
     )
 }
@@ -131,7 +127,7 @@ fn recorded_files(read: &ReadReport) -> Option<Vec<RecordedFile>> {
 /// # Errors
 /// Shards that disagree, or record no case files while others do; a
 /// recorded file that is missing, unreadable or changed since.
-fn recorded_cases(reads: &[(&Path, ReadReport)]) -> anyhow::Result<crate::case::CaseSet> {
+fn recorded_cases(reads: &[(&Path, Report)]) -> anyhow::Result<crate::case::CaseSet> {
     let recorded: Vec<(&Path, Option<Vec<RecordedFile>>)> = reads
         .iter()
         .map(|(path, read)| (*path, recorded_files(read)))

@@ -1,9 +1,12 @@
-//! One module per subcommand; each has `run(&Args) -> anyhow::Result<u8>`
-//! returning the exit code (see [`crate::exit`]). [`plan`] is not a
-//! subcommand: it holds what `grade` and `check` share before any student
-//! code runs.
+//! One module per subcommand, and nothing else; each has
+//! `run(&Args) -> anyhow::Result<u8>` returning the exit code (see
+//! [`crate::exit`]). What several share lives where it belongs in the
+//! pipeline: the checked plan in [`crate::runner::plan`], the report flags
+//! and the results folder in `crate::report`, `--shard` in
+//! [`crate::submission::shard`].
 
 pub mod check;
+pub mod checks;
 pub mod completions;
 pub mod diff;
 pub mod generate;
@@ -11,12 +14,7 @@ pub mod grade;
 pub mod init;
 pub mod man;
 pub mod merge;
-pub mod outputs;
 pub mod package;
-pub mod plan;
 pub mod reference;
-pub mod replay;
-pub mod results;
-pub mod shard;
+pub mod report;
 pub mod solve;
-pub mod stored;

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 
 use crate::cli::GradescopePackageArgs;
-use crate::commands::plan::load_cases;
 use crate::exit;
+use crate::runner::plan::load_cases;
 
 /// Gradescope's setup script; `@NEEDS_RUST@` becomes 0 or 1.
 const SETUP_SH: &str = include_str!("gradescope/setup.sh");

@@ -2,7 +2,7 @@
 //! `solutions` / `solution` answers of case files from the reference solver,
 //! and each case's cost for the seed's listing (`listing_writes`,
 //! `listing_undos`, `listing_capped`, `suggested_time_limit_ms`; see
-//! [`crate::case::listing`]), through the case writer
+//! `crate::case::listing`), through the case writer
 //! (`case::fill_answers`) so the author's comments and layout stay
 //! as they were, each file replaced atomically.
 //!

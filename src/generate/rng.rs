@@ -15,19 +15,19 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A SplitMix64 stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rng {
+pub(crate) struct Rng {
     state: u64,
 }
 
 impl Rng {
     /// The stream of `seed`.
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng { state: seed }
     }
 
     /// An independent stream for item `index` of the run seeded `seed`, so
     /// that puzzle `i` of a seed is the same whatever the count asked for.
-    pub fn for_item(seed: u64, index: u64) -> Rng {
+    pub(crate) fn for_item(seed: u64, index: u64) -> Rng {
         // Mix both through the output function so that neighbouring seeds
         // and indices start far apart.
         let a = mix(seed.wrapping_add(GAMMA));
@@ -38,7 +38,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GAMMA);
         mix(self.state)
     }
@@ -47,7 +47,7 @@ impl Rng {
     ///
     /// Lemire's multiply-and-shift with rejection ("Fast random integer
     /// generation in an interval", 2019): exact, no modulo bias.
-    pub fn below(&mut self, bound: usize) -> usize {
+    pub(crate) fn below(&mut self, bound: usize) -> usize {
         if bound == 0 {
             return 0;
         }
@@ -62,12 +62,12 @@ impl Rng {
     }
 
     /// True with probability one half.
-    pub fn coin(&mut self) -> bool {
+    pub(crate) fn coin(&mut self) -> bool {
         self.next_u64() >> 63 == 1
     }
 
     /// Shuffles `items` uniformly (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(i + 1);
             items.swap(i, j);
@@ -75,7 +75,7 @@ impl Rng {
     }
 
     /// A uniform permutation of `0..len`.
-    pub fn permutation(&mut self, len: usize) -> Vec<usize> {
+    pub(crate) fn permutation(&mut self, len: usize) -> Vec<usize> {
         let mut items: Vec<usize> = (0..len).collect();
         self.shuffle(&mut items);
         items

@@ -11,7 +11,7 @@ use sudoku_lab::Board;
 /// Time and call counts of one generator run, summed over all puzzles and
 /// all candidates (kept or rejected).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Candidates made (one random grid each).
     pub candidates: u64,
     /// Time spent making complete grids.
@@ -35,14 +35,9 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// All time spent inside `count_solutions`.
-    pub fn counting(&self) -> Duration {
-        self.removal_counting + self.verify_counting
-    }
-
     /// Time in the removal loop outside `count_solutions`: the search
     /// proper (choosing, removing, restoring givens).
-    pub fn removal_search(&self) -> Duration {
+    pub(crate) fn removal_search(&self) -> Duration {
         self.removal.saturating_sub(self.removal_counting)
     }
 

@@ -37,14 +37,14 @@ use super::{Report, ReportFormat, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// The longest message of a test, in characters.
-pub const MAX_MESSAGE_CHARS: usize = 1000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 1000;
 
 /// The longest encoded result, in bytes: under Linux's 128 KiB for one
 /// environment variable, with room for its name.
-pub const MAX_ENCODED_BYTES: usize = 120 * 1024;
+pub(crate) const MAX_ENCODED_BYTES: usize = 120 * 1024;
 
 /// The Classroom format for the dispatcher.
-pub struct Classroom;
+pub(crate) struct Classroom;
 
 impl ReportFormat for Classroom {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -91,7 +91,7 @@ enum Detail {
 }
 
 /// The base64 line for `sub`, within [`MAX_ENCODED_BYTES`].
-pub fn encoded(sub: &SubmissionReport) -> String {
+pub(crate) fn encoded(sub: &SubmissionReport) -> String {
     let encode = |detail| {
         let json = serde_json::to_vec(&result(sub, detail)).unwrap_or_default();
         base64::engine::general_purpose::STANDARD.encode(json)
@@ -104,7 +104,7 @@ pub fn encoded(sub: &SubmissionReport) -> String {
 }
 
 fn result(sub: &SubmissionReport, detail: Detail) -> RunnerResult {
-    let ran = sub.status == Status::Ok && !sub.grader_fault;
+    let ran = sub.status == Status::Ok && !sub.grader_fault();
     let status = if !ran {
         "error"
     } else if sub.all_passed() {

@@ -56,11 +56,11 @@ use super::naming::{status_name, test_name};
 use super::{Report, ReportFormat, SubmissionReport};
 
 /// The fixed columns of the `plain` layout, before the per-test ones.
-pub const FIXED_COLUMNS: [&str; 5] = ["id", "kind", "status", "score", "max_score"];
+pub(crate) const FIXED_COLUMNS: [&str; 5] = ["id", "kind", "status", "score", "max_score"];
 
 /// The grade column's name in the LMS layouts unless `--csv-assignment`
 /// names it.
-pub const DEFAULT_ASSIGNMENT: &str = "Sudoku lab";
+pub(crate) const DEFAULT_ASSIGNMENT: &str = "Sudoku lab";
 
 /// Which system the CSV is for (`--csv-for`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -78,7 +78,7 @@ pub enum CsvLayout {
 
 /// One student of a roster.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct RosterEntry {
+pub(crate) struct RosterEntry {
     /// The submission id (the name of the submission's entry).
     pub id: String,
     /// The LMS's identifier of the student.
@@ -93,13 +93,13 @@ pub struct RosterEntry {
 
 /// A roster: submission id -> the LMS's view of the student.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Roster {
+pub(crate) struct Roster {
     entries: HashMap<String, RosterEntry>,
 }
 
 /// Why a roster could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum RosterError {
+pub(crate) enum RosterError {
     /// The file could not be read.
     #[error("cannot read the roster {file}: {source}")]
     Read {
@@ -141,7 +141,7 @@ impl Roster {
     ///
     /// # Errors
     /// [`RosterError`], naming the file and line.
-    pub fn load(path: &Path) -> Result<Roster, RosterError> {
+    pub(crate) fn load(path: &Path) -> Result<Roster, RosterError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| RosterError::Read {
             file: file.clone(),
@@ -154,7 +154,7 @@ impl Roster {
     ///
     /// # Errors
     /// [`RosterError`], naming the file and line.
-    pub fn parse(file: &str, bytes: &[u8]) -> Result<Roster, RosterError> {
+    pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Roster, RosterError> {
         let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         let mut reader = ::csv::ReaderBuilder::new()
             .trim(::csv::Trim::All)
@@ -202,23 +202,13 @@ impl Roster {
     }
 
     /// The entry of submission `id`.
-    pub fn get(&self, id: &str) -> Option<&RosterEntry> {
+    pub(crate) fn get(&self, id: &str) -> Option<&RosterEntry> {
         self.entries.get(id)
-    }
-
-    /// How many students it lists.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether it lists nobody.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
 /// The CSV format for the dispatcher.
-pub struct Csv<'a> {
+pub(crate) struct Csv<'a> {
     /// How to make it.
     pub options: CsvOptions<'a>,
 }
@@ -229,21 +219,9 @@ impl ReportFormat for Csv<'_> {
     }
 }
 
-/// Writes `report` as a `plain` CSV gradebook.
-///
-/// # Errors
-/// When writing fails.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    match write_layout(report, CsvLayout::Plain, None, DEFAULT_ASSIGNMENT, out) {
-        Ok(()) => Ok(()),
-        Err(CsvError::Io(e)) => Err(e),
-        Err(other) => Err(io::Error::other(other.to_string())),
-    }
-}
-
 /// How a CSV is to be made: the layout and what shapes the LMS layouts.
 #[derive(Clone, Copy, Debug)]
-pub struct CsvOptions<'a> {
+pub(crate) struct CsvOptions<'a> {
     /// The column layout.
     pub layout: CsvLayout,
     /// The roster, if given.
@@ -258,7 +236,7 @@ pub struct CsvOptions<'a> {
 
 /// Why a CSV was refused (nothing of it is written).
 #[derive(Debug, thiserror::Error)]
-pub enum CsvError {
+pub(crate) enum CsvError {
     /// Submissions the roster does not list, under `--roster-strict`.
     #[error(
         "the CSV is not written: {} submission(s) are not in the roster ({}): add them to the roster, or drop --roster-strict to leave them out of the import",
@@ -279,11 +257,12 @@ pub enum CsvError {
 }
 
 /// Writes `report` in `layout` (see the module doc), with no roster
-/// checks beyond [`write_with`]'s defaults.
+/// checks beyond [`write_with`]'s defaults (the tests' shorthand).
 ///
 /// # Errors
 /// As [`write_with`].
-pub fn write_layout(
+#[cfg(test)]
+pub(crate) fn write_layout(
     report: &Report,
     layout: CsvLayout,
     roster: Option<&Roster>,
@@ -305,7 +284,7 @@ pub fn write_layout(
 ///
 /// # Errors
 /// [`CsvError`]: a refusal, naming what to fix, or a failed write.
-pub fn write_with(
+pub(crate) fn write_with(
     report: &Report,
     options: &CsvOptions<'_>,
     out: &mut dyn Write,
@@ -515,7 +494,7 @@ fn lms_rows(
 
 /// What a roster student's row says when they handed in nothing (Moodle's
 /// Feedback column).
-pub const NO_SUBMISSION: &str = "no submission";
+pub(crate) const NO_SUBMISSION: &str = "no submission";
 
 /// A student as the LMS layouts show them: the identifier as it is
 /// (checked, never rewritten), the other cells made safe.
@@ -555,7 +534,7 @@ fn feedback(sub: &SubmissionReport) -> String {
         status => format!(
             "{}: {}",
             status_name(status).replace('_', " "),
-            super::headline(&sub.message)
+            super::headline(&sub.shown_message())
         ),
     };
     safe(&super::text::visible_line(&line))
@@ -564,7 +543,7 @@ fn feedback(sub: &SubmissionReport) -> String {
 /// `cell` made safe for a spreadsheet: one that starts with a character a
 /// spreadsheet reads as a formula (`=`, `+`, `-`, `@`, tab, CR) gets a `'`
 /// in front, which spreadsheets show as text and do not evaluate.
-pub fn safe(cell: &str) -> String {
+pub(crate) fn safe(cell: &str) -> String {
     if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{cell}")
     } else {
@@ -601,7 +580,7 @@ mod tests {
 
     fn rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
         let mut out = Vec::new();
-        write(report, &mut out).unwrap();
+        write_layout(report, CsvLayout::Plain, None, DEFAULT_ASSIGNMENT, &mut out).unwrap();
         let mut reader = ::csv::Reader::from_reader(out.as_slice());
         let header = reader
             .headers()

@@ -1,6 +1,6 @@
 //! One trait every report format implements ([`ReportFormat`]) and the
 //! dispatcher that opens every requested sink before grading starts and
-//! writes each format at the end ([`Outputs`]), as hyperfine's export
+//! writes each format at the end ([`ReportSinks`]), as hyperfine's export
 //! manager does: a path that cannot be written is found before any time is
 //! spent grading. `-` is stdout, which only one report may take.
 
@@ -13,7 +13,7 @@ use super::csv::{CsvLayout, Roster};
 use super::{Report, csv, gradescope, html, json, junit};
 
 /// A report format: writes the whole [`Report`] to one sink.
-pub trait ReportFormat {
+pub(crate) trait ReportFormat {
     /// Writes `report` to `out`, flushing at the end.
     ///
     /// # Errors
@@ -24,7 +24,7 @@ pub trait ReportFormat {
 
 /// The report formats of `grade`, one per flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `--json`: SPEC 6.
     Json,
     /// `--junit`: JUnit XML for CI viewers.
@@ -43,7 +43,7 @@ pub enum Format {
 
 impl Format {
     /// The command-line flag that asks for it.
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         match self {
             Format::Json => "--json",
             Format::Junit => "--junit",
@@ -56,7 +56,7 @@ impl Format {
     }
 
     /// Its name in messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Json => "JSON",
             Format::Junit => "JUnit",
@@ -69,7 +69,7 @@ impl Format {
     }
 
     /// The writer of this format with `options`.
-    pub fn writer(self, options: &ReportOptions) -> Box<dyn ReportFormat + '_> {
+    pub(crate) fn writer(self, options: &ReportOptions) -> Box<dyn ReportFormat + '_> {
         match self {
             Format::Json => Box::new(json::Json),
             Format::Junit => Box::new(junit::Junit),
@@ -96,7 +96,7 @@ impl Format {
 /// What the formats need beyond the report: the CSV's layout, roster and
 /// grade column.
 #[derive(Clone, Debug, Default)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// `--csv-for`.
     pub csv_layout: CsvLayout,
     /// `--roster`, loaded.
@@ -110,7 +110,7 @@ pub struct ReportOptions {
 }
 
 /// The requested reports with their sinks, created before grading.
-pub struct Outputs {
+pub(crate) struct ReportSinks {
     options: ReportOptions,
     sinks: Vec<Sink>,
 }
@@ -122,17 +122,17 @@ struct Sink {
     file: Option<BufWriter<File>>,
 }
 
-impl Outputs {
+impl ReportSinks {
     /// Checks the requests (one report at most on stdout, each path once)
     /// and creates every file.
     ///
     /// # Errors
     /// Two reports on stdout or on one path, or a file that cannot be
     /// created; each message says which flags and what to do.
-    pub fn create(
+    pub(crate) fn create(
         requested: Vec<(Format, PathBuf)>,
         options: ReportOptions,
-    ) -> anyhow::Result<Outputs> {
+    ) -> anyhow::Result<ReportSinks> {
         check_requests(&requested)?;
         let mut sinks = Vec::new();
         for (format, path) in requested {
@@ -150,12 +150,7 @@ impl Outputs {
             };
             sinks.push(Sink { format, path, file });
         }
-        Ok(Outputs { options, sinks })
-    }
-
-    /// Whether `format` was asked for.
-    pub fn wants(&self, format: Format) -> bool {
-        self.sinks.iter().any(|s| s.format == format)
+        Ok(ReportSinks { options, sinks })
     }
 
     /// Writes every requested report. Returns true iff one went to stdout
@@ -165,7 +160,7 @@ impl Outputs {
     ///
     /// # Errors
     /// The first report that could not be written, named with its path.
-    pub fn write_all(self, report: &Report) -> anyhow::Result<bool> {
+    pub(crate) fn write_all(self, report: &Report) -> anyhow::Result<bool> {
         let mut to_stdout = false;
         let mut first_error = None;
         for sink in self.sinks {
@@ -210,7 +205,7 @@ impl Outputs {
 ///
 /// # Errors
 /// Saying which flags clash and what to do.
-pub fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
+pub(crate) fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
     let to_stdout: Vec<&str> = requested
         .iter()
         .filter(|(_, path)| is_stdout(path))
@@ -236,7 +231,7 @@ pub fn check_requests(requested: &[(Format, PathBuf)]) -> anyhow::Result<()> {
 }
 
 /// Whether `path` means stdout (`-`).
-pub fn is_stdout(path: &Path) -> bool {
+pub(crate) fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -246,7 +241,7 @@ mod tests {
 
     #[test]
     fn two_reports_on_stdout_or_one_path_are_refused_before_grading() {
-        let err = Outputs::create(
+        let err = ReportSinks::create(
             vec![(Format::Json, "-".into()), (Format::Html, "-".into())],
             ReportOptions::default(),
         )
@@ -259,7 +254,7 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r");
-        let err = Outputs::create(
+        let err = ReportSinks::create(
             vec![(Format::Csv, path.clone()), (Format::Junit, path)],
             ReportOptions::default(),
         )
@@ -287,8 +282,7 @@ mod tests {
             .iter()
             .map(|f| (*f, dir.path().join(f.name())))
             .collect();
-        let outputs = Outputs::create(requested, ReportOptions::default()).unwrap();
-        assert!(outputs.wants(Format::Gradescope));
+        let outputs = ReportSinks::create(requested, ReportOptions::default()).unwrap();
         assert!(!outputs.write_all(&report).unwrap(), "nothing on stdout");
         for format in all {
             let written = std::fs::read(dir.path().join(format.name())).unwrap();

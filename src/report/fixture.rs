@@ -26,6 +26,8 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         time_ms: Some(1.5),
         wall_ms: None,
         reruns: 0,
+        check: None,
+        fault: None,
         message: String::new(),
         output: String::new(),
         board: None,
@@ -55,7 +57,7 @@ pub(super) fn sample() -> Report {
         score: 1,
         max_score: 7,
         notes: Vec::new(),
-        grader_fault: false,
+        fault: None,
         tests: vec![
             test("campus-4x4", Function::Legal, Verdict::Pass, 1),
             wrong,
@@ -77,7 +79,7 @@ pub(super) fn sample() -> Report {
         score: 0,
         max_score: 7,
         notes: Vec::new(),
-        grader_fault: false,
+        fault: None,
         tests: vec![
             not_built("campus-4x4", Function::Legal, 1, false),
             not_built("campus-4x4", Function::Solve, 2, false),

@@ -28,7 +28,7 @@ use crate::verdict::Verdict;
 
 /// Why the Gradescope report could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum GradescopeError {
+pub(crate) enum GradescopeError {
     /// The report does not hold exactly one submission.
     #[error(
         "--gradescope needs exactly one submission, and there are {0}: Gradescope runs the autograder once per student; point grade at a folder holding one, or use --json"
@@ -43,7 +43,7 @@ pub enum GradescopeError {
 ///
 /// # Errors
 /// [`GradescopeError::NotOneSubmission`] unless `count` is 1.
-pub fn check_submission_count(count: usize) -> Result<(), GradescopeError> {
+pub(crate) fn check_submission_count(count: usize) -> Result<(), GradescopeError> {
     if count == 1 {
         Ok(())
     } else {
@@ -52,7 +52,7 @@ pub fn check_submission_count(count: usize) -> Result<(), GradescopeError> {
 }
 
 /// The Gradescope format for the dispatcher.
-pub struct Gradescope;
+pub(crate) struct Gradescope;
 
 impl ReportFormat for Gradescope {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -101,7 +101,7 @@ struct Test {
 /// # Errors
 /// [`GradescopeError::NotOneSubmission`] when the report holds more or
 /// fewer than one submission; [`GradescopeError::Io`] when writing fails.
-pub fn write(report: &Report, out: &mut dyn Write) -> Result<(), GradescopeError> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> Result<(), GradescopeError> {
     check_submission_count(report.submissions.len())?;
     let sub = &report.submissions[0];
     serde_json::to_writer_pretty(&mut *out, &results(sub, report.run.as_ref()))
@@ -152,6 +152,10 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
             "\nYour submission was built but could not be loaded, so no test ran:\n\n{}\n",
             sub.message
         )),
+        Status::GraderError => output.push_str(&format!(
+            "\nThe grader failed on your submission, so no test ran (this is not a grade):\n\n{}\n",
+            sub.shown_message()
+        )),
     }
     if let Some(run) = run {
         output.push_str("\nHow this grade was made:\n");
@@ -185,7 +189,7 @@ fn test(test: &TestReport) -> Test {
     if test.verdict != Verdict::Pass {
         output.push_str(test.verdict.name());
         output.push_str(": ");
-        output.push_str(&test.message);
+        output.push_str(&test.shown_message());
         output.push('\n');
         if let Some(description) = &test.description {
             output.push_str(&format!("the case: {description}\n"));

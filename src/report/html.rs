@@ -31,7 +31,7 @@ use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport}
 use crate::verdict::Verdict;
 
 /// The HTML format for the dispatcher.
-pub struct Html;
+pub(crate) struct Html;
 
 impl ReportFormat for Html {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -76,7 +76,7 @@ table.board td.m{background:#ffd7d5;color:#b00020;font-weight:700;outline:2px so
 ";
 
 /// Writes `report` as one HTML page.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
     write!(
         out,
@@ -312,14 +312,15 @@ fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Res
     if sub.status != Status::Ok {
         let what = match sub.status {
             Status::LoadError => "could not be loaded",
+            Status::GraderError => "could not be graded (the grader failed, not the student)",
             _ => "could not be built",
         };
         writeln!(
             out,
             "<p class=\"fail\">The submission {what} ({}); no test ran: {}</p>\n<pre>{}</pre>",
             status_name(sub.status),
-            escape(headline(&sub.message)),
-            escape(&sub.message)
+            escape(headline(&sub.shown_message())),
+            escape(&sub.shown_message())
         )?;
     } else {
         let failing: Vec<&TestReport> = failing(sub).collect();
@@ -362,7 +363,11 @@ fn failure<'a>(
     if let Some(description) = &test.description {
         writeln!(out, "<p>The case: {}</p>", escape(description))?;
     }
-    writeln!(out, "<p class=\"message\">{}</p>", escape(&test.message))?;
+    writeln!(
+        out,
+        "<p class=\"message\">{}</p>",
+        escape(&test.shown_message())
+    )?;
     if let Some(board) = &test.board {
         match picture::parse(board) {
             Some(grid) => board_grid(&grid, out)?,
@@ -450,7 +455,7 @@ fn score_class(sub: &SubmissionReport) -> &'static str {
 /// Escapes `text` for HTML element content and quoted attribute values,
 /// with control characters shown ([`visible`]): a bidi override cannot
 /// reorder the page, an escape sequence is seen for what it is.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use super::{Report, ReportFormat};
 
 /// The JSON format for the dispatcher.
-pub struct Json;
+pub(crate) struct Json;
 
 impl ReportFormat for Json {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -16,7 +16,7 @@ impl ReportFormat for Json {
 }
 
 /// Writes `report` as pretty-printed JSON, with a final newline.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report)?;
     writeln!(out)?;
     out.flush()
@@ -41,7 +41,7 @@ mod tests {
                 score: 0,
                 max_score: 1,
                 notes: Vec::new(),
-                grader_fault: false,
+                fault: None,
                 tests: vec![TestReport {
                     case: "campus-4x4".into(),
                     function: Function::FindEmpty,
@@ -51,6 +51,8 @@ mod tests {
                     time_ms: Some(0.5),
                     wall_ms: None,
                     reruns: 0,
+                    check: None,
+                    fault: None,
                     message: "m".into(),
                     output: "o".into(),
                     board: None,

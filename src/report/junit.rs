@@ -37,10 +37,10 @@ use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport}
 use crate::verdict::Verdict;
 
 /// The name of the `<testsuites>` element.
-pub const REPORT_NAME: &str = "grader";
+pub(crate) const REPORT_NAME: &str = "grader";
 
 /// The JUnit format for the dispatcher.
-pub struct Junit;
+pub(crate) struct Junit;
 
 impl ReportFormat for Junit {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -49,7 +49,7 @@ impl ReportFormat for Junit {
 }
 
 /// Writes `report` as JUnit XML.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut junit = quick_junit::Report::new(REPORT_NAME);
     let mut total = Duration::ZERO;
     for sub in &report.submissions {
@@ -90,7 +90,7 @@ fn without_root_skipped(xml: Vec<u8>) -> Vec<u8> {
 /// Student `text` for XML: control characters made visible (as a terminal
 /// view shows them, [`visible`]), then the characters XML 1.0 cannot hold
 /// at all (U+FFFE, U+FFFF) dropped.
-pub fn xml_safe(text: &str) -> String {
+pub(crate) fn xml_safe(text: &str) -> String {
     visible(text)
         .chars()
         .filter(|&ch| {
@@ -175,8 +175,12 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_type(status_name(sub.status))
-            .set_message(xml_safe(first_line(&test.message)))
-            .set_description(xml_safe(&format!("{}\n{}", test.message, sub.message)));
+            .set_message(xml_safe(first_line(&test.shown_message())))
+            .set_description(xml_safe(&format!(
+                "{}\n{}",
+                test.shown_message(),
+                sub.shown_message()
+            )));
         return status;
     }
     let kind = match test.verdict {
@@ -188,7 +192,7 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
         | Verdict::Crash
         | Verdict::Forbidden => NonSuccessKind::Failure,
     };
-    let mut description = test.message.clone();
+    let mut description = test.shown_message().into_owned();
     if let Some(board) = &test.board {
         description.push_str("\n\n");
         description.push_str(board.trim_end());
@@ -196,7 +200,7 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
     let mut status = TestCaseStatus::non_success(kind);
     status
         .set_type(test.verdict.name())
-        .set_message(xml_safe(first_line(&test.message)))
+        .set_message(xml_safe(first_line(&test.shown_message())))
         .set_description(xml_safe(&description));
     status
 }

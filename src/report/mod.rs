@@ -1,42 +1,46 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
 //! one module per output format through one trait ([`ReportFormat`]) and one
-//! dispatcher ([`Outputs`]). `-` as a path means stdout.
+//! dispatcher ([`ReportSinks`]). `-` as a path means stdout.
 //!
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
-pub mod classroom;
-pub mod csv;
-pub mod dispatch;
+pub(crate) mod classroom;
+pub(crate) mod csv;
+pub(crate) mod dispatch;
 #[cfg(test)]
 mod fixture;
-pub mod gradescope;
-pub mod html;
-pub mod json;
-pub mod junit;
-pub mod naming;
-pub mod picture;
+pub(crate) mod gradescope;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod naming;
+pub(crate) mod picture;
 #[cfg(test)]
 mod proptests;
-pub mod run;
-pub mod student;
-pub mod summary_md;
-pub mod terminal;
-pub mod text;
+pub(crate) mod read;
+pub(crate) mod requests;
+pub(crate) mod results_dir;
+pub(crate) mod run;
+pub(crate) mod student;
+pub(crate) mod summary_md;
+pub(crate) mod terminal;
+pub(crate) mod text;
 
-pub use dispatch::{Format, Outputs, ReportFormat, ReportOptions};
-pub use naming::headline;
-pub use run::RunInfo;
+pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
+pub(crate) use naming::headline;
+pub(crate) use run::RunInfo;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::verdict::{Function, Verdict};
+use crate::check::Check;
+use crate::verdict::{Fault, Function, Verdict};
 
 /// The version of the JSON report's schema.
-pub const REPORT_VERSION: u32 = 1;
+pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// How far grading a submission got.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Built and loaded; every test ran.
@@ -45,10 +49,13 @@ pub enum Status {
     BuildError,
     /// Built, but could not be loaded (a missing symbol, a bad library).
     LoadError,
+    /// The grader failed before any test could run (no compiler, a box
+    /// that cannot be made, a panic): the submission's `fault` says which.
+    GraderError,
 }
 
 /// Everything a grading run found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// [`REPORT_VERSION`].
     pub version: u32,
@@ -56,12 +63,12 @@ pub struct Report {
     pub submissions: Vec<SubmissionReport>,
     /// How the report was made (grader version, case-file hashes, limits,
     /// safeguards, time); filled by the command that ran the grading.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunInfo>,
 }
 
 /// One student's result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SubmissionReport {
     /// The student id: the name of the submission's entry.
     pub id: String,
@@ -74,23 +81,24 @@ pub struct SubmissionReport {
     /// What the student should know about how their upload was read: the
     /// files ignored beside the submission, the notebook cells taken.
     /// Absent from the JSON when there is none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Points earned.
     pub score: u32,
     /// Points possible.
     pub max_score: u32,
-    /// True when the grader itself failed on this submission (a worker
-    /// that could not start, a bug): not the student's doing, and the
-    /// command exits 2 so nobody mistakes it for a grade.
-    #[serde(skip)]
-    pub grader_fault: bool,
+    /// The grader's fault on this submission, when there is one (no
+    /// compiler, a box that cannot be made, a worker that could not start
+    /// in some test, a bug): not the student's doing, and the command
+    /// exits 2 so nobody mistakes it for a grade. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
     /// One per (case, function), in case order.
     pub tests: Vec<TestReport>,
 }
 
 /// One test's result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TestReport {
     /// The case's name.
     pub case: String,
@@ -107,20 +115,31 @@ pub struct TestReport {
     /// Wall-clock milliseconds the test took, as the grader measured it
     /// (what CI viewers and Gradescope call a test's time); absent until the
     /// runner measures it, and writers then fall back on `time_ms`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<f64>,
     /// How many times the test was run again because the host was too
     /// busy to time it (stopped at the wall-clock backstop while still
     /// runnable and under its CPU limit); absent when it ran once.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reruns: u32,
-    /// Why it failed (the check and the cell, the signal, ...); empty on a pass.
+    /// The check that failed, for `wrong` (its id, e.g. `solve.leftover`:
+    /// `grader checks` lists them); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+    /// The grader's fault, when the test could not be run or judged
+    /// through no fault of the student's (verdict `error`, no points);
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// Why it failed (the check and the cell, the signal, ...); empty on a
+    /// pass. A fault's own words are not in it: a report shows them with
+    /// [`TestReport::shown_message`].
     pub message: String,
     /// What the student's code printed, capped.
     pub output: String,
     /// A picture of the board the failed check is about, with the cell in
     /// question marked; absent when there is none.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<String>,
     /// Whether the case is hidden (never shown by `grader check`).
     #[serde(skip)]
@@ -135,6 +154,12 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl TestReport {
+    /// The message as a person reads it: after the fault's headline when
+    /// the grader is at fault (every text format shows a fault so).
+    pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
+        shown(self.fault, &self.message)
+    }
+
     /// The test's wall time in seconds for a report: `wall_ms`, else
     /// `time_ms`; `None` when neither is a finite, non-negative number that
     /// fits a report (a forged `1e300` or `NaN` is no time at all).
@@ -148,9 +173,31 @@ impl TestReport {
 
 /// The longest time a report writes, in milliseconds (a year): anything
 /// beyond is a forged or broken measurement, not a time.
-pub const MAX_REPORTED_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
+pub(crate) const MAX_REPORTED_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
+
+/// `message`, after `fault`'s headline when there is one.
+fn shown(fault: Option<Fault>, message: &str) -> std::borrow::Cow<'_, str> {
+    match fault {
+        Some(fault) => fault.render(message).into(),
+        None => message.into(),
+    }
+}
 
 impl SubmissionReport {
+    /// The message as a person reads it: after the fault's headline when
+    /// the grader failed before any test ran.
+    pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
+        match self.status {
+            Status::GraderError => shown(self.fault, &self.message),
+            _ => self.message.as_str().into(),
+        }
+    }
+
+    /// True iff the grader failed on this submission.
+    pub fn grader_fault(&self) -> bool {
+        self.fault.is_some()
+    }
+
     /// True iff every test passed.
     pub fn all_passed(&self) -> bool {
         self.status == Status::Ok && self.tests.iter().all(|t| t.verdict == Verdict::Pass)
@@ -160,7 +207,7 @@ impl SubmissionReport {
 impl Report {
     /// True iff the grader itself failed on some submission.
     pub fn grader_fault(&self) -> bool {
-        self.submissions.iter().any(|s| s.grader_fault)
+        self.submissions.iter().any(SubmissionReport::grader_fault)
     }
 
     /// True iff every test of every submission passed.

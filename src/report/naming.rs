@@ -5,23 +5,24 @@
 use super::{Status, TestReport};
 
 /// A test's name in the JUnit, CSV and HTML reports: `<case>/<function>`.
-pub fn test_name(test: &TestReport) -> String {
+pub(crate) fn test_name(test: &TestReport) -> String {
     format!("{}/{}", test.case, test.function)
 }
 
 /// A submission's status as the JSON report writes it: `ok`,
-/// `build_error` or `load_error`.
-pub fn status_name(status: Status) -> &'static str {
+/// `build_error`, `load_error` or `grader_error`.
+pub(crate) fn status_name(status: Status) -> &'static str {
     match status {
         Status::Ok => "ok",
         Status::BuildError => "build_error",
         Status::LoadError => "load_error",
+        Status::GraderError => "grader_error",
     }
 }
 
 /// The line of a compiler's or loader's message that says what went wrong:
 /// the first that mentions an error, else the first that is not blank.
-pub fn headline(text: &str) -> &str {
+pub(crate) fn headline(text: &str) -> &str {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     text.lines()
         .map(str::trim)
@@ -31,7 +32,7 @@ pub fn headline(text: &str) -> &str {
 }
 
 /// The first line of `text` (all of it when it has no newline).
-pub fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
 

@@ -11,7 +11,7 @@ use sudoku_lab::Board;
 
 /// Renders `board` as plain text, marking `cell` (row, column; 0-based) if
 /// given.
-pub fn render(board: &Board, cell: Option<(usize, usize)>) -> String {
+pub(crate) fn render(board: &Board, cell: Option<(usize, usize)>) -> String {
     let side = board.side();
     // The rule between bands of boxes: a '+' under every '|' of a row.
     let rule: String = row(board, 0, None)
@@ -60,7 +60,7 @@ fn row(board: &Board, r: usize, cell: Option<(usize, usize)>) -> String {
 
 /// One line of a picture for a terminal: the marked cell `[v]` in bold
 /// red (when `colored` is on); everything else as it is.
-pub fn paint(line: &str) -> String {
+pub(crate) fn paint(line: &str) -> String {
     match (line.find('['), line.find(']')) {
         (Some(open), Some(close)) if open < close => format!(
             "{}{}{}",
@@ -75,7 +75,7 @@ pub fn paint(line: &str) -> String {
 /// A picture read back as a grid: the rows of cells (box rules left out),
 /// each cell's text, which one is marked, and where the box borders fall.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grid {
+pub(crate) struct Grid {
     /// Rows of cell texts (`.` for empty).
     pub rows: Vec<Vec<String>>,
     /// The marked cell (row, column), if any.
@@ -88,7 +88,7 @@ pub struct Grid {
 
 /// Reads a picture written by [`render`] back into a [`Grid`]; `None` when
 /// `picture` is not one (the HTML page then shows it as text).
-pub fn parse(picture: &str) -> Option<Grid> {
+pub(crate) fn parse(picture: &str) -> Option<Grid> {
     let mut rows = Vec::new();
     let mut marked = None;
     let mut box_width = 0;

@@ -79,6 +79,8 @@ fn test_report() -> impl Strategy<Value = TestReport> {
                     time_ms,
                     wall_ms,
                     reruns: 0,
+                    check: None,
+                    fault: None,
                     message,
                     output,
                     board,
@@ -105,7 +107,7 @@ fn submission() -> impl Strategy<Value = SubmissionReport> {
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
             notes: Vec::new(),
-            grader_fault: false,
+            fault: None,
             tests,
         })
 }

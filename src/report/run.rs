@@ -150,7 +150,7 @@ impl RunInfo {
 }
 
 /// The first 12 hex digits of a hash, or `unreadable`.
-pub fn short_hash(hash: Option<&str>) -> &str {
+pub(crate) fn short_hash(hash: Option<&str>) -> &str {
     match hash {
         Some(hash) => hash.get(..12).unwrap_or(hash),
         None => "unreadable",
@@ -169,7 +169,7 @@ fn file_bytes(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

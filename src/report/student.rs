@@ -57,7 +57,7 @@ const RUST_PANIC_NOISE: [&str; 2] = [
 
 /// The smallest board on which a failing `solve` still fails, for showing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ShrunkView {
+pub(crate) struct ShrunkView {
     /// The case it was shrunk from.
     pub case: String,
     /// A picture of the case's puzzle.
@@ -90,7 +90,7 @@ pub struct ShrunkView {
 /// teaches, found by replaying its write trace (see
 /// [`crate::check::trace`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FirstStepView {
+pub(crate) struct FirstStepView {
     /// The case whose `solve` failed.
     pub case: String,
     /// True when the trace was taken on the shrunk board.
@@ -107,7 +107,7 @@ pub struct FirstStepView {
 
 /// What `grader check` found, ready to show.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     /// The submission's report (the tests that ran, in the order they ran).
     pub submission: SubmissionReport,
     /// Shrunk boards for failing `solve` tests.
@@ -130,9 +130,9 @@ pub struct CheckRun {
 impl CheckRun {
     /// The exit code (see [`crate::exit`]): a grader fault 2, code that did
     /// not build or load 3, a failing test 1, else 0.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         let sub = &self.submission;
-        if sub.grader_fault {
+        if sub.grader_fault() {
             exit::USAGE_OR_INPUT
         } else if sub.status != Status::Ok {
             exit::BUILD_OR_LOAD_ERROR
@@ -145,7 +145,7 @@ impl CheckRun {
 }
 
 /// Writes `run` for a person; `verbose` shows every test in full.
-pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
     let sub = &run.submission;
     for note in &sub.notes {
         writeln!(out, "{} {}", "note:".bold(), visible_line(note))?;
@@ -153,6 +153,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
     if sub.status != Status::Ok {
         let what = match sub.status {
             Status::BuildError => "did not build",
+            Status::GraderError => "could not be checked: the grader failed, not your code",
             _ => "could not be loaded",
         };
         writeln!(
@@ -161,7 +162,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             "✗".red().bold(),
             format!("{} {what}", visible_line(&run.path)).red().bold()
         )?;
-        for line in visible(&sub.message).lines() {
+        for line in visible(&sub.shown_message()).lines() {
             writeln!(out, "  {line}")?;
         }
         writeln!(out)?;
@@ -170,7 +171,14 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
         } else {
             "then run `grader check` again"
         };
-        writeln!(out, "No test ran: fix the message above, {again}.")?;
+        if sub.status == Status::GraderError {
+            writeln!(
+                out,
+                "No test ran, through no fault of your code's: {again}, and report it if it persists."
+            )?;
+        } else {
+            writeln!(out, "No test ran: fix the message above, {again}.")?;
+        }
         return Ok(());
     }
     if let Some(note) = &run.size_note {
@@ -247,7 +255,7 @@ pub fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Re
             run.not_run
         ));
     }
-    if sub.grader_fault {
+    if sub.grader_fault() {
         writeln!(out, "{}", line.red().bold())?;
         writeln!(
             out,
@@ -441,7 +449,7 @@ fn write_first_step(first: &FirstStepView, out: &mut dyn Write) -> io::Result<()
 /// `picture` (from [`super::picture::render`]) with the row numbers on the
 /// left and the column numbers on top, counted from 0 as the messages
 /// count them, so "(row 2, col 1)" can be found at a glance.
-pub fn labelled(picture: &str) -> String {
+pub(crate) fn labelled(picture: &str) -> String {
     let lines: Vec<&str> = picture.lines().collect();
     let is_rule = |line: &str| !line.is_empty() && line.chars().all(|ch| ch == '-' || ch == '+');
     // Column positions from a row without a marked (and maybe coloured) cell:
@@ -485,7 +493,7 @@ pub fn labelled(picture: &str) -> String {
 /// `python`, `library`): a crash from a stack overflow is told in the
 /// lab's words.
 fn shown_message(test: &TestReport, kind: Option<&str>) -> String {
-    in_lab_words(test.function, test.verdict, &test.message, kind)
+    in_lab_words(test.function, test.verdict, &test.shown_message(), kind)
 }
 
 /// What endless recursion in `solve` most likely is, two causes at most: a
@@ -536,7 +544,7 @@ fn in_lab_words(function: Function, verdict: Verdict, message: &str, kind: Optio
 /// every other one is told what fixed numbers do (a 4x4 read with rows of
 /// 9 raises IndexError, or reads off its end; a 16x16 is searched in its
 /// top-left 9x9), in `kind`'s spelling. `size_of` gives a case's `n`.
-pub fn fixed_board_size(
+pub(crate) fn fixed_board_size(
     tests: &[TestReport],
     size_of: impl Fn(&str) -> Option<usize>,
     kind: Option<&str>,
@@ -651,7 +659,7 @@ fn verdict_colored(verdict: Verdict) -> String {
 }
 
 /// Writes `run` as one JSON document, for editors and scripts.
-pub fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct Json<'a> {
         version: u32,
@@ -693,6 +701,8 @@ mod tests {
             time_ms: Some(1.0),
             wall_ms: None,
             reruns: 0,
+            check: None,
+            fault: None,
             message: message.into(),
             output: String::new(),
             board: None,
@@ -712,7 +722,7 @@ mod tests {
                 score,
                 max_score: tests.len() as u32,
                 notes: Vec::new(),
-                grader_fault: false,
+                fault: None,
                 tests,
             },
             shrunk: Vec::new(),
@@ -935,7 +945,9 @@ mod tests {
             "{shown}"
         );
         assert!(!shown.contains("run `grader check` again"), "{shown}");
-        r.submission.grader_fault = true;
+        r.submission.fault = Some(crate::verdict::Fault::grader(
+            crate::verdict::FaultKind::WorkerFailed,
+        ));
         assert_eq!(r.exit_code(), exit::USAGE_OR_INPUT);
     }
 }

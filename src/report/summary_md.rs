@@ -14,7 +14,7 @@ use crate::verdict::Verdict;
 const FAILURES_PER_ROW: usize = 5;
 
 /// The `--summary-md` format.
-pub struct SummaryMd;
+pub(crate) struct SummaryMd;
 
 impl super::dispatch::ReportFormat for SummaryMd {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -24,7 +24,7 @@ impl super::dispatch::ReportFormat for SummaryMd {
 }
 
 /// Writes the summary of `report`.
-pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
     writeln!(out, "## Sudoku lab: grading summary\n")?;
     writeln!(
@@ -50,8 +50,9 @@ pub fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 
 fn result(sub: &SubmissionReport) -> String {
     match sub.status {
-        Status::BuildError => format!("build error: {}", cell(headline(&sub.message))),
-        Status::LoadError => format!("load error: {}", cell(headline(&sub.message))),
+        Status::BuildError => format!("build error: {}", cell(headline(&sub.shown_message()))),
+        Status::LoadError => format!("load error: {}", cell(headline(&sub.shown_message()))),
+        Status::GraderError => format!("grader fault: {}", cell(&sub.shown_message())),
         Status::Ok => {
             let failed: Vec<String> = sub
                 .tests

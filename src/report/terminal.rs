@@ -18,7 +18,7 @@ const FAILURES_PER_ROW: usize = 3;
 /// piece of student text (ids, kinds, case names, compiler messages) is
 /// shown through [`visible_line`]: a name cannot move the cursor, clear a
 /// line or fake another row.
-pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let ids: Vec<String> = report
         .submissions
         .iter()
@@ -67,10 +67,11 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn summary_result(sub: &SubmissionReport) -> String {
-    let headline = || visible_line(super::headline(&sub.message)).into_owned();
+    let headline = || visible_line(super::headline(&sub.shown_message())).into_owned();
     match sub.status {
         Status::BuildError => format!("{}: {}", "build error".red(), headline()),
         Status::LoadError => format!("{}: {}", "load error".red(), headline()),
+        Status::GraderError => format!("{}: {}", "grader fault".red(), headline()),
         Status::Ok => {
             let failed: Vec<&TestReport> = sub
                 .tests
@@ -123,6 +124,8 @@ mod tests {
             time_ms: Some(1.0),
             wall_ms: None,
             reruns: 0,
+            check: None,
+            fault: None,
             message: if verdict == Verdict::Pass {
                 String::new()
             } else {
@@ -152,7 +155,7 @@ mod tests {
                 score: 0,
                 max_score: 5,
                 notes: Vec::new(),
-                grader_fault: false,
+                fault: None,
                 tests,
             }],
         };

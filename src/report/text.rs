@@ -13,7 +13,7 @@ use std::borrow::Cow;
 /// `\r`, `\u{7f}`, `\u{202e}` (bidi overrides and other format characters)
 /// and so on. `\n` and `\t` are kept. Returns the text unchanged (no copy)
 /// when there is nothing to escape.
-pub fn visible(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }
@@ -35,7 +35,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 
 /// One line of student text for a one-line view (a summary row, a name):
 /// [`visible`], with newlines and tabs escaped too.
-pub fn visible_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible_line(text: &str) -> Cow<'_, str> {
     let shown = visible(text);
     if !shown.contains(['\n', '\t']) {
         return shown;

@@ -1,38 +1,26 @@
-//! Grading a class: [`grade_all`] runs one [`Session`] per submission,
-//! `--jobs` at a time, and collects the [`SubmissionReport`]s in order; and
+//! Grading a class: [`grade_all`] runs one `Session` per submission,
+//! `--jobs` at a time, and collects the `SubmissionReport`s in order; and
 //! one test of a session, run and judged ([`run_test_traced`]): the
 //! request to the box, the rerun of a test the host was too busy to time,
-//! the outcome, the judgement and the test's report.
+//! the outcome, the judgement and the test's report. [`run_test`] runs one
+//! test alone in a box of its own, for the tests and benches of the box.
 
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::case::{Case, CaseSet};
+use crate::case::Case;
 use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport, TestReport, picture};
-use crate::runner::process::{self, SandboxEnv};
+use crate::runner::outcome;
+use crate::runner::plan::GradePlan;
 use crate::runner::session::{Next, Session, not_run};
+use crate::sandbox::SandboxEnv;
 use crate::sandbox::SubmissionBox;
-use crate::submission::build::BuildContext;
+use crate::sandbox::run::{Kill, TestRun};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Blame, Function, Outcome, Verdict};
-
-/// Everything a grading run needs besides the submissions, checked before
-/// any student code runs.
-pub struct GradePlan {
-    /// The cases, every one with its reference answer.
-    pub cases: CaseSet,
-    /// Where and how submissions are built.
-    pub build: BuildContext,
-    /// Which safeguards the workers apply.
-    pub sandbox: SandboxEnv,
-    /// Submissions graded at once.
-    pub jobs: usize,
-    /// The time limit of each test (see [`crate::runner::limits`]).
-    pub limits: crate::runner::limits::TimeLimits,
-}
+use crate::verdict::{Fault, FaultKind, Function, Outcome, Verdict};
 
 /// What [`grade_all`] tells its caller as it goes, from the grading threads.
 #[derive(Clone, Copy, Debug)]
@@ -89,7 +77,7 @@ pub fn grade_all(
 }
 
 /// Builds and tests one submission in a box of its own (one
-/// [`Session`]). Never fails: whatever goes wrong is in the report.
+/// `Session`). Never fails: whatever goes wrong is in the report.
 pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport {
     match Session::open(submission, plan) {
         Ok(session) => session.run(|_, _, _, _| Next::Go),
@@ -97,8 +85,8 @@ pub fn grade_one(submission: &Submission, plan: &GradePlan) -> SubmissionReport 
     }
 }
 
-/// One test as [`run_test_judged`] returns it: the report, whether the
-/// code loaded, whose failure it is, and for a wrong answer the failed
+/// One test as [`run_test_judged`] returns it: the report (with whose
+/// failure it is), whether the code loaded, and for a wrong answer the failed
 /// check itself (its id tells a shrinker whether a smaller board fails the
 /// same way).
 pub struct JudgedTest {
@@ -106,8 +94,6 @@ pub struct JudgedTest {
     pub report: TestReport,
     /// Whether the worker got as far as loading the code.
     pub loaded: bool,
-    /// Whose failure the result is.
-    pub blame: Blame,
     /// The failed check, for the verdict `wrong`.
     pub failure: Option<check::Failure>,
     /// Who recorded the write trace the test was judged with, if it had one.
@@ -153,14 +139,10 @@ pub fn run_test_traced(
         CodeKind::Python => match python_interpreter() {
             Ok(interpreter) => Some(interpreter.clone()),
             Err(err) => {
-                let outcome = Outcome::grader_fault(format!(
-                    "{} (not your fault): {err}",
-                    process::GRADER_FAULT
-                ));
+                let outcome = Outcome::grader_fault(FaultKind::Toolchain, err);
                 return JudgedTest {
                     report: test_report(case, function, outcome, None),
                     loaded: false,
-                    blame: Blame::Grader,
                     failure: None,
                     trace_source: None,
                 };
@@ -182,14 +164,15 @@ pub fn run_test_traced(
     let mut wall_ms = None;
     let (result, reruns) = run_timed(sandbox, &request);
     let outcome = match result {
-        Err(err) => {
-            Outcome::grader_fault(format!("{} (not your fault): {err}", process::GRADER_FAULT))
-        }
+        Err(err) => Outcome::grader_fault(
+            FaultKind::Sandbox,
+            format!("the test could not be run in the box: {err}"),
+        ),
         Ok(run) => {
             loaded = run.loaded();
             wall_ms = Some(run.wall_ms as f64);
             let output = run.output.clone();
-            let mut outcome = match process::outcome(&run, &limits) {
+            let mut outcome = match outcome::outcome(&run, &limits) {
                 Err(outcome) => outcome,
                 Ok((response, time_ms)) => {
                     let policy = plan.cases.config.find_empty_policy;
@@ -214,6 +197,10 @@ pub fn run_test_traced(
                             failed = Some(failure);
                             Outcome::new(Verdict::Wrong, message)
                         }
+                        Judgement::BadProbe(error) => Outcome::grader_fault(
+                            FaultKind::BadProbe,
+                            format!("{error}; please report it"),
+                        ),
                     };
                     outcome.time_ms = Some(time_ms);
                     outcome
@@ -223,17 +210,53 @@ pub fn run_test_traced(
             outcome
         }
     };
-    let blame = outcome.blame;
     let mut report = test_report(case, function, outcome, board);
     report.wall_ms = wall_ms;
     report.reruns = reruns;
+    report.check = failed.as_ref().map(|f| f.check);
     JudgedTest {
         report,
         loaded,
-        blame,
         failure: failed,
         trace_source,
     }
+}
+
+/// Runs `request` alone in a fresh box (see [`crate::sandbox`]) and records
+/// how it went; grading runs all tests of a submission in one box. The
+/// code is copied into the box's `code/` first (a box sees only its own
+/// files), under its own file name. A student's crash or timeout is a
+/// normal [`TestRun`]; only the grader's own failures (the box cannot be
+/// made or fails) are errors.
+///
+/// # Errors
+/// When the worker process cannot be started or watched.
+pub fn run_test(
+    request: &crate::protocol::WorkerRequest,
+    env: &SandboxEnv,
+) -> std::io::Result<TestRun> {
+    use crate::protocol::ViewKind;
+    use crate::submission::build::BuildContext;
+    static TOOLS: std::sync::OnceLock<Option<BuildContext>> = std::sync::OnceLock::new();
+    let kind = match request.kind {
+        CodeKind::Library => ViewKind::LibraryTest,
+        CodeKind::Python => ViewKind::PythonTest,
+    };
+    let views: Vec<_> = TOOLS
+        .get_or_init(|| BuildContext::new().ok())
+        .iter()
+        .filter_map(|ctx| ctx.host_view(kind).ok())
+        .collect();
+    let mut sandbox = crate::sandbox::SubmissionBox::open(env, &views)?;
+    let mut request = request.clone();
+    if let Some(name) = request.code.file_name() {
+        let inside = sandbox.code_dir().join(name);
+        // A missing file stays missing: the test reports it as a load error.
+        if std::fs::copy(&request.code, &inside).is_ok() {
+            request.code = inside;
+        }
+    }
+    sandbox.run_test(&request)
 }
 
 /// How many times a test is run in all when the host is too busy to time
@@ -245,15 +268,15 @@ pub const TEST_TRIES: u32 = 3;
 /// while still runnable and under its CPU limit was not timed (the host
 /// was too busy), so it runs again, [`TEST_TRIES`] times in all. Returns
 /// the last run and how many reruns it took; a run still undecided is
-/// then classified as the grader's fault by [`process::outcome`].
+/// then classified as the grader's fault by [`outcome::outcome`].
 fn run_timed(
     sandbox: &mut SubmissionBox<'_>,
     request: &WorkerRequest,
-) -> (std::io::Result<process::TestRun>, u32) {
+) -> (std::io::Result<TestRun>, u32) {
     let mut reruns = 0;
     loop {
         let result = sandbox.run_test(request);
-        let undecided = matches!(&result, Ok(run) if run.killed == Some(process::Kill::Backstop));
+        let undecided = matches!(&result, Ok(run) if run.killed == Some(Kill::Backstop));
         if !undecided || reruns + 1 >= TEST_TRIES {
             return (result, reruns);
         }
@@ -287,6 +310,8 @@ fn test_report(
         time_ms: outcome.time_ms,
         wall_ms: None,
         reruns: 0,
+        check: None,
+        fault: outcome.fault,
         message: outcome.message,
         output: outcome.output,
         board,
@@ -306,13 +331,16 @@ fn grader_failed(
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_string());
-    let message = format!(
-        "the grader failed on this submission (a bug in the grader, not the student's fault; please report it): {what}"
-    );
+    let message = format!("a bug in the grader, please report it: {what}");
     let kind = submission.kind.as_ref().ok().copied();
-    let mut report = not_run(submission, kind, Status::BuildError, &message, plan);
-    report.grader_fault = true;
-    report
+    not_run(
+        submission,
+        kind,
+        Status::GraderError,
+        &message,
+        Some(Fault::grader(FaultKind::Panic)),
+        plan,
+    )
 }
 
 /// The kind's name in reports (SPEC 6).
@@ -328,7 +356,29 @@ pub fn kind_name(kind: SubmissionKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::submission::build::BuildContext;
     use crate::submission::discover::classify;
+
+    #[test]
+    fn a_panic_in_the_grader_is_a_typed_fault_not_a_build_error() {
+        let mut cases = crate::case::builtin();
+        cases.cases.retain(|c| c.name == "campus-4x4");
+        let plan = GradePlan {
+            cases,
+            build: BuildContext::new().expect("build folder"),
+            sandbox: SandboxEnv::detect(),
+            jobs: 1,
+            limits: Default::default(),
+        };
+        let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
+        let panic = std::panic::catch_unwind(|| panic!("index out of bounds")).unwrap_err();
+        let report = grader_failed(&classify(&c_listing), &*panic, &plan);
+        assert_eq!(report.status, Status::GraderError);
+        assert_eq!(report.fault, Some(Fault::grader(FaultKind::Panic)));
+        assert!(report.message.contains("index out of bounds"), "{report:?}");
+        assert!(report.shown_message().contains("not your fault"));
+        assert!(report.tests.iter().all(|t| t.fault == report.fault));
+    }
 
     #[test]
     fn a_worker_that_cannot_start_is_the_graders_fault_not_a_grade() {
@@ -344,18 +394,23 @@ mod tests {
         };
         let c_listing = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions/c-listing.c");
         let report = grade_one(&classify(&c_listing), &plan);
-        assert!(report.grader_fault, "{report:?}");
-        assert_eq!(report.score, 0);
-        assert!(
-            report.message.starts_with(process::GRADER_FAULT),
-            "{}",
-            report.message
+        assert_eq!(
+            report.fault,
+            Some(Fault::grader(FaultKind::Sandbox)),
+            "{report:?}"
         );
+        assert_eq!(report.status, Status::GraderError);
+        assert_eq!(report.score, 0);
         assert!(
             report.message.contains("box cannot be made"),
             "{}",
             report.message
         );
-        assert!(report.tests.iter().all(|t| t.verdict == Verdict::Error));
+        assert!(
+            report
+                .tests
+                .iter()
+                .all(|t| t.verdict == Verdict::Error && t.fault == report.fault)
+        );
     }
 }

@@ -25,13 +25,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, CaseSet};
 use crate::report::{Status, SubmissionReport};
-use crate::runner::grade::{GradePlan, grade_one};
+use crate::runner::grade::grade_one;
+use crate::runner::plan::GradePlan;
 use crate::submission::discover::{SubmissionKind, classify};
 use crate::verdict::{Function, Verdict};
 
 /// The CPU time the listing may use while it is being timed: a case on
 /// which the lab's own listing needs more needs a pinned limit.
-pub const CALIBRATION_LIMIT_MS: u64 = 30_000;
+pub(crate) const CALIBRATION_LIMIT_MS: u64 = 30_000;
 
 /// The limit of a test whose case was never timed (a board `grader check`
 /// derived from a case is timed by its case; this is the fallback when
@@ -41,7 +42,7 @@ const UNTIMED_LIMIT_MS: u64 = crate::case::DEFAULT_TIME_LIMIT_MS;
 /// The language whose listing times a kind of submission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Language {
+pub(crate) enum Language {
     /// C files, and prebuilt `.so` libraries with the C ABI.
     C,
     /// Rust crates.
@@ -52,7 +53,7 @@ pub enum Language {
 
 impl Language {
     /// The listing that times `kind`.
-    pub fn of(kind: SubmissionKind) -> Language {
+    pub(crate) fn of(kind: SubmissionKind) -> Language {
         match kind {
             SubmissionKind::C | SubmissionKind::Library => Language::C,
             SubmissionKind::Rust => Language::Rust,
@@ -197,7 +198,7 @@ pub struct AppliedLimit {
 /// Why the limits could not be set: the grader's fault (exit 2), never a
 /// student's.
 #[derive(Debug, thiserror::Error)]
-pub enum CalibrationError {
+pub(crate) enum CalibrationError {
     /// The listing could not be written or graded.
     #[error("cannot time the lab's listing in {language}: {message}")]
     Grader {
@@ -237,7 +238,7 @@ const RUST_LISTING_LIB: &str = include_str!("../../submissions/rust-trait/src/li
 ///
 /// # Errors
 /// When a listing cannot be built or run, or fails a test.
-pub fn calibrate(
+pub(crate) fn calibrate(
     plan: &mut GradePlan,
     kinds: impl IntoIterator<Item = SubmissionKind>,
 ) -> Result<(), CalibrationError> {
@@ -300,7 +301,7 @@ fn time_listing(
     let path = write_listing(dir.path(), language)
         .map_err(|e| grader(format!("cannot write it out: {e}")))?;
     let report = grade_one(&classify(&path), plan);
-    if report.status != Status::Ok || report.grader_fault {
+    if report.status != Status::Ok || report.grader_fault() {
         return Err(grader(report.message.clone()));
     }
     Ok(report)

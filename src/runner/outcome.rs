@@ -2,8 +2,8 @@
 //! classifier [`outcome`] from a [`TestRun`] (exit status or signal, the
 //! grader's own kill reason, the OOM counter, the CPU and wall time the
 //! grader measured, the decoded protocol messages) to a verdict, with the
-//! messages it words, and [`decode_messages`], the defensive decoder of
-//! what a worker wrote on fd 3.
+//! messages it words. What a worker wrote on fd 3 is decoded defensively
+//! by [`crate::protocol::decode_messages`].
 //!
 //! Nothing a worker writes after `loading` is trusted further than student
 //! code could forge it: see [`outcome`]. Every rule has a row in the table
@@ -11,20 +11,15 @@
 
 use crate::check::Response;
 use crate::protocol::{Limits, WorkerMessage};
-pub use crate::protocol::{decode_messages, overlong_line};
-use crate::verdict::{Outcome, Verdict};
+use crate::verdict::{FaultKind, Outcome, Verdict};
 
-pub use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
-
-/// How the message of a test starts when the grader, not the student,
-/// failed (for people; the type that says so is [`crate::verdict::Blame`]).
-pub const GRADER_FAULT: &str = "the grader could not run this test";
+use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
 
 /// Decides what a finished worker means: `Ok` with the answers and the
 /// test's time when it returned normally (then the caller judges the
 /// answers), or the `Err` [`Outcome`] that ends the test (timeout, memory,
-/// crash, forbidden, error — an error with [`Blame::Grader`](crate::verdict::Blame::Grader) when the grader
-/// failed). `output` is left empty for the caller.
+/// crash, forbidden, error — an error with a
+/// [`Fault`](crate::verdict::Fault) when the grader failed). `output` is left empty for the caller.
 ///
 /// A pure function of what the grader observed. What the worker wrote is
 /// trusted only as far as student code could not have written it: the
@@ -38,17 +33,20 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     let loaded = run.loaded();
     for message in run.worker_messages() {
         if let WorkerMessage::WorkerFailed { message } = message {
-            return Err(Outcome::grader_fault(format!(
-                "{GRADER_FAULT} (not your fault): {}",
-                truncate(message, 2000)
-            )));
+            return Err(Outcome::grader_fault(
+                FaultKind::WorkerFailed,
+                truncate(message, 2000),
+            ));
         }
     }
     if run.killed == Some(Kill::Backstop) {
-        return Err(Outcome::grader_fault(format!(
-            "{GRADER_FAULT} (not your fault): the host was too busy to time this test: after {} ms of wall-clock time it had used only {} ms of its {} ms of CPU time, and had waited {} ms for a CPU; grade again on a quieter machine or with fewer --jobs",
-            run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
-        )));
+        return Err(Outcome::grader_fault(
+            FaultKind::HostBusy,
+            format!(
+                "the host was too busy to time this test: after {} ms of wall-clock time it had used only {} ms of its {} ms of CPU time, and had waited {} ms for a CPU; grade again on a quieter machine or with fewer --jobs",
+                run.wall_ms, run.cpu_ms, limits.time_limit_ms, run.waited_ms
+            ),
+        ));
     }
     if let Some(message) = run.messages.iter().find_map(|m| match m {
         WorkerMessage::LoadError { message } if !loaded => Some(message),
@@ -73,7 +71,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }
     if !run.student_code_ran() {
         let mut message = format!(
-            "{GRADER_FAULT} (not your fault): its worker process ended with {} before loading your code",
+            "its worker process ended with {} before loading your code",
             if run.timed_out() {
                 "a timeout".to_string()
             } else {
@@ -83,7 +81,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         if let Some(line) = run.output.lines().find(|l| !l.trim().is_empty()) {
             message.push_str(&format!(": {}", truncate(line.trim(), 300)));
         }
-        return Err(Outcome::grader_fault(message));
+        return Err(Outcome::grader_fault(FaultKind::WorkerEnded, message));
     }
     if run.status == Status::Exited(0) && !run.timed_out() {
         // The worker answers only after `loaded`: a `done` before it was
@@ -115,10 +113,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
     }
     // SIGSYS: a filter killed outright, or the worker's handler could not
     // report (student code closed fd 3) and exited with its own status.
-    #[cfg(unix)]
     let handler_exit = run.status == Status::Exited(crate::worker::FORBIDDEN_EXIT);
-    #[cfg(not(unix))]
-    let handler_exit = false;
     if run.status == Status::Signaled(libc_signal::SIGSYS) || handler_exit {
         return fail(Verdict::Forbidden, forbidden_message(None, loaded));
     }
@@ -239,7 +234,6 @@ fn forbidden_message(syscall: Option<i64>, loaded: bool) -> String {
 /// The name of a system call number (`syscall N` for one the grader does
 /// not know).
 pub fn syscall_name(number: i64) -> String {
-    #[cfg(target_os = "linux")]
     if let Some(name) = crate::worker::seccomp::syscall_name(number) {
         return name.to_string();
     }
@@ -248,46 +242,35 @@ pub fn syscall_name(number: i64) -> String {
 
 /// What a forbidden call was for, in words.
 fn syscall_purpose(number: i64) -> Option<&'static str> {
-    #[cfg(target_os = "linux")]
-    {
-        let name = crate::worker::seccomp::syscall_name(number)?;
-        Some(match name {
-            "fork" | "vfork" | "clone" | "clone3" => "creating a process",
-            "execve" | "execveat" => "running a program",
-            "socket" | "socketpair" | "connect" | "bind" | "listen" | "accept" | "accept4" => {
-                "networking"
-            }
-            "kill" | "tkill" | "tgkill" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo"
-            | "pidfd_send_signal" => "signalling another process",
-            "ptrace" | "process_vm_readv" | "process_vm_writev" | "kcmp" | "pidfd_open"
-            | "pidfd_getfd" => "inspecting another process",
-            "prlimit64" | "setpriority" | "sched_setaffinity" | "sched_setscheduler"
-            | "sched_setparam" | "sched_setattr" | "fcntl" => "changing another process",
-            "chmod" | "fchmod" | "fchmodat" | "fchmodat2" | "chown" | "fchown" | "lchown"
-            | "fchownat" | "utime" | "utimes" | "utimensat" | "futimesat" | "setxattr"
-            | "lsetxattr" | "fsetxattr" | "removexattr" | "lremovexattr" | "fremovexattr" => {
-                "changing a file's metadata"
-            }
-            _ => return None,
-        })
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = number;
-        None
-    }
+    let name = crate::worker::seccomp::syscall_name(number)?;
+    Some(match name {
+        "fork" | "vfork" | "clone" | "clone3" => "creating a process",
+        "execve" | "execveat" => "running a program",
+        "socket" | "socketpair" | "connect" | "bind" | "listen" | "accept" | "accept4" => {
+            "networking"
+        }
+        "kill" | "tkill" | "tgkill" | "rt_sigqueueinfo" | "rt_tgsigqueueinfo"
+        | "pidfd_send_signal" => "signalling another process",
+        "ptrace" | "process_vm_readv" | "process_vm_writev" | "kcmp" | "pidfd_open"
+        | "pidfd_getfd" => "inspecting another process",
+        "prlimit64" | "setpriority" | "sched_setaffinity" | "sched_setscheduler"
+        | "sched_setparam" | "sched_setattr" | "fcntl" => "changing another process",
+        "chmod" | "fchmod" | "fchmodat" | "fchmodat2" | "chown" | "fchown" | "lchown"
+        | "fchownat" | "utime" | "utimes" | "utimensat" | "futimesat" | "setxattr"
+        | "lsetxattr" | "fsetxattr" | "removexattr" | "lremovexattr" | "fremovexattr" => {
+            "changing a file's metadata"
+        }
+        _ => return None,
+    })
 }
 
 /// Signal numbers used in verdicts (the same on every Linux architecture
-/// the grader supports, and on the BSDs for these).
+/// the grader supports).
 mod libc_signal {
     pub(super) const SIGABRT: i32 = 6;
     pub(super) const SIGKILL: i32 = 9;
     pub(super) const SIGXCPU: i32 = 24;
-    #[cfg(target_os = "linux")]
     pub(super) const SIGSYS: i32 = 31;
-    #[cfg(not(target_os = "linux"))]
-    pub const SIGSYS: i32 = 12;
 }
 
 /// A signal's name with what it usually means.
@@ -368,6 +351,7 @@ fn truncate(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{decode_messages, overlong_line};
     use crate::verdict::Blame::{self, Grader, Student};
     use proptest::prelude::*;
 
@@ -415,7 +399,6 @@ mod tests {
             wall_ms: 7,
             idle_ms: 0,
             waited_ms: 0,
-            max_rss_kb: 2000,
             output: String::new(),
             output_dropped: 0,
             pid: 1234,
@@ -772,7 +755,7 @@ mod tests {
                 (Ok((_, time)), Judged(expected)) if time == expected => {}
                 (Err(got), Ended(verdict, blame, phrase))
                     if got.verdict == verdict
-                        && got.blame == blame
+                        && got.blame() == blame
                         && got.message.contains(phrase) => {}
                 (got, Judged(time)) => problems.push(format!(
                     "{situation}: want judged in {time} ms, got {got:?}"

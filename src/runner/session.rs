@@ -16,13 +16,13 @@
 
 use crate::case::Case;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::grade::{GradePlan, JudgedTest, kind_name, run_test_traced};
-use crate::runner::process;
+use crate::runner::grade::{JudgedTest, kind_name, run_test_traced};
+use crate::runner::plan::GradePlan;
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuiltCode};
 use crate::submission::discover::{Submission, SubmissionKind};
-use crate::verdict::{Blame, Function, Verdict};
+use crate::verdict::{Fault, FaultKind, Function, Verdict};
 
 /// A submission built in its box, ready to be tested.
 pub struct Session<'p> {
@@ -35,7 +35,7 @@ pub struct Session<'p> {
 
 /// What the caller of [`Session::run`] wants after a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Run the next test.
     Go,
     /// Stop here (`--fail-fast`): the tests not run are left out.
@@ -54,35 +54,31 @@ impl<'p> Session<'p> {
         submission: &'p Submission,
         plan: &'p GradePlan,
     ) -> Result<Session<'p>, Box<SubmissionReport>> {
-        let not_run = |kind, status, message: &str, fault| {
-            let mut report = not_run(submission, kind, status, message, plan);
-            report.grader_fault = fault;
-            Box::new(report)
+        let not_run = |kind, message: &str, fault: Option<Fault>| {
+            let status = match fault {
+                Some(_) => Status::GraderError,
+                None => Status::BuildError,
+            };
+            Box::new(not_run(submission, kind, status, message, fault, plan))
         };
         let kind = match &submission.kind {
             Ok(kind) => *kind,
-            Err(message) => return Err(not_run(None, Status::BuildError, message, false)),
+            Err(message) => return Err(not_run(None, message, None)),
         };
         let mut sandbox =
             SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)).map_err(|err| {
-                let message = format!(
-                    "{} (not your fault): the box cannot be made: {err}",
-                    process::GRADER_FAULT
-                );
-                not_run(Some(kind), Status::BuildError, &message, true)
+                let message = format!("the box cannot be made: {err}");
+                not_run(
+                    Some(kind),
+                    &message,
+                    Some(Fault::grader(FaultKind::Sandbox)),
+                )
             })?;
         for note in sandbox.notes() {
             plan.sandbox.say_once(note);
         }
-        let code =
-            build::build(submission, kind, &plan.build, &mut sandbox).map_err(|failure| {
-                not_run(
-                    Some(kind),
-                    Status::BuildError,
-                    &failure.to_string(),
-                    failure.blame() == Blame::Grader,
-                )
-            })?;
+        let code = build::build(submission, kind, &plan.build, &mut sandbox)
+            .map_err(|failure| not_run(Some(kind), &failure.to_string(), failure.fault()))?;
         Ok(Session {
             plan,
             submission,
@@ -104,6 +100,11 @@ impl<'p> Session<'p> {
         notes
     }
 
+    /// The built code the tests load (the library, or the Python file).
+    pub fn code(&self) -> &std::path::Path {
+        self.code.path()
+    }
+
     /// Runs and judges one test of `case` (a library's `solve` with its
     /// writes recorded when `trace` is set).
     pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
@@ -120,7 +121,7 @@ impl<'p> Session<'p> {
 
     /// The smallest board on which `solve` still fails as `class` says
     /// (see [`crate::runner::shrink`]).
-    pub fn shrink(
+    pub(crate) fn shrink(
         &mut self,
         case: &Case,
         class: &FailureClass,
@@ -143,22 +144,21 @@ impl<'p> Session<'p> {
     /// load the code (a missing symbol, a constructor that crashes or
     /// never returns), nothing else can: the report is a load error with
     /// every test listed as not run.
-    pub fn run(
+    pub(crate) fn run(
         mut self,
         mut after: impl FnMut(&mut Session<'p>, &Case, Function, &JudgedTest) -> Next,
     ) -> SubmissionReport {
         let plan = self.plan;
         let mut tests: Vec<TestReport> = Vec::new();
-        let mut grader_fault = false;
+        let mut fault = None;
         'cases: for case in &plan.cases.cases {
             for &function in &case.tests {
                 let judged = self.test(case, function, false);
-                let graders = judged.blame == Blame::Grader;
-                grader_fault |= graders;
+                fault = fault.or(judged.report.fault);
                 if !judged.loaded
                     && tests.is_empty()
                     && judged.report.verdict != Verdict::Pass
-                    && !graders
+                    && judged.report.fault.is_none()
                 {
                     let message = match judged.report.verdict {
                         Verdict::Error => judged.report.message,
@@ -172,6 +172,7 @@ impl<'p> Session<'p> {
                         Some(self.kind),
                         Status::LoadError,
                         &message,
+                        None,
                         plan,
                     );
                     report.notes = self.notes();
@@ -192,23 +193,26 @@ impl<'p> Session<'p> {
             notes: self.notes(),
             score: tests.iter().map(|t| t.points).sum(),
             max_score: max_score(plan),
-            grader_fault,
+            fault,
             tests,
         }
     }
 }
 
 /// A submission none of whose tests ran: every test gets `error` with the
-/// reason, so the report still lists what it would have been graded on.
-pub fn not_run(
+/// reason (and the grader's `fault`, when it is one), so the report still
+/// lists what it would have been graded on.
+pub(crate) fn not_run(
     submission: &Submission,
     kind: Option<SubmissionKind>,
     status: Status,
     message: &str,
+    fault: Option<Fault>,
     plan: &GradePlan,
 ) -> SubmissionReport {
     let what = match status {
         Status::LoadError => "not run: the submission could not be loaded",
+        Status::GraderError => "not run: the grader failed on this submission",
         _ => "not run: the submission could not be built",
     };
     let tests = plan
@@ -225,6 +229,8 @@ pub fn not_run(
                 time_ms: None,
                 wall_ms: None,
                 reruns: 0,
+                check: None,
+                fault,
                 message: what.to_string(),
                 output: String::new(),
                 board: None,
@@ -241,7 +247,7 @@ pub fn not_run(
         notes: submission.notes.clone(),
         score: 0,
         max_score: max_score(plan),
-        grader_fault: false,
+        fault,
         tests,
     }
 }

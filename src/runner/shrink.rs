@@ -19,10 +19,10 @@ use sudoku_lab::Board;
 
 use crate::case::{Case, Solutions};
 use crate::check::Failure;
-use crate::runner::grade::{GradePlan, run_test_judged};
+use crate::runner::grade::run_test_judged;
+use crate::runner::plan::GradePlan;
 use crate::sandbox::SubmissionBox;
 use crate::submission::discover::SubmissionKind;
-use crate::verdict::Blame;
 use crate::verdict::{Function, Verdict};
 
 /// How much a shrink may cost.
@@ -49,7 +49,7 @@ pub struct FailureClass {
     /// The verdict.
     pub verdict: Verdict,
     /// The failed check's id (`solve.leftover`, ...), for `wrong`.
-    pub check: Option<&'static str>,
+    pub check: Option<crate::check::Check>,
 }
 
 impl FailureClass {
@@ -167,7 +167,7 @@ fn fails_the_same(
 ) -> Try {
     let small = smaller_case(case, puzzle);
     let run = run_test_judged(sandbox, code, kind, &small, Function::Solve, plan);
-    if run.blame == Blame::Grader {
+    if run.report.fault.is_some() {
         return Try::GraderFault;
     }
     if FailureClass::of(run.report.verdict, run.failure.as_ref()) == *class {

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The processes and threads one test may have (the main thread plus a
 /// student's threads).
-pub const PIDS_MAX: u32 = 32;
+pub(crate) const PIDS_MAX: u32 = 32;
 
 /// Where cgroup file systems are mounted.
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
@@ -44,7 +44,7 @@ static ENV_COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// Which cgroup interface the slots use, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hierarchy {
+pub(crate) enum Hierarchy {
     /// cgroup v1: the parent group of each usable controller.
     V1 {
         /// The memory controller's parent group, if usable.
@@ -62,7 +62,7 @@ pub enum Hierarchy {
 
 /// The parent groups slots are created in.
 #[derive(Debug)]
-pub struct CgroupParents {
+pub(crate) struct CgroupParents {
     /// The interface and its parent groups.
     pub hierarchy: Hierarchy,
     /// `grader-<pid>-<nonce>-<env>`: unique across graders and PID
@@ -74,7 +74,7 @@ impl CgroupParents {
     /// Finds a usable hierarchy on this host (v2 if the unified tree has
     /// the memory and pids controllers, else v1). Returns what failed, as
     /// notes.
-    pub fn detect() -> (CgroupParents, Vec<String>) {
+    pub(crate) fn detect() -> (CgroupParents, Vec<String>) {
         let name = unique_name();
         let root = Path::new(CGROUP_ROOT);
         let self_cgroup = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
@@ -110,7 +110,7 @@ impl CgroupParents {
     }
 
     /// Whether slots get a memory group.
-    pub fn has_memory(&self) -> bool {
+    pub(crate) fn has_memory(&self) -> bool {
         match &self.hierarchy {
             Hierarchy::V1 { memory, .. } => memory.is_some(),
             Hierarchy::V2 { .. } => true,
@@ -118,7 +118,7 @@ impl CgroupParents {
     }
 
     /// Whether slots get a pids group.
-    pub fn has_pids(&self) -> bool {
+    pub(crate) fn has_pids(&self) -> bool {
         match &self.hierarchy {
             Hierarchy::V1 { pids, .. } => pids.is_some(),
             Hierarchy::V2 { .. } => true,
@@ -126,7 +126,7 @@ impl CgroupParents {
     }
 
     /// "v1" or "v2", for the list of safeguards.
-    pub fn version(&self) -> &'static str {
+    pub(crate) fn version(&self) -> &'static str {
         match self.hierarchy {
             Hierarchy::V1 { .. } => "v1",
             Hierarchy::V2 { .. } => "v2",
@@ -137,7 +137,7 @@ impl CgroupParents {
     ///
     /// # Errors
     /// When a group cannot be made or its pids limit set.
-    pub fn slot(&self, slot: usize) -> io::Result<CgroupSlot> {
+    pub(crate) fn slot(&self, slot: usize) -> io::Result<CgroupSlot> {
         let name = format!("{}-{slot}", self.name);
         let make = |parent: &Path| -> io::Result<PathBuf> {
             let dir = parent.join(&name);
@@ -260,7 +260,12 @@ fn usable_v1(
 ///
 /// # Errors
 /// A note saying why v2 cannot be used and what to do.
-pub fn set_up_v2(root: &Path, self_cgroup: &str, name: &str, pid: u32) -> Result<PathBuf, String> {
+pub(crate) fn set_up_v2(
+    root: &Path,
+    self_cgroup: &str,
+    name: &str,
+    pid: u32,
+) -> Result<PathBuf, String> {
     let relative = own_relative(self_cgroup, "")
         .ok_or_else(|| "cgroup v2: this process is in no v2 group".to_string())?;
     let own = root.join(relative);
@@ -353,7 +358,7 @@ fn kill_all(dir: &Path) -> usize {
 
 /// The groups of one running slot (v2: one group holds both controllers).
 #[derive(Debug)]
-pub struct CgroupSlot {
+pub(crate) struct CgroupSlot {
     version: &'static str,
     memory: Option<PathBuf>,
     pids: Option<PathBuf>,
@@ -365,7 +370,7 @@ pub struct CgroupSlot {
 
 impl CgroupSlot {
     /// The `cgroup.procs` files a box joins.
-    pub fn procs_files(&self) -> Vec<PathBuf> {
+    pub(crate) fn procs_files(&self) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = [&self.memory, &self.pids]
             .into_iter()
             .flatten()
@@ -376,7 +381,7 @@ impl CgroupSlot {
     }
 
     /// Whether this slot has a memory group.
-    pub fn has_memory(&self) -> bool {
+    pub(crate) fn has_memory(&self) -> bool {
         self.memory.is_some()
     }
 
@@ -385,7 +390,7 @@ impl CgroupSlot {
     ///
     /// # Errors
     /// When a limit file cannot be written.
-    pub fn set_memory_limit(&mut self, mb: u64) -> io::Result<()> {
+    pub(crate) fn set_memory_limit(&mut self, mb: u64) -> io::Result<()> {
         let Some(dir) = &self.memory else {
             return Ok(());
         };
@@ -426,7 +431,7 @@ impl CgroupSlot {
     ///
     /// # Errors
     /// When `pids.max` cannot be written.
-    pub fn set_pids_max(&mut self, max: u32) -> io::Result<()> {
+    pub(crate) fn set_pids_max(&mut self, max: u32) -> io::Result<()> {
         let Some(dir) = &self.pids else {
             return Ok(());
         };
@@ -439,7 +444,7 @@ impl CgroupSlot {
 
     /// The memory group's `oom_kill` counter (0 without a memory group):
     /// v1 `memory.oom_control`, v2 `memory.events`.
-    pub fn oom_kills(&self) -> u64 {
+    pub(crate) fn oom_kills(&self) -> u64 {
         let Some(dir) = &self.memory else { return 0 };
         let file = if self.version == "v2" {
             "memory.events"
@@ -459,7 +464,7 @@ impl CgroupSlot {
 
     /// Kills every process still in the slot's groups (none should be),
     /// until they are empty. Returns how many were found.
-    pub fn kill_leftovers(&self) -> usize {
+    pub(crate) fn kill_leftovers(&self) -> usize {
         let mut found = 0;
         for dir in [&self.pids, &self.memory].into_iter().flatten() {
             for _ in 0..100 {

@@ -102,11 +102,6 @@ pub fn track_dir(dir: PathBuf) {
     with(|r| r.dirs.push(dir));
 }
 
-/// Forgets a folder (removed).
-pub fn untrack_dir(dir: &std::path::Path) {
-    with(|r| r.dirs.retain(|d| d != dir));
-}
-
 /// Registers a cgroup to remove.
 pub fn track_group(dir: PathBuf) {
     with(|r| r.groups.push(dir));

@@ -64,10 +64,8 @@ impl SandboxEnv {
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("grader"));
         let worker = SandboxEnv::worker_beside(&exe).unwrap_or(exe);
         let mut notices = Vec::new();
-        #[cfg(unix)]
         let root = super::unix::is_root();
 
-        #[cfg(target_os = "linux")]
         let (cgroups, landlock_abi, seccomp) = {
             let cgroups = if root {
                 let (parents, notes) = CgroupParents::detect();
@@ -83,7 +81,6 @@ impl SandboxEnv {
             )
         };
 
-        #[cfg(target_os = "linux")]
         let namespaces = root && super::unix::namespaces_available(&worker);
         let env = SandboxEnv {
             worker,
@@ -312,7 +309,6 @@ impl SandboxEnv {
 
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.
     pub(crate) fn take_slot(&self) -> std::io::Result<Option<CgroupSlot>> {
-        #[cfg(unix)]
         if super::cleanup::stopping() {
             return Err(std::io::Error::other("the grader is stopping"));
         }
@@ -381,20 +377,17 @@ fn new_run_root() -> Option<tempfile::TempDir> {
         .unwrap_or(&candidates[0]);
     let mut builder = tempfile::Builder::new();
     builder.prefix("grader-run-");
-    #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o711));
     }
     let dir = builder.tempdir_in(base).ok()?;
-    #[cfg(unix)]
     super::cleanup::track_dir(dir.path().to_path_buf());
     Some(dir)
 }
 
 /// Whether every folder from `/` down to `dir` lets any user pass (`o+x`).
 fn passable_by_all(dir: &Path) -> bool {
-    #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let Ok(dir) = dir.canonicalize() else {

@@ -4,17 +4,18 @@
 //! namespaces, uid, cgroup and folder, with an init inside that forks one
 //! confined child per run (see `worker/zygote.rs`). What each kind of
 //! process in a box can see is defined once, in [`view`]. [`SandboxEnv`]
-//! is what the host offers, probed once; [`run`] is what a run produced.
+//! is what the host offers, probed once; `run` is what a run produced.
 
-pub mod cgroup;
+pub(crate) mod cgroup;
 pub mod cleanup;
 mod host;
-pub mod run;
+pub(crate) mod run;
 mod submission_box;
-pub mod uids;
+pub(crate) mod uids;
 pub(crate) mod unix;
 pub mod view;
 
 pub use host::SandboxEnv;
+pub use run::{Kill, Status, TestRun};
 pub(crate) use submission_box::make_box_dir;
 pub use submission_box::{BUILD_MEMORY_MB, BUILD_PIDS, BuildRun, SubmissionBox};

@@ -64,8 +64,6 @@ pub struct TestRun {
     pub idle_ms: u64,
     /// The time its threads waited for a CPU on a busy host.
     pub waited_ms: u64,
-    /// Peak resident set, in KiB.
-    pub max_rss_kb: u64,
     /// What the student's code printed: stdout then stderr, each capped,
     /// with a `[... N bytes dropped ...]` note where output was cut.
     pub output: String,
@@ -103,58 +101,40 @@ impl TestRun {
             .iter()
             .any(|m| matches!(m, WorkerMessage::Loading | WorkerMessage::Loaded))
     }
-
-    /// The sandbox notes the worker sent (a safeguard only partly applied),
-    /// before student code ran (later ones could be forged).
-    pub fn sandbox_notes(&self) -> Vec<&str> {
-        self.worker_messages()
-            .filter_map(|m| match m {
-                WorkerMessage::SandboxNote { message } => Some(message.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
 }
 
 /// The conventional name of a signal (`SIGSEGV`), or `signal N`.
-pub fn signal_name(signal: i32) -> String {
-    #[cfg(unix)]
-    {
-        let name = match signal {
-            libc::SIGHUP => "SIGHUP",
-            libc::SIGINT => "SIGINT",
-            libc::SIGQUIT => "SIGQUIT",
-            libc::SIGILL => "SIGILL",
-            libc::SIGTRAP => "SIGTRAP",
-            libc::SIGABRT => "SIGABRT",
-            libc::SIGBUS => "SIGBUS",
-            libc::SIGFPE => "SIGFPE",
-            libc::SIGKILL => "SIGKILL",
-            libc::SIGUSR1 => "SIGUSR1",
-            libc::SIGSEGV => "SIGSEGV",
-            libc::SIGUSR2 => "SIGUSR2",
-            libc::SIGPIPE => "SIGPIPE",
-            libc::SIGALRM => "SIGALRM",
-            libc::SIGTERM => "SIGTERM",
-            libc::SIGCHLD => "SIGCHLD",
-            libc::SIGXCPU => "SIGXCPU",
-            libc::SIGXFSZ => "SIGXFSZ",
-            libc::SIGVTALRM => "SIGVTALRM",
-            libc::SIGPROF => "SIGPROF",
-            libc::SIGSYS => "SIGSYS",
-            _ => return format!("signal {signal}"),
-        };
-        name.to_string()
-    }
-    #[cfg(not(unix))]
-    {
-        format!("signal {signal}")
-    }
+pub(crate) fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGCHLD => "SIGCHLD",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGVTALRM => "SIGVTALRM",
+        libc::SIGPROF => "SIGPROF",
+        libc::SIGSYS => "SIGSYS",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_string()
 }
 
 /// When a box stops a test with CPU limit `limit` (see
 /// [`Deadlines::for_cpu_limit`]).
-pub fn test_deadlines(limit: Duration, env: &SandboxEnv) -> Deadlines {
+pub(crate) fn test_deadlines(limit: Duration, env: &SandboxEnv) -> Deadlines {
     Deadlines::for_cpu_limit(limit.as_millis() as u64, env.load_allowance)
 }
 

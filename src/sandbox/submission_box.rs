@@ -384,7 +384,6 @@ impl<'env> SubmissionBox<'env> {
             wall_ms: end.wall_ms,
             idle_ms: end.idle_ms,
             waited_ms: end.waited_ms,
-            max_rss_kb: end.max_rss_kb,
             output: join_output(&sink.stdout, &sink.stderr),
             output_dropped: sink.stdout.dropped() + sink.stderr.dropped(),
             pid: self.process.id(),

@@ -32,34 +32,34 @@ use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The first uid handed to a box.
-pub const FIRST_BOX_UID: u32 = 61_000;
+pub(crate) const FIRST_BOX_UID: u32 = 61_000;
 
 /// How many uids the grader may use, from [`FIRST_BOX_UID`] on.
-pub const BOX_UIDS: u32 = 1_000;
+pub(crate) const BOX_UIDS: u32 = 1_000;
 
 /// Where the shared lock folder may be, in order: root-only places.
-pub const LOCK_DIRS: [&str; 2] = ["/run/grader/uids", "/var/lib/grader/uids"];
+pub(crate) const LOCK_DIRS: [&str; 2] = ["/run/grader/uids", "/var/lib/grader/uids"];
 
 /// The lock folder of graders before [`LOCK_DIRS`], honoured when it is
 /// root's.
-pub const LEGACY_LOCK_DIR: &str = "/run/lock/grader-uids";
+pub(crate) const LEGACY_LOCK_DIR: &str = "/run/lock/grader-uids";
 
 /// How long a claim waits for a uid when every one is held.
-pub const UID_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const UID_WAIT: Duration = Duration::from_secs(60);
 
 /// After this long waiting, the claim says so.
 const SAY_AFTER: Duration = Duration::from_millis(500);
 
 /// A uid (and the gid of the same number) held for one box.
 #[derive(Debug)]
-pub struct UidClaim {
+pub(crate) struct UidClaim {
     uid: u32,
     _locks: Vec<File>,
 }
 
 impl UidClaim {
     /// The claimed uid (also used as the gid).
-    pub fn uid(&self) -> u32 {
+    pub(crate) fn uid(&self) -> u32 {
         self.uid
     }
 }
@@ -67,7 +67,7 @@ impl UidClaim {
 /// The lock folders a grader uses: the shared one (opened), the legacy
 /// one when it can be trusted, and what was wrong with the others.
 #[derive(Debug)]
-pub struct LockDirs {
+pub(crate) struct LockDirs {
     /// The folder uids are claimed in, and its path.
     main: (OwnedFd, PathBuf),
     /// [`LEGACY_LOCK_DIR`], when it is root's 0700 folder.
@@ -79,7 +79,7 @@ pub struct LockDirs {
 
 impl LockDirs {
     /// The folder uids are claimed in.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.main.1
     }
 }
@@ -90,7 +90,11 @@ impl LockDirs {
 ///
 /// # Errors
 /// When not even the fallback can be made.
-pub fn lock_dirs(candidates: &[&Path], legacy: &Path, fallback: &Path) -> io::Result<LockDirs> {
+pub(crate) fn lock_dirs(
+    candidates: &[&Path],
+    legacy: &Path,
+    fallback: &Path,
+) -> io::Result<LockDirs> {
     let mut notes = Vec::new();
     let mut main = None;
     for candidate in candidates {
@@ -137,7 +141,7 @@ pub fn lock_dirs(candidates: &[&Path], legacy: &Path, fallback: &Path) -> io::Re
 ///
 /// # Errors
 /// When not even a folder of this grader's own can be made in `fallback`.
-pub fn host_lock_dirs(fallback: &Path) -> io::Result<LockDirs> {
+pub(crate) fn host_lock_dirs(fallback: &Path) -> io::Result<LockDirs> {
     let candidates: Vec<&Path> = LOCK_DIRS.iter().map(Path::new).collect();
     lock_dirs(&candidates, Path::new(LEGACY_LOCK_DIR), fallback)
 }
@@ -255,7 +259,7 @@ fn check_owner(fd: &OwnedFd, at: &Path, forbidden: u32) -> Result<(), String> {
 /// Whether `id` names an account or a group in the system's name service
 /// (`getpwuid_r`, `getgrgid_r`: `/etc/passwd` and `/etc/group`, and LDAP,
 /// SSSD or whatever else `nsswitch.conf` names).
-pub fn account_exists(id: u32) -> bool {
+pub(crate) fn account_exists(id: u32) -> bool {
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: zeroed passwd/group structs are valid buffers for the
     // reentrant calls, which fill them (pointing into `buf`).
@@ -346,7 +350,7 @@ fn try_claim(dirs: &LockDirs, skip: &impl Fn(u32) -> bool) -> Option<UidClaim> {
 /// # Errors
 /// When every uid is still held after `wait`: the message names the
 /// holders.
-pub fn claim(dirs: &LockDirs, wait: Duration, say: &dyn Fn(&str)) -> io::Result<UidClaim> {
+pub(crate) fn claim(dirs: &LockDirs, wait: Duration, say: &dyn Fn(&str)) -> io::Result<UidClaim> {
     claim_skipping(dirs, wait, say, &account_exists)
 }
 

@@ -83,7 +83,6 @@ pub(crate) fn box_setup(
 
 /// Whether this host lets the grader make a box's namespaces: starts
 /// `worker --identity` in them once.
-#[cfg(target_os = "linux")]
 pub(crate) fn namespaces_available(worker: &std::path::Path) -> bool {
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(worker);
@@ -204,7 +203,6 @@ pub(crate) fn is_root() -> bool {
 }
 
 /// The kernel's Landlock ABI version, if it has Landlock.
-#[cfg(target_os = "linux")]
 pub(crate) fn landlock_abi() -> Option<u32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns a number.
@@ -220,7 +218,6 @@ pub(crate) fn landlock_abi() -> Option<u32> {
 }
 
 /// Whether the kernel has seccomp filters.
-#[cfg(target_os = "linux")]
 pub(crate) fn seccomp_available() -> bool {
     // SAFETY: PR_GET_SECCOMP reads this process's mode; it fails with
     // EINVAL on a kernel without seccomp.

@@ -12,16 +12,16 @@ use std::path::Path;
 
 /// The lab crate's manifest. It spells its lints out rather than inheriting
 /// the grader's workspace, so the copy builds outside the workspace.
-pub const LAB_MANIFEST: &str = include_str!("../../lab/Cargo.toml");
+pub(crate) const LAB_MANIFEST: &str = include_str!("../../lab/Cargo.toml");
 
 /// The lab crate's source: `Board`, the `Sudoku` trait, `export_c_abi!`.
-pub const LAB_SOURCE: &str = include_str!("../../lab/src/lib.rs");
+pub(crate) const LAB_SOURCE: &str = include_str!("../../lab/src/lib.rs");
 
 /// The C ABI's header, `sudoku_lab.h`.
-pub const LAB_HEADER: &str = include_str!("../../lab/include/sudoku_lab.h");
+pub(crate) const LAB_HEADER: &str = include_str!("../../lab/include/sudoku_lab.h");
 
 /// The header's file name.
-pub const HEADER_NAME: &str = "sudoku_lab.h";
+pub(crate) const HEADER_NAME: &str = "sudoku_lab.h";
 
 /// Writes a buildable copy of the lab crate into `dir` (created if
 /// missing): `Cargo.toml`, `src/lib.rs` and `include/sudoku_lab.h`, the
@@ -29,7 +29,7 @@ pub const HEADER_NAME: &str = "sudoku_lab.h";
 ///
 /// # Errors
 /// When a folder or file cannot be written.
-pub fn write_lab_crate(dir: &Path) -> io::Result<()> {
+pub(crate) fn write_lab_crate(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     std::fs::write(dir.join("Cargo.toml"), LAB_MANIFEST)?;
     std::fs::write(dir.join("src").join("lib.rs"), LAB_SOURCE)?;
@@ -40,7 +40,7 @@ pub fn write_lab_crate(dir: &Path) -> io::Result<()> {
 ///
 /// # Errors
 /// When the folder or file cannot be written.
-pub fn write_header(dir: &Path) -> io::Result<()> {
+pub(crate) fn write_header(dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join(HEADER_NAME), LAB_HEADER)
 }

@@ -20,7 +20,7 @@ use std::path::{Component, Path};
 use super::build::BuildFailure;
 
 /// The largest `Cargo.toml` the grader reads, in bytes.
-pub const MAX_MANIFEST_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 64 << 10;
 
 /// The student's `Cargo.toml`, checked by the rules of this module and
 /// adjusted for building a copy of the crate elsewhere: a `cdylib` named
@@ -29,7 +29,7 @@ pub const MAX_MANIFEST_BYTES: u64 = 64 << 10;
 ///
 /// # Errors
 /// [`BuildFailure::Invalid`] naming the rule broken and what to do.
-pub fn rewrite_manifest(
+pub(crate) fn rewrite_manifest(
     text: &str,
     crate_dir: &Path,
     lab_crate: &Path,

@@ -3,7 +3,8 @@
 //! ([`build`]).
 pub mod build;
 pub mod discover;
-pub mod lab_kit;
-pub mod manifest;
-pub mod notebook;
-pub mod scan;
+pub(crate) mod lab_kit;
+pub(crate) mod manifest;
+pub(crate) mod notebook;
+pub(crate) mod scan;
+pub mod shard;

@@ -27,27 +27,27 @@ use serde_json::Value;
 
 /// The largest notebook read, in bytes: a notebook keeps its outputs
 /// (pictures as base64), so it may be far bigger than its code.
-pub const MAX_NOTEBOOK_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_NOTEBOOK_BYTES: u64 = 16 << 20;
 
 /// Whether `path` names a notebook (by its extension).
-pub fn is_notebook(path: &std::path::Path) -> bool {
+pub(crate) fn is_notebook(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e == "ipynb")
 }
 
 /// A notebook turned into a Python module.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Converted {
+pub(crate) struct Converted {
     /// The module: the code cells taken, in order.
-    pub source: String,
+    pub(crate) source: String,
     /// The cells taken: (cell number, first line, last line in `source`).
-    pub taken: Vec<(usize, usize, usize)>,
+    pub(crate) taken: Vec<(usize, usize, usize)>,
     /// The code cells left out: (cell number, why).
-    pub left_out: Vec<(usize, String)>,
+    pub(crate) left_out: Vec<(usize, String)>,
     /// The lines left out inside cells taken: (cell number, line in the
     /// cell, why).
-    pub lines_left_out: Vec<(usize, usize, String)>,
+    pub(crate) lines_left_out: Vec<(usize, usize, String)>,
     /// What was taken and left out, for the student's own output.
-    pub note: String,
+    pub(crate) note: String,
 }
 
 /// Why a line of a code cell is not Python, if it is not.
@@ -87,7 +87,7 @@ const WHAT_TO_DO: &str = "open it in Jupyter and save it again (File > Save), or
 /// A message naming `name`, what is wrong and what to do, when the file
 /// is not JSON, not an nbformat 4 notebook, not a Python notebook, or has
 /// no code to take.
-pub fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
+pub(crate) fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
     let notebook: Value = serde_json::from_slice(bytes).map_err(|e| {
         format!(
             "{name} is not a notebook Jupyter can open: it is not valid JSON (line {}, column {}: {}): {WHAT_TO_DO}",

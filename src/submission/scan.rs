@@ -25,7 +25,7 @@ use super::build::BuildFailure;
 /// # Errors
 /// [`BuildFailure::Invalid`] naming `shown` (the student's file name), the
 /// line and what to do.
-pub fn refuse_c_reads(source: &[u8], shown: &str) -> Result<(), BuildFailure> {
+pub(crate) fn refuse_c_reads(source: &[u8], shown: &str) -> Result<(), BuildFailure> {
     let text = String::from_utf8_lossy(source)
         .replace("\\\r\n", "")
         .replace("\\\n", "");
@@ -69,7 +69,7 @@ pub fn refuse_c_reads(source: &[u8], shown: &str) -> Result<(), BuildFailure> {
 ///
 /// # Errors
 /// [`BuildFailure::Invalid`] naming the file, the line and what to do.
-pub fn refuse_rust_reads(source: &[u8], shown: &Path) -> Result<(), BuildFailure> {
+pub(crate) fn refuse_rust_reads(source: &[u8], shown: &Path) -> Result<(), BuildFailure> {
     let text = String::from_utf8_lossy(source);
     let code = strip_comments(&text, true);
     let words = identifiers(&code);

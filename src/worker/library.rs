@@ -161,10 +161,16 @@ pub fn solve_traced(
         .map_err(|reason| ProbeError::Board { index: 0, reason })?;
     let (solved, trace) = match library.solve_traced {
         Some(traced) => recorded_solve(traced, &mut board),
-        None => match super::watch::solve_watched(library.solve, &mut board, WATCH_CAP) {
-            Ok((solved, trace)) => (solved, Some(trace)),
-            Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
-        },
+        None => {
+            // SAFETY: `library.solve` is the loaded library's `solve`, and
+            // `library` keeps it loaded for the call.
+            let watched =
+                unsafe { grader_watch::solve_watched(library.solve, &mut board, WATCH_CAP) };
+            match watched {
+                Ok((solved, trace)) => (solved, Some(watched_trace(&trace))),
+                Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
+            }
+        }
     };
     Ok((
         Response::Solve {
@@ -173,6 +179,22 @@ pub fn solve_traced(
         },
         trace,
     ))
+}
+
+/// The write watch's records as the protocol carries a trace: hex, six
+/// bytes a record (see `crate::check::trace`).
+fn watched_trace(trace: &grader_watch::Trace) -> WriteTrace {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut records = String::with_capacity(trace.records.len() * 2);
+    for &byte in &trace.records {
+        records.push(char::from(HEX[usize::from(byte >> 4)]));
+        records.push(char::from(HEX[usize::from(byte & 15)]));
+    }
+    WriteTrace {
+        records,
+        capped: trace.capped,
+        source: crate::check::TraceSource::WriteWatch,
+    }
 }
 
 /// Calls the Rust lab crate's recording `solve` on `board`.
@@ -205,4 +227,73 @@ fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<Wri
         source: crate::check::TraceSource::RustBoard,
     };
     (solved, Some(trace))
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A 4x4 board on which the listing backtracks once, and its solution.
+    const BACKTRACK: [u8; 16] = [4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 4];
+    const BACKTRACK_SOLVED: [u8; 16] = [4, 2, 1, 3, 1, 3, 4, 2, 2, 4, 3, 1, 3, 1, 2, 4];
+
+    /// The worker's own path for a C library without a recording `solve`:
+    /// loaded as a worker loads it, `solve` run under the write watch
+    /// (`crates/watch`), the records handed on as the protocol's hex trace,
+    /// which replays from the board given to the board left.
+    #[test]
+    fn the_worker_path_traces_through_the_watch() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let so = dir.path().join("libsudoku.so");
+        let output = Command::new("cc")
+            .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-I"])
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/lab/include"))
+            .arg("-o")
+            .arg(&so)
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/submissions/c-listing.c"
+            ))
+            .output()
+            .expect("cc runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let library = CLibrary::load(&so, &so).expect("loads");
+        let (response, trace) = solve_traced(&library, 2, &BACKTRACK).expect("ok");
+        assert_eq!(
+            response,
+            Response::Solve {
+                solved: true,
+                board: BACKTRACK_SOLVED.to_vec()
+            }
+        );
+        let trace = trace.expect("a trace");
+        assert_eq!(trace.source, crate::check::TraceSource::WriteWatch);
+        assert!(!trace.capped);
+        let bytes: Vec<u8> = (0..trace.records.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&trace.records[i..i + 2], 16).expect("hex"))
+            .collect();
+        assert_eq!(bytes.len() % grader_watch::RECORD_BYTES, 0, "whole records");
+        let mut cells = BACKTRACK;
+        let mut clears = 0;
+        for record in bytes.chunks_exact(grader_watch::RECORD_BYTES) {
+            let [row, col, old, new, ..] = *record else {
+                unreachable!("six bytes")
+            };
+            if row == 255 {
+                continue; // a call or a return
+            }
+            let i = usize::from(row) * 4 + usize::from(col);
+            assert_eq!(cells[i], old, "{record:?}");
+            cells[i] = new;
+            clears += usize::from(new == 0);
+        }
+        assert_eq!(cells, BACKTRACK_SOLVED);
+        assert!(clears > 0, "the listing clears once on this board");
+    }
 }

@@ -29,8 +29,6 @@ mod sys;
 #[cfg(target_os = "linux")]
 mod test_zygote;
 #[cfg(target_os = "linux")]
-mod watch;
-#[cfg(target_os = "linux")]
 mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};

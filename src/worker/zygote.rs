@@ -204,6 +204,17 @@ impl Watched {
     }
 }
 
+/// Waits `wait` (at least a millisecond), or less when `wake` becomes
+/// readable.
+fn sleep_on(wake: Option<i32>, wait: Duration) {
+    match wake {
+        Some(fd) => {
+            sys::poll_in(fd, (wait.as_millis() as i32).max(1));
+        }
+        None => std::thread::sleep(wait.max(Duration::from_millis(1))),
+    }
+}
+
 /// The wait status and usage of a run whose end init could not learn.
 fn killed_status() -> sys::Waited {
     sys::Waited {
@@ -233,10 +244,17 @@ fn watch(
     let mut clock = RunClock::new(pid, tree, start);
     let mut killed = None;
     let mut waited = None;
+    // Most tests end within the first tick: wait for that first, and read
+    // the clock only for a run still going (a reading walks /proc).
+    let mut first = true;
     loop {
         if let Some(w) = ended() {
             waited = Some(w);
             break;
+        }
+        if std::mem::take(&mut first) {
+            sleep_on(wake, tick);
+            continue;
         }
         clock.read();
         let cpu = if tree {
@@ -257,14 +275,7 @@ fn watch(
             killed = Some(RunKill::Backstop);
             break;
         }
-        let wait = backstop.saturating_duration_since(now).min(tick);
-        let ms = (wait.as_millis() as i32).max(1);
-        match wake {
-            Some(fd) => {
-                sys::poll_in(fd, ms);
-            }
-            None => std::thread::sleep(wait.max(Duration::from_millis(1))),
-        }
+        sleep_on(wake, backstop.saturating_duration_since(now).min(tick));
     }
     Watched {
         killed,
@@ -458,7 +469,10 @@ impl Init {
         // Once the zygote is gone, its child is init's (init is the
         // subreaper): init learns its end from the kernel itself.
         let mut zygote_gone = false;
+        let pidfd_raw = pidfd.as_ref().map(|fd| fd.as_raw_fd());
         let mut ended = |block: bool| -> Option<sys::Waited> {
+            // A child that is gone is reported at once: wait for the line.
+            let block = block || pidfd_raw.is_some_and(|fd| sys::poll_in(fd, 0));
             if !zygote_gone
                 && (block || !reports.buffer().is_empty() || sys::poll_in(reports_fd, 0))
             {

@@ -518,17 +518,32 @@ fn without_compilers_c_and_rust_students_get_a_grader_fault_and_a_library_is_gra
         run.terminal
     );
     let got = by_id(&run.report);
+    // The fault is typed in the JSON (who and what kind), and every
+    // person-facing view says it is not the student's.
+    let toolchain = serde_json::json!({"blame": "grader", "kind": "toolchain"});
     let c = &got["c-listing"];
     assert_eq!(c["score"], 0, "{c}");
+    assert_eq!(c["status"], "grader_error", "{c}");
+    assert_eq!(c["fault"], toolchain, "{c}");
+    assert!(
+        c["tests"]
+            .as_array()
+            .is_some_and(|t| t.iter().all(|t| t["fault"] == toolchain)),
+        "{c}"
+    );
     let message = c["message"].as_str().unwrap_or("");
-    assert!(message.contains("not your fault"), "{message}");
     assert!(message.contains("no C compiler"), "{message}");
     // No cargo either: the Rust student too.
     let rust = &got["rust-trait"];
     assert_eq!(rust["score"], 0, "{rust}");
+    assert_eq!(rust["fault"], toolchain, "{rust}");
     let message = rust["message"].as_str().unwrap_or("");
     assert!(message.contains("no Rust toolchain"), "{message}");
-    assert!(message.contains("not your fault"), "{message}");
+    assert!(
+        run.terminal.contains("grader fault") && run.terminal.contains("not your fault"),
+        "{}",
+        run.terminal
+    );
     let library = &got["prebuilt-listing"];
     assert_eq!(library["status"], "ok", "{library}");
     assert_eq!(library["score"], library["max_score"], "{library}");

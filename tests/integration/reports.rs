@@ -385,6 +385,91 @@ fn tool(name: &str, package: &str) -> Command {
     Command::new(name)
 }
 
+/// Checks `json` against `schemas/report.schema.json` with Python's
+/// `jsonschema` (a real consumer of the schema, not our own reading of it).
+fn assert_valid_report(json: &Path) {
+    let check = tool("python3", "python3")
+        .args([
+            "-c",
+            "import json, sys, jsonschema\n\
+             schema = json.load(open(sys.argv[1]))\n\
+             jsonschema.Draft202012Validator.check_schema(schema)\n\
+             jsonschema.validate(json.load(open(sys.argv[2])), schema)\n\
+             print('valid')",
+        ])
+        .arg(root().join("schemas/report.schema.json"))
+        .arg(json)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success() && text(&check.stdout).contains("valid"),
+        "{} against schemas/report.schema.json (python3-jsonschema is needed; .ci/run installs it):\n{}\n{}",
+        json.display(),
+        text(&check.stderr),
+        read(json)
+    );
+}
+
+/// The JSON report follows its schema, with the fields a fault and a
+/// failed check add: a `wrong` test names its check, and a grader that
+/// cannot build (no compiler on PATH) is a typed fault, not a build error.
+#[test]
+fn json_validates_against_the_report_schema_with_checks_and_faults() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = hostile_class(dir.path());
+    let json = dir.path().join("r.json");
+    let output = grade(&subs, &["--json", path_arg(&json)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_valid_report(&json);
+    let report: Value = serde_json::from_str(&read(&json)).unwrap();
+    let no_clear = report["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "bug-no-clear")
+        .expect("bug-no-clear graded");
+    let checks: Vec<&str> = no_clear["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["verdict"] == "wrong")
+        .map(|t| t["check"].as_str().expect("a wrong test names its check"))
+        .collect();
+    assert!(checks.contains(&"solve.leftover"), "{checks:?}");
+
+    // No compiler: a pinned time limit, since the lab's listing cannot be
+    // built to time one.
+    let empty = dir.path().join("empty-path");
+    fs::create_dir_all(&empty).unwrap();
+    let cases = dir.path().join("cases");
+    fs::create_dir_all(&cases).unwrap();
+    fs::copy(root().join("cases/campus.toml"), cases.join("campus.toml")).unwrap();
+    fs::write(cases.join("grader.toml"), "time_limit_ms = 1000\n").unwrap();
+    let faulted = dir.path().join("faulted.json");
+    let output = grader()
+        .current_dir(root())
+        .arg("grade")
+        .arg(&subs)
+        .arg("--cases")
+        .arg(&cases)
+        .args(["--json", path_arg(&faulted)])
+        .env("PATH", &empty)
+        .output()
+        .expect("run grader");
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert_valid_report(&faulted);
+    let report: Value = serde_json::from_str(&read(&faulted)).unwrap();
+    for sub in report["submissions"].as_array().unwrap() {
+        assert_eq!(sub["status"], "grader_error", "{sub}");
+        assert_eq!(sub["fault"]["blame"], "grader", "{sub}");
+        assert_eq!(sub["fault"]["kind"], "toolchain", "{sub}");
+        assert!(
+            !sub["message"].as_str().unwrap().contains("not your fault"),
+            "the JSON holds the fault typed, not a sentence: {sub}"
+        );
+    }
+}
+
 #[test]
 fn junit_validates_against_the_jenkins_schema_for_any_id() {
     let dir = tempfile::tempdir().unwrap();
@@ -808,5 +893,45 @@ fn an_lms_import_is_whole_or_refused() {
     assert!(
         read(&blackboard).starts_with("\"Username\","),
         "every field quoted"
+    );
+}
+
+/// The notes a notebook and a folder with the student's own tests get
+/// are in the JSON report, which still follows its schema.
+#[test]
+fn notes_are_in_the_json_report_and_follow_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = submissions(dir.path(), &["py-notebook-listing.ipynb"]);
+    fs::create_dir(subs.join("ann")).unwrap();
+    fs::copy(
+        root().join("submissions/py-listing.py"),
+        subs.join("ann/sudoku.py"),
+    )
+    .unwrap();
+    fs::write(subs.join("ann/test_sudoku.py"), "import sudoku\n").unwrap();
+    let json = dir.path().join("r.json");
+    let output = grade(&subs, &["--json", path_arg(&json)]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_valid_report(&json);
+    let report: Value = serde_json::from_str(&read(&json)).unwrap();
+    let notes = |id: &str| {
+        report["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .map(|s| s["notes"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        notes("ann"),
+        serde_json::json!(["ignored, not part of the submission: test_sudoku.py"])
+    );
+    assert!(
+        notes("py-notebook-listing")[0]
+            .as_str()
+            .unwrap()
+            .starts_with("took code cells 2, 4, 5, 7 of py-notebook-listing.ipynb"),
+        "{report}"
     );
 }

@@ -1,17 +1,16 @@
 //! End-to-end tests of the sandbox: small hostile C libraries, built here
-//! with `cc`, run through `grader::runner::process::run_test` with the real
+//! with `cc`, run through `grader::runner::grade::run_test` with the real
 //! `grader` binary as the worker; each asserts the verdict `outcome` gives.
 //! Every hostile loop and count in these sources is bounded, so a sandbox
 //! failure cannot harm the machine, and every limit is small.
-#![cfg(target_os = "linux")]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use grader::check::{Probe, Response};
 use grader::protocol::{CodeKind, Limits, WorkerRequest};
-use grader::runner::process::{self, Kill, SandboxEnv, TestRun};
+use grader::runner::{grade::run_test, outcome::outcome};
+use grader::sandbox::{Kill, SandboxEnv, TestRun};
 use grader::verdict::{Outcome, Verdict};
 
 /// A 4x4 puzzle with one solution, and the solution.
@@ -134,9 +133,9 @@ fn run_with(
 ) -> (TestRun, Result<(Response, f64), Outcome>) {
     let (_dir, lib) = build(source);
     let req = request(&lib, time_ms, memory_mb);
-    let run = process::run_test(&req, env).expect("the worker runs");
+    let run = run_test(&req, env).expect("the worker runs");
     assert_no_leftovers(&run);
-    let outcome = process::outcome(&run, &req.limits);
+    let outcome = outcome(&run, &req.limits);
     (run, outcome)
 }
 
@@ -548,9 +547,9 @@ fn rust_panic_is_a_crash_naming_the_panic() {
         .expect("rustc runs");
     assert!(status.success());
     let req = request(&lib, 2000, 128);
-    let run = process::run_test(&req, &env()).expect("runs");
+    let run = run_test(&req, &env()).expect("runs");
     assert_no_leftovers(&run);
-    let outcome = expect_fail(process::outcome(&run, &req.limits), &run);
+    let outcome = expect_fail(outcome(&run, &req.limits), &run);
     assert_eq!(outcome.verdict, Verdict::Crash, "{outcome:?}\n{run:#?}");
     assert!(
         outcome
@@ -584,10 +583,10 @@ fn a_broken_worker_is_the_graders_error_not_the_students() {
     // A box that cannot be made is an error of the run, never a verdict
     // (grading turns it into a grader fault: see runner::grade).
     let env = SandboxEnv::detect().with_worker("/bin/false");
-    let err = process::run_test(&req, &env).expect_err("no box");
+    let err = run_test(&req, &env).expect_err("no box");
     assert!(err.to_string().contains("the box"), "{err}");
     let missing = SandboxEnv::detect().with_worker("/nonexistent/grader");
-    assert!(process::run_test(&req, &missing).is_err());
+    assert!(run_test(&req, &missing).is_err());
 }
 
 #[test]
@@ -596,8 +595,8 @@ fn a_library_that_cannot_be_loaded_is_an_error() {
     let lib = dir.path().join("libnothing.so");
     std::fs::write(&lib, b"not an ELF file").expect("write");
     let req = request(&lib, 1000, 64);
-    let run = process::run_test(&req, &env()).expect("runs");
-    let outcome = process::outcome(&run, &req.limits);
+    let run = run_test(&req, &env()).expect("runs");
+    let outcome = outcome(&run, &req.limits);
     let outcome = expect_fail(outcome, &run);
     assert_eq!(outcome.verdict, Verdict::Error, "{outcome:?}");
     assert!(outcome.message.contains("cannot load"), "{outcome:?}");
@@ -619,14 +618,14 @@ fn measure_sandbox_costs() {
         (v[v.len() / 2], v[v.len() / 10], v[v.len() * 9 / 10])
     };
     for _ in 0..20 {
-        process::run_test(&req, &env).expect("runs");
+        run_test(&req, &env).expect("runs");
     }
     let mut sandboxed = Vec::new();
     for _ in 0..300 {
         let start = Instant::now();
-        let run = process::run_test(&req, &env).expect("runs");
+        let run = run_test(&req, &env).expect("runs");
         sandboxed.push(start.elapsed().as_secs_f64() * 1000.0);
-        assert!(process::outcome(&run, &req.limits).is_ok());
+        assert!(outcome(&run, &req.limits).is_ok());
     }
     let mut in_process = Vec::new();
     for _ in 0..300 {
@@ -652,7 +651,7 @@ fn measure_sandbox_costs() {
     for limit in [300, 1000] {
         let req = request(&endless, limit, 128);
         let start = Instant::now();
-        let run = process::run_test(&req, &env).expect("runs");
+        let run = run_test(&req, &env).expect("runs");
         let total = start.elapsed().as_millis();
         eprintln!(
             "endless loop, limit {limit} ms: run_test took {total} ms (cpu {} ms, killed {:?}) -> {} ms beyond the limit",
@@ -674,7 +673,7 @@ fn measure_sandbox_costs() {
     };
     let before = (hwm("VmRSS:"), hwm("VmHWM:"));
     let start = Instant::now();
-    let run = process::run_test(&req, &env).expect("runs");
+    let run = run_test(&req, &env).expect("runs");
     eprintln!(
         "200 MB print: {} ms, dropped {} bytes, kept {}; grader VmRSS {} -> {}, VmHWM {} -> {}",
         start.elapsed().as_millis(),

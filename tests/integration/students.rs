@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use grader::case::{self, Case, CaseSet};
-use grader::commands::plan::prepare_with_notices;
+use grader::runner::plan::GradePlan;
 
-use grader::runner::grade::{GradePlan, run_test_judged};
-use grader::runner::process::SandboxEnv;
+use grader::runner::grade::run_test_judged;
 use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};
+use grader::sandbox::SandboxEnv;
 use grader::sandbox::SubmissionBox;
 use grader::submission::build::{self, BuiltCode};
 use grader::submission::discover::{SubmissionKind, classify};
@@ -649,7 +649,7 @@ fn a_board_size_written_into_the_code_is_named() {
 
 fn plan_for(cases: CaseSet) -> GradePlan {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("submissions");
-    let mut plan = prepare_with_notices(cases, Some(1), &fixtures, false).expect("plan");
+    let mut plan = GradePlan::prepare(cases, Some(1), &fixtures, false).expect("plan");
     plan.sandbox = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader-worker"));
     plan
 }

@@ -12,8 +12,6 @@
 //!   open every entry of every view and a list of host paths that no view
 //!   holds (`/etc/passwd`, `/opt`, `/root`, the hidden cases, a header for
 //!   a test, ...): what opens must be exactly what its own view covers.
-#![cfg(target_os = "linux")]
-
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -22,7 +20,7 @@ use std::process::Command;
 
 use grader::check::Probe;
 use grader::protocol::{BuildJob, CodeKind, Limits, View, ViewKind, WorkerRequest};
-use grader::runner::process::SandboxEnv;
+use grader::sandbox::SandboxEnv;
 use grader::sandbox::SubmissionBox;
 use grader::sandbox::view::{self, FRAME, HostView};
 use grader::submission::build::BuildContext;

@@ -1,23 +1,21 @@
 //! Judging `find_empty`: an empty cell while one exists (per the policy),
 //! "none" on a full board.
 
+use crate::check::Check;
 use sudoku_lab::Board;
 
-use super::{Failure, bad_probe, count_mismatch};
+use super::{Failure, count_mismatch};
 use crate::case::FindEmptyPolicy;
-use crate::check::execute::probe_boards;
 use crate::check::rule::{candidates, cell};
 
 /// Basic correctness on every board first (on the board, empty, "none"
 /// exactly when full), then the policy.
 pub(super) fn judge(
     puzzle: &Board,
-    n: usize,
-    boards: &[Vec<u8>],
+    boards: &[Board],
     policy: FindEmptyPolicy,
     answers: &[Option<[usize; 2]>],
 ) -> Result<(), Failure> {
-    let boards = probe_boards(n, boards).map_err(bad_probe)?;
     if answers.len() != boards.len() {
         return Err(count_mismatch("find_empty", boards.len(), answers.len()));
     }
@@ -50,7 +48,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
     match (answer, first_empty) {
         (None, None) => Ok(()),
         (None, Some(e)) => Err(Failure::new(
-            "find_empty.none",
+            Check::FindEmptyNone,
             format!(
                 "find_empty reported none, but {} is empty: report none (false in C) only when no cell is empty",
                 cell(e.0, e.1)
@@ -58,7 +56,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         )
         .on(board, Some(e))),
         (Some([r, c]), _) if r >= side || c >= side => Err(Failure::new(
-            "find_empty.range",
+            Check::FindEmptyRange,
             format!(
                 "find_empty returned row {r}, column {c} (0-based), off the {side}x{side} board: \
                  rows and columns run from 0 to {}",
@@ -67,7 +65,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         )
         .on(board, None)),
         (Some([r, c]), None) => Err(Failure::new(
-            "find_empty.full",
+            Check::FindEmptyFull,
             format!(
                 "find_empty returned {} on a full board: report none (false in C) when no cell is empty",
                 cell(r, c)
@@ -75,7 +73,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         )
         .on(board, Some((r, c)))),
         (Some([r, c]), Some(_)) if board.get(r, c) != 0 => Err(Failure::new(
-            "find_empty.not_empty",
+            Check::FindEmptyNotEmpty,
             format!(
                 "find_empty returned {}, which holds {}: it must return an empty cell (one that holds 0)",
                 cell(r, c),
@@ -98,7 +96,7 @@ fn follows_policy(
         FindEmptyPolicy::Any => Ok(()),
         FindEmptyPolicy::First => match board.empty_cells().next() {
             Some(first) if first != (r, c) => Err(Failure::new(
-                "find_empty.policy",
+                Check::FindEmptyPolicy,
                 format!(
                     "find_empty returned {}, but this case asks for the first empty cell in reading \
                      order (row by row, left to right), {}",
@@ -117,7 +115,7 @@ fn follows_policy(
                 .min();
             match best {
                 Some((count, at)) if count < mine => Err(Failure::new(
-                    "find_empty.policy",
+                    Check::FindEmptyPolicy,
                     format!(
                         "find_empty returned {}, where {mine} digit(s) are legal, but {} has only {count}: \
                          this case asks for an empty cell with the fewest legal digits",

@@ -1,22 +1,19 @@
 //! Judging `legal`: every answer must agree with the rule.
 
+use crate::check::Check;
 use sudoku_lab::Board;
 
-use super::{Failure, bad_probe, count_mismatch};
-use crate::check::execute::{check_queries, probe_boards};
+use super::{Failure, count_mismatch};
 use crate::check::rule::{Unit, box_name, cell, clashes};
 
 /// The first query whose answer disagrees with the rule, with a count of
 /// the others.
 pub(super) fn judge(
     puzzle: &Board,
-    n: usize,
-    boards: &[Vec<u8>],
+    boards: &[Board],
     queries: &[[usize; 4]],
     answers: &[bool],
 ) -> Result<(), Failure> {
-    let boards = probe_boards(n, boards).map_err(bad_probe)?;
-    check_queries(&boards, queries).map_err(bad_probe)?;
     if answers.len() != queries.len() {
         return Err(count_mismatch("legal", queries.len(), answers.len()));
     }
@@ -32,7 +29,7 @@ pub(super) fn judge(
     let mut message = explain(board, r, c, v as u8, answer, board == puzzle);
     // One wrong answer fits too many bugs to name one.
     let fitted = if others > 0 {
-        fitted_bug(&boards, queries, answers)
+        fitted_bug(boards, queries, answers)
     } else {
         None
     };
@@ -46,7 +43,7 @@ pub(super) fn judge(
             queries.len()
         ));
     }
-    Err(Failure::new("legal", message).on(board, Some((r, c))))
+    Err(Failure::new(Check::Legal, message).on(board, Some((r, c))))
 }
 
 /// Why `answer` to `legal(board, r, c, v)` is wrong, and what to fix; a

@@ -11,11 +11,13 @@ mod find_empty;
 mod legal;
 mod solve;
 
+use crate::check::Check;
 use std::fmt;
 
 use sudoku_lab::Board;
 
-use super::{Probe, Response};
+use super::execute::{check_queries, probe_boards};
+use super::{Probe, ProbeError, Response};
 use crate::case::{Case, FindEmptyPolicy};
 
 /// What one test came to, as far as the answers go.
@@ -25,13 +27,16 @@ pub enum Judgement {
     Pass,
     /// A check failed.
     Wrong(Failure),
+    /// The probe the grader built cannot be judged (the grader's own bug,
+    /// never the student's: see [`ProbeError`]).
+    BadProbe(ProbeError),
 }
 
 /// A failed check: which, why, and what to show.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     /// The check's id, e.g. `legal`, `find_empty.policy`, `solve.leftover`.
-    pub check: &'static str,
+    pub check: Check,
     /// For the student: the function, the cell (`(row 3, col 5)`) and what to fix.
     pub message: String,
     /// The board to show: the one asked about, or as `solve` left it.
@@ -41,11 +46,11 @@ pub struct Failure {
     /// The write trace's check that words this failure (its first
     /// rule-breaking step, or a hint), when a trace explains what the end
     /// state's check `check` found.
-    pub explained_by: Option<&'static str>,
+    pub explained_by: Option<Check>,
 }
 
 impl Failure {
-    pub(crate) fn new(check: &'static str, message: String) -> Failure {
+    pub(crate) fn new(check: Check, message: String) -> Failure {
         Failure {
             check,
             message,
@@ -73,8 +78,8 @@ impl fmt::Display for Failure {
 ///
 /// A response of the wrong kind or with the wrong number of answers is
 /// [`Judgement::Wrong`] (check `response.shape`). A malformed probe cannot
-/// come from [`plan`](super::plan); if one does, it is reported as check
-/// `probe`, a grader bug.
+/// come from [`plan`](super::plan); if one does, it is
+/// [`Judgement::BadProbe`], the grader's fault.
 pub fn judge(
     case: &Case,
     policy: FindEmptyPolicy,
@@ -83,10 +88,19 @@ pub fn judge(
 ) -> Judgement {
     let result = match (probe, response) {
         (Probe::Legal { n, boards, queries }, Response::Legal { answers }) => {
-            legal::judge(&case.puzzle, *n, boards, queries, answers)
+            let boards = match probe_boards(*n, boards)
+                .and_then(|boards| check_queries(&boards, queries).map(|()| boards))
+            {
+                Ok(boards) => boards,
+                Err(error) => return Judgement::BadProbe(error),
+            };
+            legal::judge(&case.puzzle, &boards, queries, answers)
         }
         (Probe::FindEmpty { n, boards }, Response::FindEmpty { answers }) => {
-            find_empty::judge(&case.puzzle, *n, boards, policy, answers)
+            match probe_boards(*n, boards) {
+                Ok(boards) => find_empty::judge(&case.puzzle, &boards, policy, answers),
+                Err(error) => return Judgement::BadProbe(error),
+            }
         }
         (
             Probe::Solve { n, board },
@@ -94,9 +108,12 @@ pub fn judge(
                 solved,
                 board: after,
             },
-        ) => solve::judge(case, *n, board, *solved, after),
+        ) => match Board::from_cells(*n, board.to_vec()) {
+            Ok(input) => solve::judge(case, &input, *solved, after),
+            Err(reason) => return Judgement::BadProbe(ProbeError::Board { index: 0, reason }),
+        },
         _ => Err(Failure::new(
-            "response.shape",
+            Check::ResponseShape,
             format!(
                 "the worker answered a {} probe with {} answers; the test could not be judged",
                 probe_name(probe),
@@ -113,7 +130,7 @@ pub fn judge(
 /// Judges like [`judge`] — the end state alone decides the verdict, in
 /// every language — and, for a `solve` that came with a write trace
 /// (Python submissions, and libraries traced on request), replays the
-/// search ([`trace::judge`](super::trace::judge)) to *explain* a failure.
+/// search (`trace::judge`) to *explain* a failure.
 ///
 /// A trace is recorded inside the student's process, where the student's
 /// code can reach it, so it is evidence of nothing: it never passes a test
@@ -131,6 +148,9 @@ pub fn judge_traced(
     trace: Option<&super::WriteTrace>,
 ) -> (Judgement, Option<super::TraceSummary>) {
     let judgement = judge(case, policy, probe, response);
+    if let Judgement::BadProbe(_) = judgement {
+        return (judgement, None);
+    }
     let (
         Some(trace),
         Probe::Solve { n, board },
@@ -157,6 +177,7 @@ pub fn judge_traced(
             (Judgement::Wrong(end), None)
         }
         (Judgement::Wrong(end), Err(step)) => (Judgement::Wrong(explain(end, step)), None),
+        (Judgement::BadProbe(error), _) => (Judgement::BadProbe(error), None),
     }
 }
 
@@ -187,18 +208,10 @@ fn response_name(response: &Response) -> &'static str {
     }
 }
 
-/// A failure for a probe the planner cannot have made.
-fn bad_probe(error: super::ProbeError) -> Failure {
-    Failure::new(
-        "probe",
-        format!("grader bug, not the student's: {error}; please report it"),
-    )
-}
-
 /// A failure for a response with `found` answers where `expected` were asked.
 fn count_mismatch(function: &str, expected: usize, found: usize) -> Failure {
     Failure::new(
-        "response.shape",
+        Check::ResponseShape,
         format!(
             "{function} was asked {expected} question(s) but {found} answer(s) came back; the test could not be judged"
         ),

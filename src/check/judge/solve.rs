@@ -2,39 +2,32 @@
 //! reference, and the board it left — complete, valid and with its givens on
 //! true, byte-identical to the input on false.
 
+use crate::check::Check;
 use sudoku_lab::Board;
 
-use super::{Failure, bad_probe};
+use super::Failure;
 use crate::case::{Case, Solutions};
-use crate::check::ProbeError;
 use crate::check::rule::{cell, clashes};
 
 /// Judges `solve(input)` returning `solved` and leaving `after`.
-pub(super) fn judge(
-    case: &Case,
-    n: usize,
-    input: &[u8],
-    solved: bool,
-    after: &[u8],
-) -> Result<(), Failure> {
-    let input = Board::from_cells(n, input.to_vec())
-        .map_err(|reason| bad_probe(ProbeError::Board { index: 0, reason }))?;
+pub(super) fn judge(case: &Case, input: &Board, solved: bool, after: &[u8]) -> Result<(), Failure> {
+    let n = input.n();
     let side = input.side();
     let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) else {
         return Err(Failure::new(
-            "solve.shape",
+            Check::SolveShape,
             format!(
                 "solve left a board of {} cells where {} were passed: fill the board you were given, in place",
                 after.len(),
                 side * side
             ),
         )
-        .on(&input, None));
+        .on(input, None));
     };
     if let Some(i) = after.cells().iter().position(|&v| usize::from(v) > side) {
         let (r, c) = (i / side, i % side);
         return Err(Failure::new(
-            "solve.range",
+            Check::SolveRange,
             format!(
                 "after solve, {} holds {}, outside 0..={side}: write only the digits 1 to {side} \
                  (0 clears a cell): most likely your digit loop goes past {side}; or your code was \
@@ -50,9 +43,9 @@ pub(super) fn judge(
         None => sudoku_reference::count_solutions(&case.puzzle, 2) > 0,
     };
     match (solved, solvable) {
-        (false, false) => restored(&input, &after),
-        (false, true) => Err(gave_up(case, &input, &after)),
-        (true, true) => match completed_problem(&input, &after) {
+        (false, false) => restored(input, &after),
+        (false, true) => Err(gave_up(case, input, &after)),
+        (true, true) => match completed_problem(input, &after) {
             Some(p) => Err(Failure::new(
                 p.check,
                 format!("solve returned true, but {}: {}", p.what, p.hint),
@@ -61,10 +54,10 @@ pub(super) fn judge(
             None => Ok(()),
         },
         (true, false) => {
-            let problem = completed_problem(&input, &after);
-            if let Some(p) = problem.as_ref().filter(|p| p.check == "solve.givens") {
+            let problem = completed_problem(input, &after);
+            if let Some(p) = problem.as_ref().filter(|p| p.check == Check::SolveGivens) {
                 return Err(Failure::new(
-                    "solve.givens",
+                    Check::SolveGivens,
                     format!(
                         "solve returned true on a puzzle that has no solution, and {}: {}",
                         p.what, p.hint
@@ -78,7 +71,7 @@ pub(super) fn judge(
             // A repeated digit on the board says how the search got to
             // true: a placement that broke the rule, not a lost false.
             let advice = match &problem {
-                Some(p) if p.check == "solve.duplicate" => {
+                Some(p) if p.check == Check::SolveDuplicate => {
                     "a digit was placed where the rule forbids it: write a digit only when \
                      legal(board, r, c, v) returns true for that cell; if solve does, legal \
                      answered true there"
@@ -89,7 +82,7 @@ pub(super) fn judge(
                 }
             };
             Err(Failure::new(
-                "solve.result",
+                Check::SolveResult,
                 format!("solve returned true, but this puzzle has no solution{detail}: {advice}"),
             )
             .on(&after, problem.map(|p| p.cell)))
@@ -107,7 +100,7 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
         cells().find(|&(r, c)| input.get(r, c) != 0 && after.get(r, c) != input.get(r, c))
     {
         return Failure::new(
-            "solve.givens",
+            Check::SolveGivens,
             format!(
                 "solve returned false on a puzzle that has a solution, and the given {} changed from {} to {}: \
                  write only to cells that find_empty returns (the empty ones), never to a given",
@@ -129,7 +122,7 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
         };
         let more = more + &last_digit_left(after, &leftovers);
         return Failure::new(
-            "solve.leftover",
+            Check::SolveLeftover,
             format!(
                 "solve returned false on a puzzle that has a solution, and {} still holds {}{more}: \
                  a digit written on a dead branch was not cleared, so it became a fake given and \
@@ -163,7 +156,7 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
                  the first, and return true as soon as a recursive call returns true"
             .to_string(),
     };
-    Failure::new("solve.gave_up", message).on(after, needs_top)
+    Failure::new(Check::SolveGaveUp, message).on(after, needs_top)
 }
 
 /// A note for leftover digits that are all N, the digit loop's last, in
@@ -212,7 +205,7 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
     let more = more + &last_digit_left(after, &leftovers);
     let (check, message) = if input.get(r, c) != 0 {
         (
-            "solve.givens",
+            Check::SolveGivens,
             format!(
                 "solve returned false, but the given {} changed from {} to {}{more}: write only to cells \
                  that find_empty returns (the empty ones), never to a given; on false the board must be \
@@ -224,7 +217,7 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
         )
     } else {
         (
-            "solve.leftover",
+            Check::SolveLeftover,
             format!(
                 "solve returned false, but {} still holds {}{more}: a digit written on a dead branch was \
                  not cleared (a fake given). After the recursive call returns false, set the cell back \
@@ -239,7 +232,7 @@ fn restored(input: &Board, after: &Board) -> Result<(), Failure> {
 
 /// What is wrong with a board `solve` called solved.
 struct Problem {
-    check: &'static str,
+    check: Check,
     cell: (usize, usize),
     what: String,
     hint: &'static str,
@@ -252,7 +245,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
     if input == after {
         let at = input.empty_cells().next()?;
         return Some(Problem {
-            check: "solve.in_place",
+            check: Check::SolveInPlace,
             cell: at,
             what: format!(
                 "the board is exactly as it was passed in ({} is still empty)",
@@ -268,7 +261,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
         cells().find(|&(r, c)| input.get(r, c) != 0 && after.get(r, c) != input.get(r, c))
     {
         return Some(Problem {
-            check: "solve.givens",
+            check: Check::SolveGivens,
             cell: (r, c),
             what: format!(
                 "the given {} changed from {} to {}",
@@ -281,7 +274,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
     }
     if let Some((r, c)) = after.empty_cells().next() {
         return Some(Problem {
-            check: "solve.incomplete",
+            check: Check::SolveIncomplete,
             cell: (r, c),
             what: format!("{} is still empty", cell(r, c)),
             hint: "return true only when find_empty finds no empty cell (or when the recursive call returned true)",
@@ -294,7 +287,7 @@ fn completed_problem(input: &Board, after: &Board) -> Option<Problem> {
         let v = after.get(r, c);
         let (unit, (i, j)) = *clashes(after, r, c, v).first()?;
         Some(Problem {
-            check: "solve.duplicate",
+            check: Check::SolveDuplicate,
             cell: (r, c),
             what: format!(
                 "{v} appears twice in {} ({} and {})",

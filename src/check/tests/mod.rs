@@ -9,7 +9,9 @@ use sudoku_lab::{Board, Sudoku};
 use sudoku_reference::Reference;
 
 use super::plan::clash_kinds;
-use super::{Failure, Judgement, MAX_LEGAL_QUERIES, Probe, Response, execute, judge, plan};
+use super::{
+    Failure, Judgement, MAX_LEGAL_QUERIES, Probe, Response, execute, judge, judge_traced, plan,
+};
 use crate::case::{Case, FindEmptyPolicy, Solutions};
 use crate::verdict::Function;
 use students::{Bug, Student};
@@ -90,6 +92,7 @@ fn failure(judgement: Judgement) -> Failure {
     match judgement {
         Judgement::Wrong(f) => f,
         Judgement::Pass => panic!("expected a failed check, got a pass"),
+        Judgement::BadProbe(error) => panic!("expected a failed check, got a bad probe: {error}"),
     }
 }
 
@@ -488,6 +491,48 @@ fn legal_messages_name_the_units_and_the_clash() {
         "legal(board, 2, 3, 4) on a test board (not the case's puzzle) returned true, but 4 is already in the box of rows 2-3, cols 2-3 at (row 3, col 2): \
          check the 2x2 box that holds the cell, whose top-left cell is (row 2, col 2)"
     );
+}
+
+/// A probe the grader built wrong is the grader's bug: never a failed
+/// check (the student's `wrong`), whatever the answers.
+#[test]
+fn a_malformed_probe_is_a_bad_probe_not_a_failed_check() {
+    let case = campus();
+    let probes = [
+        Probe::Solve {
+            n: 2,
+            board: vec![9; 3],
+        },
+        Probe::FindEmpty {
+            n: 2,
+            boards: vec![vec![0; 15]],
+        },
+        Probe::Legal {
+            n: 2,
+            boards: vec![vec![0; 16]],
+            queries: vec![[1, 0, 0, 1]],
+        },
+    ];
+    let responses = [
+        Response::Solve {
+            solved: false,
+            board: vec![9; 3],
+        },
+        Response::FindEmpty {
+            answers: vec![None],
+        },
+        Response::Legal {
+            answers: vec![true],
+        },
+    ];
+    for (probe, response) in probes.iter().zip(&responses) {
+        match judge(&case, FindEmptyPolicy::Any, probe, response) {
+            Judgement::BadProbe(_) => {}
+            other => panic!("{probe:?}: want a bad probe, got {other:?}"),
+        }
+        let (judgement, _) = judge_traced(&case, FindEmptyPolicy::Any, probe, response, None);
+        assert!(matches!(judgement, Judgement::BadProbe(_)), "{judgement:?}");
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The report flags of `grade`, `report` and `merge` ([`ReportOutputs`])
 //! turned into requests for the one report dispatcher
-//! ([`crate::report::Outputs`]): checked before any work, the files created
+//! ([`crate::report::ReportSinks`]): checked before any work, the files created
 //! before grading (a path that cannot be written is found before an hour
 //! of grading), written at the end. `-` means stdout, for one report only.
 
@@ -12,21 +12,21 @@ use crate::report::csv::{CsvLayout, Roster};
 use crate::report::{self, Format, Report, ReportOptions};
 
 /// The report files asked for: planned, then created, then written.
-pub struct Outputs {
+pub(crate) struct ReportRequests {
     requested: Vec<(Format, PathBuf)>,
     options: Option<ReportOptions>,
-    created: Option<report::Outputs>,
+    created: Option<report::ReportSinks>,
 }
 
-pub use crate::report::dispatch::is_stdout;
+pub(crate) use crate::report::dispatch::is_stdout;
 
-impl Outputs {
+impl ReportRequests {
     /// Reads the flags (and the roster, so a bad one stops the run before
-    /// any grading). Nothing is created until [`Outputs::create`].
+    /// any grading). Nothing is created until [`ReportRequests::create`].
     ///
     /// # Errors
     /// A CSV option without `--csv`, or a roster that does not load.
-    pub fn plan(flags: &ReportOutputs) -> anyhow::Result<Outputs> {
+    pub(crate) fn plan(flags: &ReportOutputs) -> anyhow::Result<ReportRequests> {
         if flags.csv.is_none()
             && (flags.roster.is_some()
                 || flags.csv_for != CsvLayout::Plain
@@ -70,7 +70,7 @@ impl Outputs {
         .into_iter()
         .filter_map(|(format, path)| path.as_ref().map(|p| (format, p.clone())))
         .collect();
-        let planned = Outputs {
+        let planned = ReportRequests {
             requested,
             options: Some(ReportOptions {
                 csv_layout: flags.csv_for,
@@ -90,26 +90,29 @@ impl Outputs {
     ///
     /// # Errors
     /// When a file cannot be created.
-    pub fn create(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn create(&mut self) -> anyhow::Result<()> {
         if self.created.is_none() {
             let options = self.options.take().unwrap_or_default();
-            self.created = Some(report::Outputs::create(self.requested.clone(), options)?);
+            self.created = Some(report::ReportSinks::create(
+                self.requested.clone(),
+                options,
+            )?);
         }
         Ok(())
     }
 
     /// Whether a report goes to stdout (then summaries go to stderr).
-    pub fn uses_stdout(&self) -> bool {
+    pub(crate) fn uses_stdout(&self) -> bool {
         self.requested.iter().any(|(_, path)| is_stdout(path))
     }
 
     /// Whether a Gradescope report is asked for (it holds one submission).
-    pub fn wants_gradescope(&self) -> bool {
+    pub(crate) fn wants_gradescope(&self) -> bool {
         self.requested.iter().any(|(f, _)| *f == Format::Gradescope)
     }
 
     /// Whether a GitHub Classroom result is asked for (one submission).
-    pub fn wants_classroom(&self) -> bool {
+    pub(crate) fn wants_classroom(&self) -> bool {
         self.requested.iter().any(|(f, _)| *f == Format::Classroom)
     }
 
@@ -118,7 +121,7 @@ impl Outputs {
     ///
     /// # Errors
     /// When a report cannot be written.
-    pub fn write(mut self, report: &Report) -> anyhow::Result<()> {
+    pub(crate) fn write(mut self, report: &Report) -> anyhow::Result<()> {
         self.create()?;
         if let Some(created) = self.created {
             created.write_all(report)?;
@@ -127,13 +130,13 @@ impl Outputs {
     }
 }
 
-impl Outputs {
-    /// [`Outputs::write`], then the terminal summary: on stdout, or on
+impl ReportRequests {
+    /// [`ReportRequests::write`], then the terminal summary: on stdout, or on
     /// stderr when a report took stdout.
     ///
     /// # Errors
     /// When a report or the summary cannot be written.
-    pub fn write_with_summary(self, report: &Report) -> anyhow::Result<()> {
+    pub(crate) fn write_with_summary(self, report: &Report) -> anyhow::Result<()> {
         use std::io::Write;
         let to_stdout = self.uses_stdout();
         self.write(report)?;
@@ -145,51 +148,5 @@ impl Outputs {
             out.flush()?;
         }
         Ok(())
-    }
-}
-
-/// The exit code of a command that produced `report`: 2 when the grader
-/// itself failed on a submission (its score is not a grade); with
-/// `fail_under`, 1 when a submission scores under that percent of its
-/// points, else 0; without it, 0 iff every test of every submission passed.
-pub fn exit_code(report: &Report, fail_under: Option<f64>) -> u8 {
-    if report.grader_fault() {
-        eprintln!(
-            "error: the grader itself failed on some submissions (see their messages); their scores are not grades"
-        );
-        return crate::exit::USAGE_OR_INPUT;
-    }
-    let failed = match fail_under {
-        None => !report.all_passed(),
-        Some(threshold) => {
-            let under: Vec<&str> = report
-                .submissions
-                .iter()
-                .filter(|s| percent(s.score, s.max_score) < threshold)
-                .map(|s| s.id.as_str())
-                .collect();
-            if !under.is_empty() {
-                eprintln!(
-                    "{} of {} submissions scored under {threshold}%",
-                    under.len(),
-                    report.submissions.len()
-                );
-            }
-            !under.is_empty()
-        }
-    };
-    if failed {
-        crate::exit::FAILURE
-    } else {
-        crate::exit::SUCCESS
-    }
-}
-
-/// `score` as a percent of `max` (100 when there is nothing to score).
-pub fn percent(score: u32, max: u32) -> f64 {
-    if max == 0 {
-        100.0
-    } else {
-        f64::from(score) * 100.0 / f64::from(max)
     }
 }

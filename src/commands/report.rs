@@ -3,14 +3,14 @@
 
 use anyhow::bail;
 
-use crate::cli::ReplayArgs;
-use crate::commands::outputs::{Outputs, exit_code};
-use crate::commands::results::{check_same_run, read_all};
+use crate::cli::ReportArgs;
+use crate::report::requests::ReportRequests;
+use crate::report::results_dir::{check_same_run, read_all};
 use crate::report::{REPORT_VERSION, Report};
 
 /// Runs `grader report`; the exit code is as `grade` would have given.
-pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
-    let outputs = Outputs::plan(&args.outputs)?;
+pub fn run(args: &ReportArgs) -> anyhow::Result<u8> {
+    let outputs = ReportRequests::plan(&args.outputs)?;
     let results = read_all(&args.results)?;
     if results.is_empty() {
         bail!(
@@ -29,5 +29,5 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
         crate::report::gradescope::check_submission_count(report.submissions.len())?;
     }
     outputs.write_with_summary(&report)?;
-    Ok(exit_code(&report, args.fail_under))
+    Ok(crate::exit::of_report(&report, args.fail_under))
 }

@@ -4,8 +4,8 @@
 //! changed.
 //!
 //! Each file (`<id>-<hash of id>.result.json`) holds the student's result
-//! (the JSON report's submission object, plus `grader_fault` and each
-//! test's `hidden` and `description`) and the key it
+//! (the JSON report's submission object, plus each test's `hidden` and
+//! `description`) and the key it
 //! was graded under: a SHA-256 of the grader's version and build identity,
 //! the case set, and the submission's contents (every file under it, sorted
 //! by path, with its bytes; `target/` and hidden entries are left out, as
@@ -19,17 +19,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::case::CaseSet;
-use crate::commands::stored::StoredSubmission;
 use crate::report::SubmissionReport;
 use crate::report::text::visible_line;
 use crate::submission::discover::Submission;
 
 /// A submission bigger than this (in bytes) is not hashed: it is graded on
 /// every run.
-pub const MAX_HASHED_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_HASHED_BYTES: u64 = 64 << 20;
 
 /// A submission with more files than this is not hashed either.
-pub const MAX_HASHED_FILES: usize = 10_000;
+pub(crate) const MAX_HASHED_FILES: usize = 10_000;
 
 /// The name every result file ends with.
 const SUFFIX: &str = ".result.json";
@@ -40,7 +39,7 @@ const FORMAT: &str = "grader-result-1";
 /// The grader's version as results and keys name it: the package version
 /// and the worker's build identity (which changes with the code that runs
 /// and judges the tests).
-pub fn grader_version() -> String {
+pub(crate) fn grader_version() -> String {
     format!(
         "{} {}",
         env!("CARGO_PKG_VERSION"),
@@ -50,7 +49,7 @@ pub fn grader_version() -> String {
 
 /// A SHA-256 of everything in `cases` a grade depends on: the settings and
 /// each case's contents (not where its file lives).
-pub fn cases_hash(cases: &CaseSet) -> String {
+pub(crate) fn cases_hash(cases: &CaseSet) -> String {
     let mut hash = Sha256::new();
     hash.update(format!("{:?}\n", cases.config));
     for case in &cases.cases {
@@ -78,7 +77,7 @@ pub fn cases_hash(cases: &CaseSet) -> String {
 
 /// A SHA-256 of the submission's id and contents; `None` when it is too big
 /// to hash (then it is always graded).
-pub fn submission_hash(submission: &Submission) -> Option<String> {
+pub(crate) fn submission_hash(submission: &Submission) -> Option<String> {
     let mut hash = Sha256::new();
     hash.update(b"id\0");
     hash.update(submission.id.as_bytes());
@@ -152,14 +151,14 @@ struct ResultFile<R> {
 }
 
 /// A results folder, for one run: the grader and case set it grades with.
-pub struct ResultsDir {
+pub(crate) struct ResultsDir {
     dir: PathBuf,
     grader: String,
     cases: String,
 }
 
 /// A stored result, as read back.
-pub struct StoredResult {
+pub(crate) struct StoredResult {
     /// The file it came from.
     pub path: PathBuf,
     /// [`grader_version`] of the run that wrote it.
@@ -176,7 +175,7 @@ impl ResultsDir {
     ///
     /// # Errors
     /// When the folder cannot be created.
-    pub fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
+    pub(crate) fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
         std::fs::create_dir_all(dir).with_context(|| {
             format!(
                 "cannot create the results folder {}: check that its parent exists and is writable",
@@ -191,7 +190,7 @@ impl ResultsDir {
     }
 
     /// The key `submission` is graded under (`None`: too big to hash).
-    pub fn key(&self, submission: &Submission) -> Option<(String, String)> {
+    pub(crate) fn key(&self, submission: &Submission) -> Option<(String, String)> {
         let contents = submission_hash(submission)?;
         let mut hash = Sha256::new();
         for part in [&self.grader, &self.cases, &contents] {
@@ -203,14 +202,14 @@ impl ResultsDir {
 
     /// The stored result of `submission` if it was graded under `key`, and
     /// was a grade (not a grader fault).
-    pub fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
+    pub(crate) fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
         let text = std::fs::read(self.path_of(&submission.id)).ok()?;
-        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text).ok()?;
+        let file: ResultFile<serde_json::Value> = serde_json::from_slice(&text).ok()?;
         if file.format != FORMAT || file.key != key {
             return None;
         }
-        let report = file.result.into_report();
-        (report.id == submission.id && !report.grader_fault).then_some(report)
+        let report = stored_report(file.result)?;
+        (report.id == submission.id && !report.grader_fault()).then_some(report)
     }
 
     /// Writes `report` as `submission`'s result under `key` (tempfile then
@@ -218,14 +217,13 @@ impl ResultsDir {
     ///
     /// # Errors
     /// When the file cannot be written.
-    pub fn store(
+    pub(crate) fn store(
         &self,
         report: &SubmissionReport,
         key: &str,
         contents: &str,
     ) -> anyhow::Result<()> {
         let mut result = serde_json::to_value(report)?;
-        result["grader_fault"] = report.grader_fault.into();
         // What the JSON report leaves out, and other formats need.
         if let Some(tests) = result["tests"].as_array_mut() {
             for (value, test) in tests.iter_mut().zip(&report.tests) {
@@ -278,12 +276,25 @@ impl ResultsDir {
     }
 }
 
+/// A stored result as the model again, with each test's `hidden` and
+/// `description`, which the JSON report leaves out (see
+/// [`ResultsDir::store`]); `None` when it is not a submission's result.
+fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
+    let mut report: SubmissionReport = serde_json::from_value(result.clone()).ok()?;
+    let stored = result["tests"].as_array()?;
+    for (test, value) in report.tests.iter_mut().zip(stored) {
+        test.hidden = value["hidden"].as_bool().unwrap_or(false);
+        test.description = value["description"].as_str().map(str::to_string);
+    }
+    Some(report)
+}
+
 /// Every result stored in `dir`, sorted by id.
 ///
 /// # Errors
 /// When the folder cannot be listed, a result file cannot be read, or holds
 /// no result.
-pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
+pub(crate) fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
     let entries = std::fs::read_dir(dir).with_context(|| {
         format!(
             "cannot list the results folder {} (written by `grader grade --results {}`)",
@@ -302,9 +313,19 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
         }
         let text =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let file: ResultFile<StoredSubmission> = serde_json::from_slice(&text)
+        let file: ResultFile<SubmissionReport> = serde_json::from_slice(&text)
             .ok()
-            .filter(|f: &ResultFile<StoredSubmission>| f.format == FORMAT)
+            .filter(|f: &ResultFile<serde_json::Value>| f.format == FORMAT)
+            .and_then(|f| {
+                Some(ResultFile {
+                    result: stored_report(f.result)?,
+                    format: f.format,
+                    grader: f.grader,
+                    cases: f.cases,
+                    submission: f.submission,
+                    key: f.key,
+                })
+            })
             .with_context(|| {
                 format!(
                     "{} is not a result written by this grader: delete it, or regrade with --results",
@@ -315,7 +336,7 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
             path,
             grader: file.grader,
             cases: file.cases,
-            report: file.result.into_report(),
+            report: file.result,
         });
     }
     results.sort_by(|a, b| a.report.id.cmp(&b.report.id));
@@ -327,7 +348,7 @@ pub fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
 ///
 /// # Errors
 /// When they are mixed.
-pub fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
+pub(crate) fn check_same_run(results: &[StoredResult]) -> anyhow::Result<()> {
     let Some(first) = results.first() else {
         return Ok(());
     };
@@ -407,18 +428,20 @@ mod tests {
             score: 3,
             max_score: 4,
             notes: Vec::new(),
-            grader_fault: false,
+            fault: None,
             tests: Vec::new(),
         };
         results.store(&report, &key, &contents).unwrap();
         assert_eq!(results.reusable(&sub, &key), Some(report.clone()));
         assert_eq!(results.reusable(&sub, "another key"), None);
-        report.grader_fault = true;
+        report.fault = Some(crate::verdict::Fault::grader(
+            crate::verdict::FaultKind::Panic,
+        ));
         results.store(&report, &key, &contents).unwrap();
         assert_eq!(results.reusable(&sub, &key), None);
         let all = read_all(&dir.path().join("results")).unwrap();
         assert_eq!(all.len(), 1, "one file per student, rewritten");
-        assert!(all[0].report.grader_fault);
+        assert!(all[0].report.grader_fault());
     }
 
     #[test]

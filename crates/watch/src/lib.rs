@@ -1,7 +1,16 @@
 //! The write watch: runs a C ABI library's `solve` on a board that lives in
 //! a page of its own, made read-only, so that every store to a cell traps;
 //! each trapped store is let through with a single step and recorded as a
-//! [`WriteTrace`] record (see [`crate::check::trace`] for the format).
+//! [`Trace`] record ([`RECORD_BYTES`] bytes: row, column, old value, new
+//! value, depth as a little-endian `u16`; row 255 for a call, column 0, or
+//! a return, column 1 for false, 2 for true, 3 for anything else). The
+//! grader's worker calls [`solve_watched`] and hands the records to the
+//! grader, whose replay (`grader`'s `check/trace.rs`) reads them.
+//!
+//! A crate of its own because it is a debugger inside the student's
+//! process: x86-64 single-stepping, signal handlers and page protections,
+//! nearly all of it `unsafe`, tested here on its own (each `unsafe fn` says
+//! its contract under `# Safety`).
 //!
 //! Why: a C `solve` writes its board through a raw pointer, so there is no
 //! `board[r][c] = v` to hook as in Python or the Rust lab crate. The memory
@@ -52,22 +61,39 @@
 
 use sudoku_lab::Board;
 
-use crate::check::WriteTrace;
-
 /// `bool solve(uint8_t *board, size_t n)`.
-pub(crate) type SolveFn = unsafe extern "C" fn(*mut u8, usize) -> bool;
+pub type SolveFn = unsafe extern "C" fn(*mut u8, usize) -> bool;
+
+/// Bytes per record of a [`Trace`].
+pub const RECORD_BYTES: usize = 6;
+
+/// What the watch recorded: the records, [`RECORD_BYTES`] each, in the
+/// order the writes (and calls and returns) happened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// The records, back to back.
+    pub records: Vec<u8>,
+    /// More than the cap of writes happened: the rest were not recorded.
+    pub capped: bool,
+}
 
 /// Runs `solve` on `board` under the watch, recording at most `cap` writes.
+///
+/// # Safety
+/// `solve` must be the `solve` of a loaded C ABI library (or any function
+/// of that type), and stay loaded for the call. The watch then contains
+/// what the code does to its own board page and its signals; what else it
+/// does is the caller's to confine (the grader calls this inside its box).
 ///
 /// # Errors
 /// Why the watch is not available here; `board` is untouched then and no
 /// student code has run.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-pub(crate) fn solve_watched(
+pub unsafe fn solve_watched(
     solve: SolveFn,
     board: &mut Board,
     cap: usize,
-) -> Result<(bool, WriteTrace), String> {
+) -> Result<(bool, Trace), String> {
     // One watch at a time in this process: the handlers and their state are
     // process-wide.
     let _guard = imp::LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -76,14 +102,17 @@ pub(crate) fn solve_watched(
 
 /// Runs `solve` on `board` under the watch, recording at most `cap` writes.
 ///
+/// # Safety
+/// As on Linux x86-64 (nothing is called here).
+///
 /// # Errors
 /// Always here: the watch needs Linux on x86-64.
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-pub(crate) fn solve_watched(
+pub unsafe fn solve_watched(
     solve: SolveFn,
     board: &mut Board,
     cap: usize,
-) -> Result<(bool, WriteTrace), String> {
+) -> Result<(bool, Trace), String> {
     let _ = (solve, board, cap);
     Err("the write watch needs Linux on x86-64".to_string())
 }
@@ -96,8 +125,7 @@ mod imp {
 
     use sudoku_lab::Board;
 
-    use super::SolveFn;
-    use crate::check::{TraceSource, WriteTrace};
+    use super::{RECORD_BYTES, SolveFn, Trace};
 
     /// Serialises [`super::solve_watched`] calls.
     pub(super) static LOCK: Mutex<()> = Mutex::new(());
@@ -105,7 +133,7 @@ mod imp {
     /// The most cells a board has (n = 5: 25 x 25).
     const MAX_CELLS: usize = 625;
     /// Bytes per record.
-    const RECORD: usize = 6;
+    const RECORD: usize = RECORD_BYTES;
     /// The trap flag in RFLAGS.
     const TF: i64 = 0x100;
     /// `si_code` of a single-step trap (`TRAP_TRACE` in `<signal.h>`).
@@ -865,7 +893,7 @@ mod imp {
         solve: SolveFn,
         board: &mut Board,
         cap: usize,
-    ) -> Result<(bool, WriteTrace), String> {
+    ) -> Result<(bool, Trace), String> {
         let n = board.n();
         let side = board.side();
         let cells = board.cells().len();
@@ -994,18 +1022,11 @@ mod imp {
             Some(m) => unsafe { std::slice::from_raw_parts(m.addr.cast::<u8>(), len * RECORD) },
             None => &[],
         };
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(written.len() * 2);
-        for &byte in written {
-            hex.push(char::from(HEX[usize::from(byte >> 4)]));
-            hex.push(char::from(HEX[usize::from(byte & 15)]));
-        }
         Ok((
             solved,
-            WriteTrace {
-                records: hex,
+            Trace {
+                records: written.to_vec(),
                 capped,
-                source: TraceSource::WriteWatch,
             },
         ))
     }
@@ -1019,15 +1040,13 @@ mod tests {
     use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
     use sudoku_lab::Board;
 
-    use super::{SolveFn, imp};
-    use crate::check::{Response, TraceSource, WriteTrace};
-    use crate::worker::library::{self, CLibrary};
+    use super::{RECORD_BYTES, SolveFn, Trace, imp};
 
     /// The lab listing in C, the correct fixture every grading test uses.
-    const LISTING: &str = include_str!("../../submissions/c-listing.c");
+    const LISTING: &str = include_str!("../../../submissions/c-listing.c");
 
     /// The listing without the clear after a dead branch (a bug fixture).
-    const NO_CLEAR: &str = include_str!("../../submissions/bug-no-clear.c");
+    const NO_CLEAR: &str = include_str!("../../../submissions/bug-no-clear.c");
 
     /// The includes the test variants need beyond the lab header.
     const EXTRA_INCLUDES: &str =
@@ -1052,7 +1071,6 @@ mod tests {
     /// A test library: built, loaded as the worker loads it, and its
     /// `solve` resolved for [`super::solve_watched`].
     struct Built {
-        library: CLibrary,
         solve: SolveFn,
         _raw: Library,
         _dir: tempfile::TempDir,
@@ -1071,7 +1089,7 @@ mod tests {
         let source = dir.path().join("sudoku.c");
         std::fs::write(&source, format!("{EXTRA_INCLUDES}{whole_source}")).expect("write source");
         let so = dir.path().join("libsudoku.so");
-        let include = concat!(env!("CARGO_MANIFEST_DIR"), "/lab/include");
+        let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lab/include");
         let output = Command::new("cc")
             .args(["-shared", "-fPIC", "-O2", "-std=gnu11", "-I", include, "-o"])
             .arg(&so)
@@ -1083,10 +1101,8 @@ mod tests {
             "cc failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let library = CLibrary::load(&so, &so).expect("loads");
         let (raw, solve) = resolve(&so);
         Built {
-            library,
             solve,
             _raw: raw,
             _dir: dir,
@@ -1111,21 +1127,17 @@ mod tests {
     /// call (col 0) or a return (col 1 false, 2 true, 3 other).
     type Record = (u8, u8, u8, u8, u16);
 
-    fn decode_all(trace: &WriteTrace) -> Vec<Record> {
-        assert_eq!(trace.source, TraceSource::WriteWatch);
-        assert_eq!(trace.records.len() % 12, 0, "whole records");
-        let bytes: Vec<u8> = (0..trace.records.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&trace.records[i..i + 2], 16).expect("hex"))
-            .collect();
-        bytes
-            .chunks_exact(6)
+    fn decode_all(trace: &Trace) -> Vec<Record> {
+        assert_eq!(trace.records.len() % RECORD_BYTES, 0, "whole records");
+        trace
+            .records
+            .chunks_exact(RECORD_BYTES)
             .map(|r| (r[0], r[1], r[2], r[3], u16::from_le_bytes([r[4], r[5]])))
             .collect()
     }
 
     /// The writes of a trace, without their depths.
-    fn decode(trace: &WriteTrace) -> Vec<Write> {
+    fn decode(trace: &Trace) -> Vec<Write> {
         decode_all(trace)
             .into_iter()
             .filter(|r| r.0 != 255)
@@ -1148,7 +1160,9 @@ mod tests {
     /// Runs `built`'s solve under the watch (holding the watch's lock).
     fn watched(built: &Built, cells: &[u8], cap: usize) -> (bool, Vec<u8>, Vec<Write>, bool) {
         let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
-        let (solved, trace) = super::solve_watched(built.solve, &mut board, cap).expect("watch");
+        // SAFETY: `built` keeps the library that `solve` is from loaded.
+        let (solved, trace) =
+            unsafe { super::solve_watched(built.solve, &mut board, cap) }.expect("watch");
         let writes = decode(&trace);
         (solved, board.into_cells(), writes, trace.capped)
     }
@@ -1222,7 +1236,9 @@ mod tests {
 
     fn watched_records(built: &Built, cells: &[u8], cap: usize) -> (bool, Vec<u8>, Vec<Record>) {
         let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
-        let (solved, trace) = super::solve_watched(built.solve, &mut board, cap).expect("watch");
+        // SAFETY: `built` keeps the library that `solve` is from loaded.
+        let (solved, trace) =
+            unsafe { super::solve_watched(built.solve, &mut board, cap) }.expect("watch");
         (solved, board.into_cells(), decode_all(&trace))
     }
 
@@ -1290,25 +1306,6 @@ bool solve(uint8_t *board, size_t n) {
         }
         assert_eq!(writes, expected(CAMPUS, true));
         assert_eq!(replay(&CAMPUS, &writes), after);
-    }
-
-    #[test]
-    fn the_worker_path_traces_through_the_watch() {
-        let built = build_source(LISTING);
-        let (response, trace) = library::solve_traced(&built.library, 2, &BACKTRACK).expect("ok");
-        let trace = trace.expect("a trace");
-        assert!(!trace.capped);
-        assert_eq!(
-            response,
-            Response::Solve {
-                solved: true,
-                board: BACKTRACK_SOLVED.to_vec()
-            }
-        );
-        let writes = decode(&trace);
-        assert_eq!(writes, expected(BACKTRACK, true));
-        assert!(writes.iter().any(|w| w.3 == 0), "the listing clears once");
-        assert_eq!(replay(&BACKTRACK, &writes), BACKTRACK_SOLVED);
     }
 
     #[test]
@@ -1594,7 +1591,8 @@ bool solve(uint8_t *board, size_t n) {
         for _ in 0..rounds {
             let mut board = Board::from_cells(3, puzzle.clone()).expect("board");
             let (solved, trace) =
-                super::solve_watched(built.solve, &mut board, crate::check::trace::TRACE_CAP)
+                // SAFETY: `built` keeps the library of `solve` loaded.
+                unsafe { super::solve_watched(built.solve, &mut board, 80_000) }
                     .expect("watch");
             assert!(solved && !trace.capped);
             records = decode_all(&trace);
