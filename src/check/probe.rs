@@ -20,7 +20,7 @@ pub enum Probe {
         /// The boards asked about.
         boards: Vec<Vec<u8>>,
         /// `[board index, row, column, digit]`. On the wire, packed (see
-        /// [`packed_queries`]).
+        /// `packed_queries`).
         #[serde(with = "packed_queries")]
         queries: Vec<[usize; 4]>,
     },
@@ -47,7 +47,7 @@ pub enum Response {
     /// One answer per query, in order.
     Legal {
         /// `legal`'s answers. On the wire, a string of `0` and `1` (see
-        /// [`bit_string`]).
+        /// `bit_string`).
         #[serde(with = "bit_string")]
         answers: Vec<bool>,
     },

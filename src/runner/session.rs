@@ -3,9 +3,9 @@
 //!
 //! This is the only loop over a submission's tests: `grader grade` (through
 //! [`super::grade::grade_one`]), `grader check`, the timing of the lab's
-//! listing ([`super::limits`]) and the benches all run a [`Session`]. What
+//! listing (`super::limits`) and the benches all run a [`Session`]. What
 //! differs between them is what they do *after* each test, which they say
-//! in the callback of [`Session::run`]: `check` shrinks a failing board and
+//! in the callback of `Session::run`: `check` shrinks a failing board and
 //! asks for a traced run with the same session, and may stop early
 //! (`--fail-fast`); `grade` records and goes on. The rules every caller
 //! shares live here once: a box that cannot be made and a build that fails

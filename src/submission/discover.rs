@@ -10,7 +10,7 @@
 //! | a folder holding exactly one `.c`, `.py`, `.ipynb` or `.so` file (next to anything else) | that kind | the folder's name |
 //!
 //! A Jupyter notebook (`.ipynb`) is a Python submission: its code cells are
-//! taken as the module when it is built ([`super::notebook`]).
+//! taken as the module when it is built (`src/submission/notebook.rs`).
 //!
 //! Skipped, so that a submissions folder can carry its own notes: entries
 //! whose name starts with `.` (`.git`, `.DS_Store`), and `README.md` and

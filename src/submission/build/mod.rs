@@ -25,7 +25,7 @@
 //!   student's file again.
 //! - **Library** (`.so`) and **Python** (`.py`): copied as they are; a
 //!   notebook (`.ipynb`) is written as the Python its code cells make
-//!   ([`crate::submission::notebook`]), under its own name.
+//!   (`src/submission/notebook.rs`), under its own name.
 //!
 //! The box kills a build at its time limit, with everything it started.
 //! Its output becomes the failure message, trimmed to the errors.
