@@ -16,6 +16,10 @@ pub struct Cli {
     /// always, never.
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
     pub color: crate::color::ColorWhen,
+    /// Print no progress, status lines or notes, and of a summary only its
+    /// last line; errors, warnings and reports are never silenced.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 /// The subcommands.
@@ -328,6 +332,11 @@ pub struct GradescopePackageArgs {
     /// The course takes Rust crates: setup.sh also installs a Rust toolchain.
     #[arg(long)]
     pub rust: bool,
+    /// The Gradescope base image the assignment uses (ubuntu-18.04,
+    /// ubuntu-20.04, ubuntu-22.04): refuse to package binaries that need a
+    /// newer glibc than it has.
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
 }
 
 /// A percent from 0 to 100, for `--fail-under`.

@@ -33,6 +33,7 @@ pub mod commands;
 pub mod exit;
 pub(crate) mod generate;
 pub mod protocol;
+pub mod quiet;
 pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;

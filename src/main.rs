@@ -8,6 +8,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     grader::color::apply(cli.color);
+    grader::quiet::set(cli.quiet);
     let result: anyhow::Result<u8> = match &cli.command {
         Command::Worker => grader::worker::main(),
         Command::Check(a) => grader::commands::check::run(a),

@@ -512,8 +512,6 @@ pub struct RunEnd {
     /// The time its threads waited for a CPU (a busy host), summed.
     #[serde(default)]
     pub waited_ms: u64,
-    /// Its peak resident set, in KiB.
-    pub max_rss_kb: u64,
     /// Why the box killed it, if it did.
     pub killed: Option<RunKill>,
     /// Other processes of the run still alive at its end (all killed).

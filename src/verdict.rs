@@ -187,6 +187,9 @@ pub struct Outcome {
     /// The grader's fault, when it is one (`None` for every verdict the
     /// student's code earned, including a pass).
     pub fault: Option<Fault>,
+    /// The check that failed, for a `wrong` decided before the answers
+    /// are judged (the judge's own failures carry theirs).
+    pub check: Option<crate::check::Check>,
 }
 
 impl Outcome {
@@ -198,6 +201,7 @@ impl Outcome {
             time_ms: None,
             output: String::new(),
             fault: None,
+            check: None,
         }
     }
 

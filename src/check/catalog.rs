@@ -102,6 +102,9 @@ checks! {
     SolveDuplicate = "solve.duplicate", "solve",
         checks "on true, every row, column and box holds each digit once",
         means "a digit was placed where the rule forbids it: write only when legal(...) says true";
+    ProtocolFd3 = "protocol.fd3", "any",
+        checks "the code under test leaves the grader's protocol fd 3 alone (one answer, written by the worker)",
+        means "the code wrote on fd 3 (a second `done` line): a solver must not write to file descriptors it did not open";
     ResponseShape = "response.shape", "any",
         checks "the answers that came back are of the kind and number asked",
         means "the test could not be judged: something other than the grader's worker wrote the answers (student code writing to fd 3?)";

@@ -117,8 +117,11 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<u8> {
 }
 
 /// A progress bar on stderr; indicatif draws nothing when stderr is not a
-/// terminal, so logs and tests see only the summary line.
+/// terminal, so logs and tests see only the summary line; none with `-q`.
 fn progress_bar(count: usize) -> indicatif::ProgressBar {
+    if crate::quiet::is_quiet() {
+        return indicatif::ProgressBar::hidden();
+    }
     let bar = indicatif::ProgressBar::new(count as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
         "generating {pos}/{len} puzzles [{elapsed}] {wide_bar}",

@@ -54,14 +54,14 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     let stored = Stored::find(results.as_ref(), &submissions, args.results.as_deref());
     let to_grade = stored.to_grade(&submissions);
     let mut plan = GradePlan::prepare(cases, args.jobs, &args.submissions, true)?;
-    eprintln!("sandbox: {}", plan.sandbox.active().join(", "));
+    crate::note!("sandbox: {}", plan.sandbox.active().join(", "));
     let timing = std::time::Instant::now();
     plan.calibrate(
         to_grade
             .iter()
             .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),
     )?;
-    eprintln!(
+    crate::note!(
         "time limits: {} (timed in {:.1} s)",
         plan.limits.describe(&plan.cases),
         timing.elapsed().as_secs_f64()
@@ -80,7 +80,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
         // What the student's own result says about how the upload was
         // read, in the log too (Gradescope's, a Classroom job's).
         for note in report.submissions.iter().flat_map(|s| &s.notes) {
-            eprintln!("note: {}", visible_line(note));
+            crate::note!("note: {}", visible_line(note));
         }
     }
     say_what_the_run_cost(&report);
@@ -167,7 +167,7 @@ impl Sinks {
                 .and_then(|()| out.flush())
                 .context("cannot write the JSON Lines stream")?;
         }
-        if self.stream_lines {
+        if self.stream_lines && !crate::quiet::is_quiet() {
             let line = summary_line(sub, stored);
             bar.suspend(|| {
                 if self.summary_to_stderr {
@@ -208,7 +208,7 @@ fn find_submissions(args: &GradeArgs) -> anyhow::Result<Vec<Submission>> {
     if let Some(shard) = args.shard {
         let total = submissions.len();
         submissions.retain(|s| shard.holds(&s.id));
-        eprintln!(
+        crate::note!(
             "shard {shard}: {} of {total} submissions",
             submissions.len()
         );
@@ -245,7 +245,7 @@ impl Stored {
             stored.keys[i] = results.key(submission);
             match &stored.keys[i] {
                 Some((key, _)) => stored.reused[i] = results.reusable(submission, key),
-                None => eprintln!(
+                None => crate::note!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
                     crate::report::results_dir::MAX_HASHED_BYTES >> 20,
@@ -255,7 +255,7 @@ impl Stored {
         }
         let count = stored.reused.iter().flatten().count();
         if count > 0 {
-            eprintln!(
+            crate::note!(
                 "reusing {count} stored results from {} (unchanged submissions, cases and grader)",
                 dir.unwrap_or(std::path::Path::new("")).display()
             );
@@ -367,7 +367,7 @@ fn say_what_the_run_cost(report: &Report) {
         .map(|t| t.reruns)
         .sum();
     if reruns > 0 {
-        eprintln!(
+        crate::note!(
             "note: {reruns} test run(s) were repeated because the host was too busy to time them (each test's `reruns` in the JSON report); the verdicts are the repeated runs'"
         );
     }
@@ -381,7 +381,7 @@ fn say_what_the_run_cost(report: &Report) {
         .collect();
     if !timeouts.is_empty() && all_ms > 0.0 {
         let spent: f64 = timeouts.iter().sum();
-        eprintln!(
+        crate::note!(
             "note: {} test(s) ran to a time limit: {:.1} s, {:.0}% of the {:.1} s spent in tests",
             timeouts.len(),
             spent / 1000.0,
@@ -426,10 +426,10 @@ fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
     Ok(vec![discover::classify_upload(dir).submission])
 }
 
-/// A progress bar on stderr when it is a terminal (hidden otherwise):
-/// done/total, elapsed, ETA, and the students being graded now.
+/// A progress bar on stderr when it is a terminal (hidden otherwise, and
+/// with `-q`): done/total, elapsed, ETA, and the students being graded now.
 fn progress_bar(total: usize) -> ProgressBar {
-    if !io::stderr().is_terminal() || total == 0 {
+    if !io::stderr().is_terminal() || total == 0 || crate::quiet::is_quiet() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total as u64);

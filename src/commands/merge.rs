@@ -56,8 +56,10 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
     let mut provenance: Option<(serde_json::Value, &Path)> = None;
     let mut submissions = Vec::new();
+    let mut runs: Vec<crate::report::RunInfo> = Vec::new();
     for (path, mut read) in reads {
         restore_cases(&mut read, &cases, &path.display().to_string())?;
+        runs.extend(read.run.clone());
         let run = read.run.as_ref().map(serde_json::to_value).transpose()?;
         if let Some(run) = run.as_ref().map(comparable) {
             match &provenance {
@@ -90,14 +92,14 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
     // order among equal ids).
     submissions.sort_by(|a, b| a.id.cmp(&b.id));
     let report = Report {
-        run: None,
+        run: merged_run(&runs),
         version: REPORT_VERSION,
         submissions,
     };
     if outputs.wants_gradescope() {
         crate::report::gradescope::check_submission_count(report.submissions.len())?;
     }
-    eprintln!(
+    crate::note!(
         "merged {} reports: {} submissions",
         args.reports.len(),
         report.submissions.len()
@@ -208,11 +210,24 @@ fn recorded_cases(reads: &[(&Path, Report)]) -> anyhow::Result<crate::case::Case
     } else {
         crate::case::load(&paths)?
     };
-    eprintln!(
+    crate::note!(
         "cases: the {} case file(s) the shards record, SHA-256 checked",
         paths.len()
     );
     Ok(cases)
+}
+
+/// The merged report's `run` section: the shards' (which agree, checked
+/// above), the first one's where they may differ (the limits each shard
+/// timed on its host, the safeguards of its host), starting when the
+/// earliest shard started and lasting as long as all of them together
+/// (the grading time spent, whether the shards ran side by side or not).
+/// `None` when no shard has one.
+fn merged_run(runs: &[crate::report::RunInfo]) -> Option<crate::report::RunInfo> {
+    let mut merged = runs.first()?.clone();
+    merged.started = runs.iter().map(|r| r.started.clone()).min()?;
+    merged.duration_s = runs.iter().map(|r| r.duration_s).sum();
+    Some(merged)
 }
 
 /// A `run` section without what differs from shard to shard: the times,

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod completions;
 pub mod diff;
 pub mod generate;
+pub mod glibc;
 pub mod grade;
 pub mod init;
 pub mod man;

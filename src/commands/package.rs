@@ -10,6 +10,13 @@
 //!   `/autograder/results/results.json`, also when the grader fails;
 //! - `bin/grader` and `bin/grader-worker`: the running executables;
 //! - `cases/`: the course's case files and `grader.toml`, checked first.
+//!
+//! The executables are dynamic (the worker `dlopen`s student libraries,
+//! which a static musl build cannot; `scripts/build-portable` links them
+//! against glibc 2.27): the glibc they need is read from
+//! them ([`crate::commands::glibc`]) and the command says which of
+//! Gradescope's base images can run the package, refusing one that none
+//! can run or that `--image` names and cannot run it.
 
 use anyhow::{Context, bail};
 use std::io::Write;
@@ -56,14 +63,17 @@ pub fn run_gradescope(args: &GradescopePackageArgs) -> anyhow::Result<u8> {
         ),
         ("bin/grader".to_string(), read(&exe)?, 0o755),
     ];
+    let mut binaries = vec![("bin/grader", exe.clone())];
     if worker.is_file() {
         entries.push(("bin/grader-worker".to_string(), read(&worker)?, 0o755));
+        binaries.push(("bin/grader-worker", worker.clone()));
     } else {
-        eprintln!(
+        crate::note!(
             "note: no grader-worker beside {}: the package's grader runs tests as `grader worker` (slower)",
             exe.display()
         );
     }
+    let runs_on = check_images(&binaries, args.image.as_deref())?;
     for file in &case_files {
         let name = file
             .file_name()
@@ -81,10 +91,90 @@ pub fn run_gradescope(args: &GradescopePackageArgs) -> anyhow::Result<u8> {
         env!("CARGO_PKG_VERSION"),
         if args.rust { ", Rust toolchain" } else { "" }
     );
-    println!(
-        "upload it as the autograder of a Gradescope programming assignment (Ubuntu image); students upload a crate or one .c/.py/.so file"
-    );
+    println!("{runs_on}");
+    if !crate::quiet::is_quiet() {
+        println!(
+            "upload it as the autograder of a Gradescope programming assignment (Ubuntu image); students upload a crate or one .c/.py/.so file"
+        );
+    }
     Ok(exit::SUCCESS)
+}
+
+/// Which Gradescope base images can run `binaries` (name in the zip,
+/// path): the line to print; a warning on stderr names the images they
+/// cannot run on and why.
+///
+/// # Errors
+/// When a binary cannot be read as an x86-64 ELF executable, when no
+/// image has the glibc they need, or when `image` (`--image`) is not one
+/// of those that can run them.
+fn check_images(binaries: &[(&str, PathBuf)], image: Option<&str>) -> anyhow::Result<String> {
+    use crate::commands::glibc::{GRADESCOPE_IMAGES, images_for, needs};
+    // The binary that needs the newest glibc, and the version node that
+    // says so.
+    let mut needed: Option<(crate::commands::glibc::GlibcVersion, String, &str)> = None;
+    for (name, path) in binaries {
+        if let Some((version, node)) = needs(path)?.glibc {
+            if needed.as_ref().is_none_or(|(v, _, _)| version > *v) {
+                needed = Some((version, node, name));
+            }
+        }
+    }
+    let images = images_for(needed.as_ref().map(|n| n.0));
+    let why = match &needed {
+        Some((version, node, name)) => {
+            format!("the binaries need glibc {version} ({name} names {node})")
+        }
+        None => "the binaries name no glibc version".to_string(),
+    };
+    let newest = GRADESCOPE_IMAGES[GRADESCOPE_IMAGES.len() - 1];
+    if images.is_empty() {
+        bail!(
+            "{why}, newer than every Gradescope base image (the newest, {}, has glibc {}): build grader on a system whose glibc is at most {} and package again",
+            newest.0,
+            newest.1,
+            newest.1
+        );
+    }
+    if let Some(image) = image {
+        if !images.contains(&image) {
+            let has = GRADESCOPE_IMAGES
+                .iter()
+                .find(|(name, _)| *name == image)
+                .map(|(_, v)| *v);
+            match has {
+                Some(has) => bail!(
+                    "--image {image}: {why}, and {image} has glibc {has}: choose {} in the assignment's settings, or build grader on a system whose glibc is at most {has}",
+                    images.join(" or ")
+                ),
+                None => bail!(
+                    "--image {image} is not a Gradescope base image grader knows: give one of {}",
+                    GRADESCOPE_IMAGES
+                        .iter()
+                        .map(|(name, _)| *name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+    }
+    let excluded: Vec<String> = GRADESCOPE_IMAGES
+        .iter()
+        .filter(|(name, _)| !images.contains(name))
+        .map(|(name, has)| format!("{name} (glibc {has})"))
+        .collect();
+    if !excluded.is_empty() {
+        eprintln!(
+            "warning: the package does not run on Gradescope's {}: {why}; choose {} in the assignment's settings, or build grader on a system whose glibc is at most {} to run on every image",
+            excluded.join(" or "),
+            images.join(" or "),
+            GRADESCOPE_IMAGES[0].1
+        );
+    }
+    Ok(format!(
+        "runs on Gradescope's base images {} ({why})",
+        images.join(", ")
+    ))
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {

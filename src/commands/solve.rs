@@ -138,15 +138,18 @@ fn solve_list(source: &str, text: &str, count: bool) -> anyhow::Result<u8> {
         .map_or(1, |n| n.get())
         .min(chunks.len())
         .max(1);
-    let progress = (std::io::stderr().is_terminal() && boards.len() >= PROGRESS_FROM).then(|| {
-        let bar = ProgressBar::new(boards.len() as u64);
-        if let Ok(style) =
-            ProgressStyle::with_template("{bar:40} {pos}/{len} puzzles, {per_sec}, eta {eta}")
-        {
-            bar.set_style(style);
-        }
-        bar
-    });
+    let progress = (std::io::stderr().is_terminal()
+        && !crate::quiet::is_quiet()
+        && boards.len() >= PROGRESS_FROM)
+        .then(|| {
+            let bar = ProgressBar::new(boards.len() as u64);
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:40} {pos}/{len} puzzles, {per_sec}, eta {eta}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -382,7 +382,7 @@ fn lms_students<'a>(
             return Err(CsvError::NotInRoster(unknown));
         }
         eprintln!(
-            "note: {} submission(s) are not in the roster and have no row in the CSV (an LMS refuses an unknown student): {}",
+            "warning: {} submission(s) are not in the roster and have no row in the CSV (an LMS refuses an unknown student): {}",
             unknown.len(),
             unknown.join(", ")
         );
@@ -397,7 +397,7 @@ fn lms_students<'a>(
         missing.sort_by(|a, b| a.id.cmp(&b.id));
         if !missing.is_empty() {
             let ids: Vec<String> = missing.iter().map(|e| shown(&e.id)).collect();
-            eprintln!(
+            crate::note!(
                 "note: {} roster student(s) have no submission: {} (their rows say no submission, the grade left blank)",
                 ids.len(),
                 ids.join(", ")

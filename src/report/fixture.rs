@@ -33,6 +33,11 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         board: None,
         hidden: false,
         description: None,
+        side: match case {
+            "campus-4x4" => Some(4),
+            "deep-9x9" => Some(9),
+            _ => None,
+        },
     }
 }
 

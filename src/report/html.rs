@@ -1,27 +1,43 @@
 //! The HTML report (`--html`): one self-contained static page an instructor
-//! scans in seconds. No script and no outside resource (inline CSS, and a
-//! content security policy that forbids both). Student ids, messages and
-//! output are untrusted and every piece of text is escaped, its control
+//! scans in seconds, for a class of hundreds. No outside resource: inline
+//! CSS, and one small inline script (the filter) that the content security
+//! policy admits by its SHA-256 and nothing else. Without the script the
+//! page is complete; the filter is simply not shown. Student ids, messages
+//! and output are untrusted and every piece of text is escaped, its control
 //! characters shown as escapes (`\e`, `\u{202e}`).
 //!
 //! Top to bottom:
 //! - how the report was made (grader version, case files and hashes,
 //!   limits, safeguards, time), when the run section is there;
-//! - the class matrix: one row per student, one column per test, each cell
-//!   coloured by verdict (its title says student, test and verdict), the
-//!   student linking to their details;
+//! - the filter: students with a verdict (or any failure) on a test (or on
+//!   any test);
+//! - the class matrix: one row per student, failing students first (in id
+//!   order, then the students who passed everything), one column per test
+//!   in the lab's order (by board size, 4x4 before 9x9 before 16x16, then
+//!   as the plan runs them), each cell coloured by verdict and marked with
+//!   a letter (its title says student, test and verdict), the student
+//!   linking to their details;
 //! - a histogram of scores (ten bands of the percentage, and full marks)
 //!   and the most-failed tests with their verdicts;
-//! - one `<details>` per student, collapsed when every test passed: the
-//!   compiler's message for a submission that could not be built or
-//!   loaded, else each failing test's verdict, message, board and output.
-//!   A board is drawn as a grid (a table, thick lines between boxes) with
-//!   the cell in question marked; an output already shown for an earlier
-//!   test of the same student is not repeated ("same output as ... above"),
-//!   and the first one says for how many more tests it stands.
+//! - one `<details>` per student in the matrix's order, open when some test
+//!   failed, closed when every test passed: the compiler's message for a
+//!   submission that could not be built or loaded, else one closed
+//!   `<details>` per failing test (in the columns' order) whose summary is its verdict and the
+//!   first line of the message, and whose body is the whole message, the
+//!   board and the output. A board is drawn as a grid (a table with row and
+//!   column numbers, thick lines between boxes) with the cell in question
+//!   marked; an output already shown for an earlier test of the same
+//!   student is not repeated ("same output as ... above"), and the first
+//!   one says for how many more tests it stands.
+//!
+//! Every colour pair of text on background is in [`PALETTE`], which the
+//! tests hold to a WCAG contrast of at least 4.5:1.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
+
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
 
 use super::naming::{headline, status_name, test_name};
 use super::picture::{self, Grid};
@@ -42,38 +58,128 @@ impl ReportFormat for Html {
 /// How many tests the "most failed" list names.
 const MOST_FAILED_SHOWN: usize = 8;
 
-const STYLE: &str = "\
-body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:90em;padding:0 1em;color:#222}
+/// Layout only: no colour of text or background (those are in
+/// [`PALETTE`], where the contrast test sees them).
+const LAYOUT: &str = "\
+body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:90em;padding:0 1em;line-height:1.4}
 h1{margin:.2em 0}
 table{border-collapse:collapse}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}
-dl.run{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.85em;color:#444;margin:.5em 0 1em}
+dl.run{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:.85em;margin:.5em 0 1em}
 dl.run dt{font-weight:600}dl.run dd{margin:0;overflow-wrap:anywhere}
+.filter{margin:.5em 0;display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:center}
+.filter select{font:inherit;padding:.2em}
 .overview{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}
-.matrix td,.matrix th{padding:0;text-align:center;min-width:1.4em;height:1.4em;font-size:.8em}
+.matrix td,.matrix th{padding:0;text-align:center;min-width:1.6em;height:1.6em;font-size:.8em;line-height:1.2}
+.matrix thead th{position:sticky;top:0}
 .matrix th.t{writing-mode:vertical-rl;transform:rotate(180deg);padding:.3em 0;white-space:nowrap;font-weight:normal;height:auto;text-align:left}
-.matrix td.id{text-align:left;padding:0 .5em;white-space:nowrap;font-size:.9em}
+.matrix th.id{text-align:left;padding:0 .5em;white-space:nowrap;font-size:.9em;font-weight:normal}
+.matrix th.id a{display:inline-block;min-height:24px;line-height:24px}
 .matrix td.score{text-align:right;padding:0 .5em;white-space:nowrap;font-size:.9em}
-.v-pass{background:#2da44e;color:#fff}.v-wrong{background:#cf222e;color:#fff}
-.v-timeout{background:#bf8700;color:#fff}.v-memory{background:#8250df;color:#fff}
-.v-crash{background:#82071e;color:#fff}.v-forbidden{background:#0550ae;color:#fff}
-.v-error{background:#57606a;color:#fff}.v-none{background:#fff}
 .legend span{display:inline-block;padding:0 .4em;margin-right:.3em;font-size:.8em}
-.histogram td{border:none;padding:.1em .4em;font-size:.85em}
-.histogram .bar{display:inline-block;height:1em;background:#0969da;vertical-align:middle}
-.pass{color:#176f2c}.fail{color:#b00020}.partial{color:#9a6700}
+.histogram td,.histogram th{border:none;padding:.1em .4em;font-size:.85em;font-weight:normal}
+.histogram .bar{display:inline-block;height:1em;vertical-align:middle}
 details.student{border:1px solid #ddd;border-radius:.3em;margin:.4em 0;padding:.2em .6em}
 details.student>summary{cursor:pointer;font-weight:600}
-pre{background:#f6f8fa;border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+details.test{margin:.1em 0 .1em 1em}
+details.test>summary{cursor:pointer}
+details.test>summary .name{font-weight:600}
+pre{border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
 .message{white-space:pre-wrap}
-.tag{font-size:.8em;border:1px solid #999;border-radius:.3em;padding:0 .3em;color:#555}
-.folded{color:#555;font-style:italic}
-table.board{margin:.5em 0;border:2px solid #333}
-table.board td{width:1.6em;height:1.6em;text-align:center;vertical-align:middle;padding:0;font-family:ui-monospace,monospace;border:1px solid #bbb}
+.tag{font-size:.8em;border:1px solid #999;border-radius:.3em;padding:0 .3em}
+.folded{font-style:italic}
+table.board{margin:.5em 0}
+table.board td,table.board th{width:1.6em;height:1.6em;text-align:center;vertical-align:middle;padding:0;font-family:ui-monospace,monospace;border:1px solid #bbb}
+table.board th{font-size:.7em;font-weight:normal;border:none}
 table.board td.bl{border-left:2px solid #333}table.board td.bt{border-top:2px solid #333}
-table.board td.m{background:#ffd7d5;color:#b00020;font-weight:700;outline:2px solid #cf222e}
+table.board td.br{border-right:2px solid #333}table.board td.bb{border-bottom:2px solid #333}
+table.board td.m{font-weight:700;outline:2px solid #cf222e}
 ";
+
+/// Every colour of the page: (selector, text colour, background). Each
+/// rule sets both, so every text/background pair is one entry here.
+const PALETTE: &[(&str, &str, &str)] = &[
+    ("body", "#222222", "#ffffff"),
+    ("a", "#0550ae", "#ffffff"),
+    ("th", "#222222", "#f3f3f3"),
+    ("dl.run", "#444444", "#ffffff"),
+    (".v-pass", "#ffffff", "#1a7f37"),
+    (".v-wrong", "#ffffff", "#cf222e"),
+    (".v-timeout", "#1f2328", "#ffd33d"),
+    (".v-memory", "#ffffff", "#8250df"),
+    (".v-crash", "#ffffff", "#82071e"),
+    (".v-forbidden", "#ffffff", "#0550ae"),
+    (".v-error", "#ffffff", "#57606a"),
+    (".v-none", "#222222", "#ffffff"),
+    (".pass", "#176f2c", "#ffffff"),
+    (".fail", "#b00020", "#ffffff"),
+    (".partial", "#8a5a00", "#ffffff"),
+    ("pre", "#222222", "#f6f8fa"),
+    (".tag", "#555555", "#ffffff"),
+    (".folded", "#555555", "#ffffff"),
+    ("table.board th", "#555555", "#ffffff"),
+    ("table.board td.m", "#b00020", "#ffd7d5"),
+];
+
+/// Colours that carry no text but must be seen against the page: (selector,
+/// colour, the background it sits on); held to 3:1 (WCAG 1.4.11).
+const NON_TEXT: &[(&str, &str, &str)] = &[(".histogram .bar", "#0969da", "#ffffff")];
+
+/// The filter: shows the matrix rows and students whose cell in the chosen
+/// column (or any) has the chosen verdict (or any failure). Admitted by the
+/// content security policy through its hash, so nothing else can run.
+const SCRIPT: &str = "\
+(function(){
+var box=document.getElementById('filter'),verdict=document.getElementById('f-verdict'),
+test=document.getElementById('f-test'),count=document.getElementById('f-count'),
+rows=document.querySelectorAll('table.matrix tbody tr');
+function matches(cell){
+var v=cell.getAttribute('data-v');
+if(test.value!==''&&cell.getAttribute('data-c')!==test.value)return false;
+if(verdict.value==='')return true;
+if(verdict.value==='fail')return v!=='pass';
+return v===verdict.value;
+}
+function apply(){
+var shown=0;
+rows.forEach(function(row){
+var ok=Array.prototype.some.call(row.querySelectorAll('td[data-v]'),matches);
+row.hidden=!ok;
+var student=document.getElementById(row.getAttribute('data-s'));
+if(student)student.hidden=!ok;
+if(ok)shown++;
+});
+count.textContent=shown+' of '+rows.length+' students shown';
+}
+verdict.addEventListener('change',apply);
+test.addEventListener('change',apply);
+box.hidden=false;
+apply();
+})();
+";
+
+/// The CSS of the page: the layout and the palette.
+fn style() -> String {
+    let mut css = String::from(LAYOUT);
+    for (selector, color, background) in PALETTE {
+        css.push_str(&format!(
+            "{selector}{{color:{color};background:{background}}}\n"
+        ));
+    }
+    for (selector, color, _) in NON_TEXT {
+        css.push_str(&format!("{selector}{{background:{color}}}\n"));
+    }
+    css
+}
+
+/// The content security policy's source for [`SCRIPT`]: `'sha256-...'`.
+fn script_hash() -> String {
+    let digest = Sha256::digest(SCRIPT.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
 
 /// Writes `report` as one HTML page.
 pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
@@ -81,9 +187,13 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
-         <title>grader report</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
-         <h1>Grading report</h1>\n"
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src {}\">\n\
+         <title>grader report: {} submissions</title>\n<style>\n{}</style>\n</head>\n<body>\n<main>\n\
+         <h1>Grading report</h1>\n",
+        script_hash(),
+        report.submissions.len(),
+        style()
     )?;
     if let Some(run) = &report.run {
         run_header(run, out)?;
@@ -94,15 +204,17 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         report.submissions.len()
     )?;
     let columns = test_columns(report);
-    matrix(report, &columns, out)?;
+    let order = student_order(report);
+    filter(&columns, out)?;
+    matrix(report, &order, &columns, out)?;
     writeln!(out, "<div class=\"overview\">")?;
     histogram(report, out)?;
     most_failed(report, &columns, out)?;
     writeln!(out, "</div>\n<h2>Students</h2>")?;
-    for (index, sub) in report.submissions.iter().enumerate() {
-        details(index, sub, out)?;
+    for &index in &order {
+        details(index, &report.submissions[index], &columns, out)?;
     }
-    writeln!(out, "</body>\n</html>")?;
+    writeln!(out, "</main>\n<script>{SCRIPT}</script>\n</body>\n</html>")?;
     out.flush()
 }
 
@@ -122,16 +234,29 @@ fn run_header(run: &RunInfo, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "</dl>")
 }
 
-/// Every test's name, each once, in the order of first appearance.
+/// Every test's name, each once, in the lab's order: by the side of the
+/// case's board (the campus 4x4 first, the 16x16 last), then in the order
+/// the tests ran (the plan's: case files by name, cases and functions as
+/// written). A test whose board size is unknown goes last.
 fn test_columns(report: &Report) -> Vec<String> {
-    let mut columns: Vec<String> = Vec::new();
+    let mut columns: Vec<(String, usize)> = Vec::new();
     for test in report.submissions.iter().flat_map(|s| &s.tests) {
         let name = test_name(test);
-        if !columns.contains(&name) {
-            columns.push(name);
+        if !columns.iter().any(|(c, _)| *c == name) {
+            columns.push((name, test.side.unwrap_or(usize::MAX)));
         }
     }
-    columns
+    columns.sort_by_key(|&(_, side)| side);
+    columns.into_iter().map(|(name, _)| name).collect()
+}
+
+/// The submissions' indices as the page lists them: every student who
+/// failed something (a test, or the build) in id order, then those who
+/// passed every test.
+fn student_order(report: &Report) -> Vec<usize> {
+    let (passed, failing): (Vec<usize>, Vec<usize>) =
+        (0..report.submissions.len()).partition(|&i| report.submissions[i].all_passed());
+    failing.into_iter().chain(passed).collect()
 }
 
 /// The one-letter mark of a verdict in the matrix.
@@ -147,6 +272,7 @@ fn mark(verdict: Verdict) -> &'static str {
     }
 }
 
+/// Every verdict, in the order the legend and the filter name them.
 const VERDICTS: [Verdict; 7] = [
     Verdict::Pass,
     Verdict::Wrong,
@@ -157,7 +283,37 @@ const VERDICTS: [Verdict; 7] = [
     Verdict::Error,
 ];
 
-fn matrix(report: &Report, columns: &[String], out: &mut dyn Write) -> io::Result<()> {
+/// The filter's controls, hidden until the script shows them (a page
+/// without script shows every student and no control that does nothing).
+fn filter(columns: &[String], out: &mut dyn Write) -> io::Result<()> {
+    write!(
+        out,
+        "<div class=\"filter\" id=\"filter\" role=\"search\" hidden>\n\
+         <label>Show students with <select id=\"f-verdict\">\
+         <option value=\"\">any verdict</option><option value=\"fail\">any failure</option>"
+    )?;
+    for verdict in VERDICTS {
+        write!(out, "<option value=\"{verdict}\">{verdict}</option>")?;
+    }
+    write!(
+        out,
+        "</select></label>\n<label>on <select id=\"f-test\"><option value=\"\">any test</option>"
+    )?;
+    for (index, column) in columns.iter().enumerate() {
+        write!(out, "<option value=\"{index}\">{}</option>", escape(column))?;
+    }
+    writeln!(
+        out,
+        "</select></label>\n<output id=\"f-count\" aria-live=\"polite\"></output>\n</div>"
+    )
+}
+
+fn matrix(
+    report: &Report,
+    order: &[usize],
+    columns: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     write!(out, "<p class=\"legend\">")?;
     for verdict in VERDICTS {
         write!(
@@ -169,33 +325,37 @@ fn matrix(report: &Report, columns: &[String], out: &mut dyn Write) -> io::Resul
     writeln!(out, "</p>")?;
     write!(
         out,
-        "<table class=\"matrix\">\n<thead><tr><th>student</th><th>score</th>"
+        "<table class=\"matrix\">\n<caption>Verdict of every test for every student</caption>\n\
+         <thead><tr><th scope=\"col\">student</th><th scope=\"col\">score</th>"
     )?;
     for column in columns {
         let column = escape(column);
-        write!(out, "<th class=\"t\" title=\"{column}\">{column}</th>")?;
+        write!(
+            out,
+            "<th class=\"t\" scope=\"col\" title=\"{column}\">{column}</th>"
+        )?;
     }
     writeln!(out, "</tr></thead>\n<tbody>")?;
-    for (index, sub) in report.submissions.iter().enumerate() {
+    for &index in order {
+        let sub = &report.submissions[index];
         let id = escape(&sub.id);
         write!(
             out,
-            "<tr><td class=\"id\"><a href=\"#s{index}\">{id}</a></td><td class=\"score {}\">{}/{}</td>",
+            "<tr data-s=\"s{index}\"><th class=\"id\" scope=\"row\"><a href=\"#s{index}\">{id}</a></th><td class=\"score {}\">{}/{}</td>",
             score_class(sub),
             sub.score,
             sub.max_score
         )?;
         let by_name: HashMap<String, &TestReport> =
             sub.tests.iter().map(|t| (test_name(t), t)).collect();
-        for column in columns {
+        for (column_index, column) in columns.iter().enumerate() {
             match by_name.get(column) {
                 Some(test) => write!(
                     out,
-                    "<td class=\"v-{}\" title=\"{id}: {}: {}\">{}</td>",
-                    test.verdict,
+                    "<td class=\"v-{verdict}\" data-c=\"{column_index}\" data-v=\"{verdict}\" title=\"{id}: {}: {verdict}\">{}</td>",
                     escape(column),
-                    test.verdict,
-                    mark(test.verdict)
+                    mark(test.verdict),
+                    verdict = test.verdict,
                 )?,
                 None => write!(
                     out,
@@ -237,7 +397,7 @@ fn histogram(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         let width = count * 20 / most;
         writeln!(
             out,
-            "<tr><td>{label}</td><td><span class=\"bar\" style=\"width:{width}em\"></span></td><td class=\"n\">{count}</td></tr>"
+            "<tr><th scope=\"row\">{label}</th><td><span class=\"bar\" style=\"width:{width}em\"></span></td><td class=\"n\">{count}</td></tr>"
         )?;
     }
     writeln!(out, "</table>\n</section>")
@@ -292,7 +452,12 @@ fn most_failed(report: &Report, columns: &[String], out: &mut dyn Write) -> io::
     writeln!(out, "</section>")
 }
 
-fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Result<()> {
+fn details(
+    index: usize,
+    sub: &SubmissionReport,
+    columns: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let passed = sub
         .tests
         .iter()
@@ -323,7 +488,12 @@ fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Res
             escape(&sub.shown_message())
         )?;
     } else {
-        let failing: Vec<&TestReport> = failing(sub).collect();
+        // In the matrix's order (the lab's), left to right.
+        let mut failing: Vec<&TestReport> = failing(sub).collect();
+        failing.sort_by_key(|t| {
+            let name = test_name(t);
+            columns.iter().position(|c| *c == name)
+        });
         // Each distinct output is shown once, with the tests that repeat it.
         let mut first_with: HashMap<&str, &TestReport> = HashMap::new();
         let mut repeats: HashMap<&str, usize> = HashMap::new();
@@ -339,6 +509,8 @@ fn details(index: usize, sub: &SubmissionReport, out: &mut dyn Write) -> io::Res
     writeln!(out, "</details>")
 }
 
+/// One failing test: a closed `<details>` whose summary names the test,
+/// its verdict and the first line of its message.
 fn failure<'a>(
     test: &'a TestReport,
     first_with: &mut HashMap<&'a str, &'a TestReport>,
@@ -354,11 +526,13 @@ fn failure<'a>(
         .wall_seconds()
         .map(|s| format!(" ({:.2} ms)", s * 1000.0))
         .unwrap_or_default();
+    let first_line = test.message.lines().next().unwrap_or("");
     writeln!(
         out,
-        "<div class=\"test\">\n<h3>{} <span class=\"fail\">{}</span>{hidden}{time}</h3>",
+        "<details class=\"test\">\n<summary><span class=\"name\">{}</span> <span class=\"fail\">{}</span>{hidden}{time}: {}</summary>",
         escape(&test_name(test)),
-        test.verdict
+        test.verdict,
+        escape(first_line)
     )?;
     if let Some(description) = &test.description {
         writeln!(out, "<p>The case: {}</p>", escape(description))?;
@@ -399,22 +573,37 @@ fn failure<'a>(
             }
         }
     }
-    writeln!(out, "</div>")
+    writeln!(out, "</details>")
 }
 
-/// A board as a table: thick lines between boxes, the marked cell
-/// highlighted.
+/// A board as a table: row and column numbers, thick lines around the
+/// board and between boxes, the marked cell highlighted.
 fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "<table class=\"board\">")?;
+    let side = grid.rows.first().map_or(0, Vec::len);
+    write!(
+        out,
+        "<table class=\"board\">\n<tr><td class=\"corner\"></td>"
+    )?;
+    for c in 0..side {
+        write!(out, "<th scope=\"col\">{}</th>", c + 1)?;
+    }
+    writeln!(out, "</tr>")?;
+    let last_row = grid.rows.len().saturating_sub(1);
     for (r, row) in grid.rows.iter().enumerate() {
-        write!(out, "<tr>")?;
+        write!(out, "<tr><th scope=\"row\">{}</th>", r + 1)?;
         for (c, cell) in row.iter().enumerate() {
             let mut classes = Vec::new();
-            if grid.box_width > 0 && c > 0 && c % grid.box_width == 0 {
+            if c == 0 || (grid.box_width > 0 && c % grid.box_width == 0) {
                 classes.push("bl");
             }
-            if grid.box_height > 0 && r > 0 && r % grid.box_height == 0 {
+            if r == 0 || (grid.box_height > 0 && r % grid.box_height == 0) {
                 classes.push("bt");
+            }
+            if c + 1 == row.len() {
+                classes.push("br");
+            }
+            if r == last_row {
+                classes.push("bb");
             }
             if grid.marked == Some((r, c)) {
                 classes.push("m");
@@ -495,7 +684,12 @@ mod tests {
         let mut report = fixture::sample();
         report.submissions[1].id = "<img src=x onerror=alert(1)>".into();
         let html = page(&report);
-        assert!(!html.contains("<script"), "{html}");
+        assert_eq!(
+            html.matches("<script").count(),
+            1,
+            "only the filter's script: {html}"
+        );
+        assert!(html.contains(&format!("<script>{SCRIPT}</script>")));
         assert!(!html.contains("<img"), "{html}");
         assert!(
             html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;done&#39;"),
@@ -505,7 +699,246 @@ mod tests {
             html.contains("&lt;img src=x onerror=alert(1)&gt;"),
             "{html}"
         );
-        assert!(html.contains("default-src 'none'"), "a CSP forbids scripts");
+        assert!(
+            html.contains(&format!(
+                "default-src 'none'; style-src 'unsafe-inline'; script-src {}\"",
+                script_hash()
+            )),
+            "a CSP admits the filter's script alone: {html}"
+        );
+    }
+
+    #[test]
+    fn the_policy_hash_is_the_scripts_sha256() {
+        // As the browser computes it over the element's text (checked
+        // for real in Chromium by the integration tests): base64 of the
+        // SHA-256 of exactly the bytes between <script> and </script>.
+        let digest = Sha256::digest(SCRIPT.as_bytes());
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(
+                script_hash()
+                    .trim_matches('\'')
+                    .trim_start_matches("sha256-"),
+            )
+            .unwrap();
+        assert_eq!(decoded, digest.as_slice());
+    }
+
+    /// The background of each verdict's matrix cell (from [`PALETTE`]).
+    fn verdict_background(verdict: Verdict) -> &'static str {
+        let selector = format!(".v-{verdict}");
+        PALETTE
+            .iter()
+            .find(|(s, _, _)| *s == selector)
+            .map(|(_, _, bg)| *bg)
+            .expect("every verdict has a colour")
+    }
+
+    /// WCAG 2 relative luminance of `#rrggbb`.
+    fn luminance(hex: &str) -> f64 {
+        assert!(
+            hex.len() == 7 && hex.starts_with('#'),
+            "{hex}: write colours as #rrggbb"
+        );
+        let channel = |i: usize| {
+            let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+    }
+
+    /// WCAG 2 contrast ratio of two colours.
+    fn contrast(a: &str, b: &str) -> f64 {
+        let (a, b) = (luminance(a), luminance(b));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    /// CIELAB (D65) of `#rrggbb`, for colour differences.
+    fn lab(hex: &str) -> (f64, f64, f64) {
+        let linear = |i: usize| {
+            let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let (r, g, b) = (linear(1), linear(3), linear(5));
+        let x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+        let y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        let z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+        let f = |t: f64| {
+            if t > 0.008856 {
+                t.cbrt()
+            } else {
+                7.787 * t + 16.0 / 116.0
+            }
+        };
+        (
+            116.0 * f(y) - 16.0,
+            500.0 * (f(x) - f(y)),
+            200.0 * (f(y) - f(z)),
+        )
+    }
+
+    #[test]
+    fn contrast_figures_are_right() {
+        // Known values: black on white is 21:1, #777 on white about 4.48:1.
+        assert!((contrast("#000000", "#ffffff") - 21.0).abs() < 1e-9);
+        assert!((contrast("#777777", "#ffffff") - 4.48).abs() < 0.01);
+    }
+
+    #[test]
+    fn every_text_colour_has_a_contrast_of_at_least_4_5() {
+        for (selector, color, background) in PALETTE {
+            let ratio = contrast(color, background);
+            assert!(
+                ratio >= 4.5,
+                "{selector}: {color} on {background} has contrast {ratio:.2}:1, below 4.5:1"
+            );
+        }
+        for (selector, color, background) in NON_TEXT {
+            let ratio = contrast(color, background);
+            assert!(
+                ratio >= 3.0,
+                "{selector}: {color} against {background} has contrast {ratio:.2}:1, below 3:1"
+            );
+        }
+        // The page sets no colour outside the palette: every pair is above.
+        for declaration in ["color:", "background:", "background-color:"] {
+            assert!(
+                !LAYOUT.contains(declaration),
+                "{declaration} in LAYOUT: put the rule in PALETTE, where its contrast is tested"
+            );
+        }
+        let css = style();
+        for (selector, _, _) in PALETTE {
+            assert!(css.contains(&format!("\n{selector}{{color:")), "{selector}");
+        }
+    }
+
+    #[test]
+    fn verdict_colours_are_told_apart() {
+        // Every two verdicts' cells differ clearly in colour (CIE76
+        // difference of at least 20), and pass and timeout also in
+        // lightness (luminance ratio of at least 3), so that they stay
+        // apart for a reader who does not see green from yellow.
+        for (i, a) in VERDICTS.iter().enumerate() {
+            for b in &VERDICTS[i + 1..] {
+                let (la, lb) = (lab(verdict_background(*a)), lab(verdict_background(*b)));
+                let delta =
+                    ((la.0 - lb.0).powi(2) + (la.1 - lb.1).powi(2) + (la.2 - lb.2).powi(2)).sqrt();
+                assert!(delta >= 20.0, "{a} and {b}: colour difference {delta:.1}");
+            }
+        }
+        let ratio = contrast(
+            verdict_background(Verdict::Pass),
+            verdict_background(Verdict::Timeout),
+        );
+        assert!(ratio >= 3.0, "pass and timeout: luminance ratio {ratio:.2}");
+        let marks: std::collections::HashSet<&str> = VERDICTS.iter().map(|v| mark(*v)).collect();
+        assert_eq!(
+            marks.len(),
+            VERDICTS.len(),
+            "every verdict has its own mark"
+        );
+    }
+
+    #[test]
+    fn a_viewport_and_a_title() {
+        let html = page(&fixture::sample());
+        assert!(
+            html.contains(
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            )
+        );
+        assert!(html.contains("<title>grader report: 2 submissions</title>"));
+        assert!(html.contains("<html lang=\"en\">"));
+    }
+
+    #[test]
+    fn columns_follow_the_board_size_then_the_plan() {
+        // The plan ran a 16x16 case first (files sorted by name, big.toml
+        // before campus.toml): the matrix still goes 4x4, 9x9, 16x16.
+        let mut report = fixture::sample();
+        for sub in &mut report.submissions {
+            let mut big = sub.tests[0].clone();
+            big.case = "big-16x16".into();
+            big.side = Some(16);
+            sub.tests.insert(0, big);
+        }
+        let html = page(&report);
+        let headers: Vec<&str> = html
+            .match_indices("<th class=\"t\" scope=\"col\" title=\"")
+            .map(|(at, m)| {
+                let rest = &html[at + m.len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                "campus-4x4/legal",
+                "campus-4x4/solve",
+                "deep-9x9/solve",
+                "big-16x16/legal"
+            ]
+        );
+        // The filter's test choices are the same columns, by index.
+        assert!(
+            html.contains("<option value=\"3\">big-16x16/legal</option>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("data-c=\"3\" data-v=\"pass\" title=\"alice: big-16x16/legal: pass\""),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn failing_students_come_first_and_passing_ones_are_closed() {
+        let mut report = fixture::sample();
+        let mut passed = report.submissions[0].clone();
+        passed.id = "aaron".into();
+        passed.tests.truncate(1);
+        passed.score = 1;
+        passed.max_score = 1;
+        report.submissions.insert(0, passed);
+        let html = page(&report);
+        let position = |needle: &str| {
+            html.find(needle)
+                .unwrap_or_else(|| panic!("{needle}: {html}"))
+        };
+        // Rows: alice, bob (failing, by id), then aaron (passed).
+        assert!(position("<a href=\"#s1\">alice</a>") < position("<a href=\"#s2\">bob</a>"));
+        assert!(position("<a href=\"#s2\">bob</a>") < position("<a href=\"#s0\">aaron</a>"));
+        // Details in the same order, the failing open, the passing closed,
+        // each failing test closed under its one-line summary.
+        assert!(position("id=\"s1\" open>") < position("id=\"s2\" open>"));
+        assert!(position("id=\"s2\" open>") < position("<details class=\"student\" id=\"s0\">"));
+        assert_eq!(
+            html.matches("<details class=\"test\">").count(),
+            2,
+            "alice's two failures"
+        );
+        assert!(html.contains("<details class=\"test\">\n<summary><span class=\"name\">campus-4x4/solve</span> <span class=\"fail\">wrong</span> (1.50 ms): solve returned true but r2c3 holds 1, which is not in the solution</summary>"), "{html}");
+    }
+
+    #[test]
+    fn without_script_nothing_is_hidden_but_the_filter() {
+        // The filter starts hidden and the script shows it; no student,
+        // row or detail is hidden by the page itself.
+        let html = page(&fixture::sample());
+        assert!(html.contains("<div class=\"filter\" id=\"filter\" role=\"search\" hidden>"));
+        assert_eq!(html.matches(" hidden>").count(), 1, "{html}");
+        assert!(!LAYOUT.contains("display:none"));
+        for verdict in VERDICTS {
+            assert!(html.contains(&format!("<option value=\"{verdict}\">{verdict}</option>")));
+        }
     }
 
     #[test]
@@ -513,15 +946,15 @@ mod tests {
         let html = page(&fixture::sample());
         assert_eq!(html.matches("<th class=\"t\"").count(), 3, "{html}");
         assert!(
-            html.contains("<td class=\"v-pass\" title=\"alice: campus-4x4/legal: pass\">✓</td>"),
+            html.contains("<td class=\"v-pass\" data-c=\"0\" data-v=\"pass\" title=\"alice: campus-4x4/legal: pass\">✓</td>"),
             "{html}"
         );
         assert!(
-            html.contains("<td class=\"v-wrong\" title=\"alice: campus-4x4/solve: wrong\">✗</td>"),
+            html.contains("<td class=\"v-wrong\" data-c=\"1\" data-v=\"wrong\" title=\"alice: campus-4x4/solve: wrong\">✗</td>"),
             "{html}"
         );
         assert!(
-            html.contains("<td class=\"v-crash\" title=\"alice: deep-9x9/solve: crash\">C</td>"),
+            html.contains("<td class=\"v-crash\" data-c=\"2\" data-v=\"crash\" title=\"alice: deep-9x9/solve: crash\">C</td>"),
             "{html}"
         );
         assert_eq!(
@@ -536,8 +969,8 @@ mod tests {
     fn histogram_and_most_failed_tests() {
         let html = page(&fixture::sample());
         // alice 1/7 is in the 10-19% band, bob 0/7 in 0-9%.
-        assert!(html.contains("<tr><td>10–19%</td><td><span class=\"bar\" style=\"width:20em\"></span></td><td class=\"n\">1</td></tr>"), "{html}");
-        assert!(html.contains("<tr><td>100%</td><td><span class=\"bar\" style=\"width:0em\"></span></td><td class=\"n\">0</td></tr>"), "{html}");
+        assert!(html.contains("<tr><th scope=\"row\">10–19%</th><td><span class=\"bar\" style=\"width:20em\"></span></td><td class=\"n\">1</td></tr>"), "{html}");
+        assert!(html.contains("<tr><th scope=\"row\">100%</th><td><span class=\"bar\" style=\"width:0em\"></span></td><td class=\"n\">0</td></tr>"), "{html}");
         assert!(
             html.contains("<li><b>campus-4x4/solve</b>: failed by 2 of 2 (wrong 1, error 1)</li>"),
             "{html}"
@@ -572,7 +1005,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td class=\"bt\" title=\"r3c1\">2</td>"),
+            html.contains("<td class=\"bl bt\" title=\"r3c1\">2</td>"),
             "{html}"
         );
         assert!(html.contains("<span class=\"tag\">hidden</span>"), "{html}");

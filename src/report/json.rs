@@ -58,6 +58,7 @@ mod tests {
                     board: None,
                     hidden: true,
                     description: None,
+                    side: None,
                 }],
             }],
         };

@@ -147,6 +147,10 @@ pub struct TestReport {
     /// The case's one-line description, shown to a student beside a failure.
     #[serde(skip)]
     pub description: Option<String>,
+    /// The side of the case's board (4, 9, 16): the HTML matrix orders its
+    /// columns by it, as the lab goes from the campus 4x4 to the 16x16.
+    #[serde(skip)]
+    pub side: Option<usize>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -86,6 +86,7 @@ fn test_report() -> impl Strategy<Value = TestReport> {
                     board,
                     hidden,
                     description: None,
+                    side: None,
                 }
             },
         )
@@ -219,7 +220,17 @@ proptest! {
     #[test]
     fn html_escapes_every_student_string(report in report(3)) {
         let text = written(|out| html::write(&report, out).unwrap());
-        prop_assert!(!text.contains("<script"), "a student string reached the page as markup");
+        // The page's one script is the filter, at its end; no other tag
+        // that could run or load anything.
+        let script = text.find("<script").unwrap();
+        prop_assert_eq!(text.matches("<script").count(), 1, "a student string reached the page as markup");
+        let opening = "<script>(function(){";
+        prop_assert!(text[script..].starts_with(opening));
+        prop_assert!(text[script..].ends_with("</script>\n</body>\n</html>\n"));
+        for tag in ["<img", "<iframe", "<object", "<embed", "<link", "<svg", "<style"] {
+            let allowed = usize::from(tag == "<style");
+            prop_assert!(text.matches(tag).count() <= allowed, "{} in the page", tag);
+        }
         prop_assert!(text.ends_with("</html>\n"));
     }
 

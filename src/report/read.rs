@@ -3,7 +3,7 @@
 //! can write any format from what `grade` wrote.
 //!
 //! The JSON leaves out what only some formats need (whether a case is
-//! hidden, its description): [`restore_cases`] puts those back from the
+//! hidden, its description, its board's side): [`restore_cases`] puts those back from the
 //! case set, and refuses a report graded on other cases.
 
 use anyhow::{Context, bail};
@@ -105,6 +105,7 @@ pub(crate) fn restore_cases(
             if let Some(case) = by_name.get(test.case.as_str()) {
                 test.hidden = case.hidden;
                 test.description = case.description.clone();
+                test.side = Some(case.puzzle.side());
             }
         }
     }

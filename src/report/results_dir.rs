@@ -229,6 +229,7 @@ impl ResultsDir {
             for (value, test) in tests.iter_mut().zip(&report.tests) {
                 value["hidden"] = test.hidden.into();
                 value["description"] = test.description.clone().into();
+                value["side"] = test.side.into();
             }
         }
         let file = ResultFile {
@@ -276,8 +277,8 @@ impl ResultsDir {
     }
 }
 
-/// A stored result as the model again, with each test's `hidden` and
-/// `description`, which the JSON report leaves out (see
+/// A stored result as the model again, with each test's `hidden`,
+/// `description` and board `side`, which the JSON report leaves out (see
 /// [`ResultsDir::store`]); `None` when it is not a submission's result.
 fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
     let mut report: SubmissionReport = serde_json::from_value(result.clone()).ok()?;
@@ -285,6 +286,9 @@ fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
     for (test, value) in report.tests.iter_mut().zip(stored) {
         test.hidden = value["hidden"].as_bool().unwrap_or(false);
         test.description = value["description"].as_str().map(str::to_string);
+        test.side = value["side"]
+            .as_u64()
+            .and_then(|side| usize::try_from(side).ok());
     }
     Some(report)
 }

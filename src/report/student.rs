@@ -708,6 +708,7 @@ mod tests {
             board: None,
             hidden: false,
             description: None,
+            side: None,
         }
     }
 

@@ -6,6 +6,7 @@
 
 use colored::Colorize;
 use std::io::{self, Write};
+use unicode_width::UnicodeWidthStr;
 
 use super::text::visible_line;
 use super::{Report, Status, SubmissionReport, TestReport};
@@ -14,11 +15,17 @@ use crate::verdict::Verdict;
 /// How many failing tests a summary row names before "and N more".
 const FAILURES_PER_ROW: usize = 3;
 
-/// Writes one row per student: id, kind, score, and what failed. Every
-/// piece of student text (ids, kinds, case names, compiler messages) is
-/// shown through [`visible_line`]: a name cannot move the cursor, clear a
-/// line or fake another row.
+/// Writes one row per student: id, kind, score, and what failed, then a
+/// closing line (`N submissions, M passed every test`); with `-q`, the
+/// closing line alone. Every piece of student text (ids, kinds, case
+/// names, compiler messages) is shown through [`visible_line`]: a name
+/// cannot move the cursor, clear a line or fake another row. Columns are
+/// padded by display width (`unicode-width`): a CJK name takes two columns
+/// a character, a combining accent none, and the rows still line up.
 pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    if crate::quiet::is_quiet() {
+        return closing_line(report, out);
+    }
     let ids: Vec<String> = report
         .submissions
         .iter()
@@ -26,7 +33,7 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         .collect();
     let id_width = ids
         .iter()
-        .map(|id| id.chars().count())
+        .map(|id| id.width())
         .max()
         .unwrap_or(0)
         .max("student".len());
@@ -34,8 +41,10 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         out,
         "{}",
         format!(
-            "{:<id_width$}  {:<7}  {:>7}  result",
-            "student", "kind", "score"
+            "{}  {:<7}  {:>7}  result",
+            pad("student", id_width),
+            "kind",
+            "score"
         )
         .bold()
     )?;
@@ -50,13 +59,18 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         };
         writeln!(
             out,
-            "{:<id_width$}  {:<7}  {:>7}  {}",
-            id,
-            visible_line(sub.kind.as_deref().unwrap_or("?")),
+            "{}  {}  {:>7}  {}",
+            pad(id, id_width),
+            pad(&visible_line(sub.kind.as_deref().unwrap_or("?")), 7),
             score,
             summary_result(sub)
         )?;
     }
+    closing_line(report, out)
+}
+
+/// The summary's last line, which scripts read.
+fn closing_line(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
     writeln!(
         out,
@@ -64,6 +78,13 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         report.submissions.len(),
         passed
     )
+}
+
+/// `text` followed by spaces up to `width` terminal columns (by display
+/// width, not by characters or bytes).
+fn pad(text: &str, width: usize) -> String {
+    let fill = width.saturating_sub(text.width());
+    format!("{text}{}", " ".repeat(fill))
 }
 
 fn summary_result(sub: &SubmissionReport) -> String {
@@ -135,6 +156,7 @@ mod tests {
             board: None,
             hidden: false,
             description: None,
+            side: None,
         }
     }
 

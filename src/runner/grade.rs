@@ -213,7 +213,7 @@ pub fn run_test_traced(
     let mut report = test_report(case, function, outcome, board);
     report.wall_ms = wall_ms;
     report.reruns = reruns;
-    report.check = failed.as_ref().map(|f| f.check);
+    report.check = failed.as_ref().map(|f| f.check).or(report.check);
     JudgedTest {
         report,
         loaded,
@@ -310,13 +310,14 @@ fn test_report(
         time_ms: outcome.time_ms,
         wall_ms: None,
         reruns: 0,
-        check: None,
+        check: outcome.check,
         fault: outcome.fault,
         message: outcome.message,
         output: outcome.output,
         board,
         hidden: case.hidden,
         description: case.description.clone(),
+        side: Some(case.puzzle.side()),
     }
 }
 

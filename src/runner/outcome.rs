@@ -97,10 +97,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         match (dones.next(), dones.next()) {
             (Some(response), None) => return Ok((response.clone(), run.cpu_ms as f64)),
             (Some(_), Some(_)) => {
-                return fail(
-                    Verdict::Wrong,
-                    "wrote to the grader's protocol fd 3 (more than one `done` line): a solver must not write to fd 3".to_string(),
-                );
+                return Err(Outcome {
+                    check: Some(crate::check::Check::ProtocolFd3),
+                    ..Outcome::new(
+                        Verdict::Wrong,
+                        "wrote to the grader's protocol fd 3 (more than one `done` line): a solver must not write to fd 3",
+                    )
+                });
             }
             _ => {}
         }
@@ -756,7 +759,9 @@ mod tests {
                 (Err(got), Ended(verdict, blame, phrase))
                     if got.verdict == verdict
                         && got.blame() == blame
-                        && got.message.contains(phrase) => {}
+                        && got.message.contains(phrase)
+                        // Every `wrong` names the check it failed.
+                        && (verdict != Verdict::Wrong || got.check.is_some()) => {}
                 (got, Judged(time)) => problems.push(format!(
                     "{situation}: want judged in {time} ms, got {got:?}"
                 )),

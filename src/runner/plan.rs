@@ -25,7 +25,7 @@ pub fn load_cases(dir: Option<&Path>, include_hidden: bool) -> anyhow::Result<Ca
         Some(dir) => case::load(&[dir.to_path_buf()])?,
         None => {
             if include_hidden {
-                eprintln!(
+                crate::note!(
                     "note: no --cases given: grading the built-in public cases only (hidden cases are never built into the binary)"
                 );
             }

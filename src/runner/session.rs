@@ -236,6 +236,7 @@ pub(crate) fn not_run(
                 board: None,
                 hidden: case.hidden,
                 description: case.description.clone(),
+                side: Some(case.puzzle.side()),
             })
         })
         .collect();

@@ -9,36 +9,24 @@
 //! One process runs one test and ends with `_exit`, so a crash, a timeout or
 //! leftover globals never reach the next test.
 
-#[cfg(target_os = "linux")]
 mod clock;
 mod identity;
-#[cfg(target_os = "linux")]
 mod landlock;
 /// The student's shared library as a [`sudoku_lab::Sudoku`]; public so the
 /// `sandbox` bench can call the same code in-process, unconfined.
-#[cfg(unix)]
 pub mod library;
-#[cfg(target_os = "linux")]
 mod mounts;
-#[cfg(unix)]
 pub mod python;
-#[cfg(target_os = "linux")]
-pub mod seccomp;
-#[cfg(unix)]
+pub(crate) mod seccomp;
 mod sys;
-#[cfg(target_os = "linux")]
 mod test_zygote;
-#[cfg(target_os = "linux")]
 mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
-#[cfg(unix)]
 pub use sys::FORBIDDEN_EXIT;
 
-#[cfg(unix)]
 use std::path::{Path, PathBuf};
 
-#[cfg(unix)]
 use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, View, WorkerInput, WorkerMessage};
 
 /// Exit status of a worker that reported `worker_failed` or `load_error`.
@@ -50,7 +38,6 @@ pub const FAILED_EXIT: u8 = 2;
 ///
 /// # Errors
 /// When started by hand, without the grader's pipes.
-#[cfg(target_os = "linux")]
 pub fn main() -> anyhow::Result<u8> {
     zygote::main()
 }
@@ -58,7 +45,6 @@ pub fn main() -> anyhow::Result<u8> {
 /// Runs one test in a child of the box: confines it per `input.sandbox`
 /// and `view` (its kind's view of the box, for Landlock), loads the code,
 /// answers on the protocol fd, and ends the process.
-#[cfg(unix)]
 fn run_test_in_child(input: &WorkerInput, view: Option<&View>) -> ! {
     match input.request.kind {
         CodeKind::Library => run_library(input, view),
@@ -69,7 +55,6 @@ fn run_test_in_child(input: &WorkerInput, view: Option<&View>) -> ! {
 
 /// Writes one message as a JSON line to the protocol fd. A failed write
 /// means the grader is gone: nothing left to do but exit.
-#[cfg(unix)]
 fn send(message: &WorkerMessage) {
     let mut line = match serde_json::to_vec(message) {
         Ok(line) => line,
@@ -82,7 +67,6 @@ fn send(message: &WorkerMessage) {
 }
 
 /// Sends `message` and returns the failure exit status.
-#[cfg(unix)]
 fn fail(message: WorkerMessage) -> u8 {
     send(&message);
     FAILED_EXIT
@@ -90,7 +74,6 @@ fn fail(message: WorkerMessage) -> u8 {
 
 /// Sends a `worker_failed` for a safeguard that could not be applied and
 /// ends the process: no student code runs unconfined.
-#[cfg(unix)]
 fn safeguard_failed(what: &str, err: impl std::fmt::Display) -> ! {
     send(&WorkerMessage::WorkerFailed {
         message: format!("the sandbox could not {what}: {err}"),
@@ -100,12 +83,10 @@ fn safeguard_failed(what: &str, err: impl std::fmt::Display) -> ! {
 
 /// Confines this process per the plan, loads the library, runs the test
 /// and exits. Returns only if the library could not be loaded.
-#[cfg(unix)]
 fn run_library(input: &WorkerInput, view: Option<&View>) {
     let request = &input.request;
     let plan = &input.sandbox;
     let parent = sys::parent_pid();
-    #[cfg(target_os = "linux")]
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
@@ -113,7 +94,6 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
-    #[cfg(target_os = "linux")]
     if plan.seccomp {
         if let Err(err) = sys::install_sigsys_handler() {
             safeguard_failed("install the SIGSYS handler", err);
@@ -132,7 +112,6 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
         }
     };
 
-    #[cfg(target_os = "linux")]
     if plan.landlock {
         enforce_landlock(view);
     }
@@ -141,7 +120,6 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     // The fd is needed only when loading goes through /proc/self/fd.
     let code = (load_path != request.code).then_some(code);
 
-    #[cfg(target_os = "linux")]
     let allow = if plan.seccomp {
         Some(install_kill_filters())
     } else {
@@ -159,7 +137,6 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     drop(code);
     send(&WorkerMessage::Loaded);
 
-    #[cfg(target_os = "linux")]
     if let Some(allow) = allow {
         // On every thread: the constructor may have started some.
         if let Err(err) = seccomp::apply_all_threads(&allow) {
@@ -172,7 +149,6 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
 
 /// Asks the loaded library the test's question, reports the answer (and
 /// the write trace) on the protocol fd, and ends the process.
-#[cfg(unix)]
 fn answer(library: &library::CLibrary, request: &crate::protocol::WorkerRequest) -> ! {
     let start = std::time::Instant::now();
     let result = match &request.probe {
@@ -202,11 +178,9 @@ fn answer(library: &library::CLibrary, request: &crate::protocol::WorkerRequest)
 /// the Python seccomp filters and Landlock rules. The source is read while
 /// still privileged; the harness sends `loading` once Python has started.
 /// Returns only if the source could not be used.
-#[cfg(unix)]
 fn run_python(input: &WorkerInput, view: Option<&View>) {
     let plan = &input.sandbox;
     let parent = sys::parent_pid();
-    #[cfg(target_os = "linux")]
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
@@ -224,24 +198,19 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
     if let Err(err) = sys::default_signals() {
         safeguard_failed("reset the limit signals", err);
     }
-    #[cfg(target_os = "linux")]
     if plan.landlock {
         enforce_landlock(view);
     }
     drop_to_box_user(plan, parent);
-    #[cfg(target_os = "linux")]
     {
         let failed = prepared.exec(sys::pid(), plan.seccomp);
         safeguard_failed("run Python", failed);
     }
-    #[cfg(not(target_os = "linux"))]
-    safeguard_failed("run Python", "Python submissions need Linux");
 }
 
 /// Holds this test to `view` with Landlock, reporting a ruleset only
 /// partly enforced; a missing view or a ruleset that could not be
 /// enforced is a safeguard failure (no student code has run).
-#[cfg(target_os = "linux")]
 fn enforce_landlock(view: Option<&View>) {
     if let Some(message) = landlock_note(view) {
         send(&WorkerMessage::SandboxNote { message });
@@ -250,7 +219,6 @@ fn enforce_landlock(view: Option<&View>) {
 
 /// [`enforce_landlock`], returning the note on a ruleset only partly
 /// enforced instead of sending it (the test zygote's children send it).
-#[cfg(target_os = "linux")]
 fn landlock_note(view: Option<&View>) -> Option<String> {
     let Some(view) = view else {
         safeguard_failed("restrict file access", "the box has no view for this test");
@@ -264,7 +232,6 @@ fn landlock_note(view: Option<&View>) -> Option<String> {
 
 /// Drops to the box's user and group (per the plan), then asks again to
 /// die with `parent` (changing credentials clears that setting).
-#[cfg(unix)]
 fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
     let Some(uid) = plan.uid else {
         return;
@@ -273,7 +240,6 @@ fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
     if let Err(err) = sys::drop_privileges(uid, gid) {
         safeguard_failed(&format!("switch to user {uid}"), err);
     }
-    #[cfg(target_os = "linux")]
     if let Err(err) = sys::die_with_parent(parent) {
         safeguard_failed("ask to die with the grader", err);
     }
@@ -282,7 +248,6 @@ fn drop_to_box_user(plan: &SandboxPlan, parent: libc::pid_t) {
 /// Sets the rlimits: CPU (see [`set_cpu_limit`]; `None` leaves it, for the
 /// test zygote, whose children set their own), no file writes, few files,
 /// no core dumps, and the planned address-space and process limits.
-#[cfg(unix)]
 fn set_limits(time_limit_ms: Option<u64>, plan: &SandboxPlan) {
     if let Some(ms) = time_limit_ms {
         set_cpu_limit(ms);
@@ -310,7 +275,6 @@ fn set_limits(time_limit_ms: Option<u64>, plan: &SandboxPlan) {
 /// rounded up to a second, hard one second more (SIGXCPU, then SIGKILL).
 /// The box's init stops the test at its limit first; this is the second
 /// line.
-#[cfg(unix)]
 fn set_cpu_limit(time_limit_ms: u64) {
     let cpu = time_limit_ms.div_ceil(1000).max(1);
     if let Err(err) = sys::set_rlimit(libc::RLIMIT_CPU, cpu, cpu + 1) {
@@ -321,7 +285,6 @@ fn set_cpu_limit(time_limit_ms: u64) {
 /// The path to `dlopen`: the request's path if this (possibly unprivileged)
 /// process can read it, else the file opened earlier, through
 /// `/proc/self/fd`.
-#[cfg(unix)]
 fn loadable_path(path: &Path, opened: &std::fs::File) -> PathBuf {
     use std::os::fd::AsRawFd;
     if std::fs::File::open(path).is_ok() {
@@ -338,7 +301,6 @@ fn loadable_path(path: &Path, opened: &std::fs::File) -> PathBuf {
 /// Builds all three filters, installs K and E, and returns A to install
 /// after loading (built now: building allocates and may need calls A
 /// refuses).
-#[cfg(target_os = "linux")]
 fn install_kill_filters() -> seccompiler::BpfProgram {
     let built = seccomp::kill_filter(sys::pid())
         .and_then(|k| Ok((k, seccomp::clone3_filter()?, seccomp::allow_filter()?)));

@@ -9,7 +9,7 @@
 //! read the system libraries and the interpreter's `sys.path` folders,
 //! execute only the interpreter and its loader; the uid drop); then
 //! [`PreparedPython::exec`], which
-//! installs the Python seccomp filters ([`super::seccomp::python_filters`]:
+//! installs the Python seccomp filters (`seccomp::python_filters`:
 //! `execve` allowed once, for this very call) and replaces the process with
 //! `python3 -I -S -B -c <harness>`. The harness speaks the same protocol on
 //! fd 3 as a library worker, plus `trace` and `exception` messages.
@@ -265,7 +265,6 @@ pub(super) fn zygote_hello(seccomp: bool) -> Result<Vec<u8>, String> {
 /// but for seccomp) with `interpreter` running the harness as a zygote,
 /// under the zygote's Python filters when `seccomp`. Returns only on
 /// failure, with what failed.
-#[cfg(target_os = "linux")]
 pub(super) fn exec_zygote(interpreter: &PythonInterpreter, seccomp: bool) -> String {
     let argv = match interpreter_argv(interpreter, &["zygote"]) {
         Ok(argv) => argv,
@@ -297,7 +296,6 @@ fn interpreter_argv(
 /// Installs the filters `filters` builds (given the address of the
 /// interpreter's path, the one `execve` they allow) when `seccomp`, then
 /// `execve`s `argv` with an empty environment. Returns only on failure.
-#[cfg(target_os = "linux")]
 fn exec_interpreter(
     argv: &[CString],
     interpreter: &PythonInterpreter,
@@ -420,7 +418,6 @@ impl PreparedPython {
     /// and replaces this process with the interpreter running the harness.
     /// Returns only on failure, with what failed: the caller reports it as
     /// the grader's fault (no student code has run).
-    #[cfg(target_os = "linux")]
     pub fn exec(self, own_pid: i32, seccomp: bool) -> String {
         // SAFETY: both fds are open; dup2 onto 0 replaces stdin (the
         // grader's pipe, read to its end) and clears close-on-exec on it.

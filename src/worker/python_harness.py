@@ -424,7 +424,7 @@ def zygote():
         os.write(REPORTS, b"started %d\n" % pid)
         _, status, usage = os.wait4(pid, 0)
         cpu_ms = int((usage.ru_utime + usage.ru_stime) * 1000)
-        os.write(REPORTS, b"ended %d %d %d %d\n" % (pid, status, cpu_ms, usage.ru_maxrss))
+        os.write(REPORTS, b"ended %d %d %d\n" % (pid, status, cpu_ms))
 
 
 if ZYGOTE:

@@ -222,7 +222,7 @@ const OTHER_NAMES: &[(i64, &str)] = syscalls![SYS_openat, SYS_ioctl];
 
 /// The name of system call `number` on this architecture, if it is one the
 /// filters mention.
-pub fn syscall_name(number: i64) -> Option<&'static str> {
+pub(crate) fn syscall_name(number: i64) -> Option<&'static str> {
     [
         KILL_COMMON,
         KILL_ARCH,
@@ -242,7 +242,7 @@ pub fn syscall_name(number: i64) -> Option<&'static str> {
 
 /// Why a filter could not be built.
 #[derive(Debug, thiserror::Error)]
-pub enum FilterError {
+pub(crate) enum FilterError {
     /// seccompiler refused the rules (a bug in this file).
     #[error("cannot build the seccomp filter: {0}")]
     Build(#[from] seccompiler::BackendError),
@@ -273,7 +273,7 @@ fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition
 /// `sched_set*` calls on a pid other than 0, `setpriority` on anything but
 /// this process, and `fcntl` aiming `SIGIO` at a process (`F_SETOWN`,
 /// `F_SETOWN_EX`).
-pub fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
+pub(crate) fn kill_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
     let rules = kill_rules(own_pid)?;
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
     Ok(filter.try_into()?)
@@ -375,7 +375,7 @@ fn own_process_rules(own_pid: i32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, Fi
 }
 
 /// Filter E: `clone3` fails with ENOSYS.
-pub fn clone3_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn clone3_filter() -> Result<BpfProgram, FilterError> {
     let rules = BTreeMap::from([(libc::SYS_clone3, Vec::new())]);
     let filter = SeccompFilter::new(
         rules,
@@ -388,7 +388,7 @@ pub fn clone3_filter() -> Result<BpfProgram, FilterError> {
 
 /// Filter A: allow the allow list (and `prlimit64` only to read a limit);
 /// anything else fails with EPERM.
-pub fn allow_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn allow_filter() -> Result<BpfProgram, FilterError> {
     allow_filter_with(allow_rules()?)
 }
 
@@ -445,7 +445,7 @@ fn allow_filter_with(rules: BTreeMap<i64, Vec<SeccompRule>>) -> Result<BpfProgra
 /// (`clone` of a new process, `tgkill` at another): the zygote forks, and
 /// each test child installs those rules with its own pid
 /// ([`test_child_filter`]).
-pub fn zygote_kill_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn zygote_kill_filter() -> Result<BpfProgram, FilterError> {
     let filter = SeccompFilter::new(
         shared_kill_rules()?,
         SeccompAction::Allow,
@@ -463,7 +463,7 @@ pub fn zygote_kill_filter() -> Result<BpfProgram, FilterError> {
 /// installs its own and T). [`tighten_filter`] takes them back. (A
 /// constructor could always install filters of its own before A; it
 /// still can before T.)
-pub fn zygote_allow_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn zygote_allow_filter() -> Result<BpfProgram, FilterError> {
     let mut rules = allow_rules()?;
     rules.insert(libc::SYS_openat, Vec::new());
     add_zygote_calls(&mut rules)?;
@@ -503,7 +503,7 @@ fn add_zygote_calls(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), F
 /// A test child's own rules of K, with its pid: trap `clone` of a new
 /// process and `tgkill` aimed at another process. Installed before the
 /// library is loaded.
-pub fn test_child_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
+pub(crate) fn test_child_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
     let filter = SeccompFilter::new(
         own_process_rules(own_pid)?,
         SeccompAction::Allow,
@@ -516,7 +516,7 @@ pub fn test_child_filter(own_pid: i32) -> Result<BpfProgram, FilterError> {
 /// T, installed after loading: EPERM for what A_z allows beyond A
 /// (`openat`, `wait4`, `seccomp`, `prctl`, `prlimit64` setting a limit),
 /// so the test runs under exactly A.
-pub fn tighten_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn tighten_filter() -> Result<BpfProgram, FilterError> {
     tighten_with(true)
 }
 
@@ -603,7 +603,7 @@ const PYTHON_KILL: &[(i64, &str)] = syscalls![SYS_pipe2];
 ///
 /// # Errors
 /// When seccompiler refuses the rules.
-pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, FilterError> {
+pub(crate) fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, FilterError> {
     let mut kill = python_kill_rules(path)?;
     kill.extend(own_process_rules(own_pid)?);
     let kill = SeccompFilter::new(kill, SeccompAction::Allow, SeccompAction::Trap, target()?)?;
@@ -620,7 +620,7 @@ pub fn python_filters(own_pid: i32, path: u64) -> Result<Vec<BpfProgram>, Filter
 ///
 /// # Errors
 /// When seccompiler refuses the rules.
-pub fn python_zygote_filters(path: u64) -> Result<Vec<BpfProgram>, FilterError> {
+pub(crate) fn python_zygote_filters(path: u64) -> Result<Vec<BpfProgram>, FilterError> {
     let kill = SeccompFilter::new(
         python_kill_rules(path)?,
         SeccompAction::Allow,
@@ -639,18 +639,18 @@ pub fn python_zygote_filters(path: u64) -> Result<Vec<BpfProgram>, FilterError> 
 /// T for a Python test child: EPERM for what the Python zygote's allow
 /// list allows beyond the Python allow list (`wait4`, `seccomp`, `prctl`,
 /// `prlimit64` setting a limit); `openat` stays (imports need it).
-pub fn python_tighten_filter() -> Result<BpfProgram, FilterError> {
+pub(crate) fn python_tighten_filter() -> Result<BpfProgram, FilterError> {
     tighten_with(false)
 }
 
 /// The pid a Python test child's own filter is built with, replaced by
 /// the child's pid before it installs it (no pid is this large: the
 /// kernel's `pid_max` is at most 2^22).
-pub const SENTINEL_PID: i32 = 0x7fff_fff0;
+pub(crate) const SENTINEL_PID: i32 = 0x7fff_fff0;
 
 /// A built filter as the kernel reads it: 8 bytes an instruction (code,
 /// jt, jf, k), in this machine's byte order.
-pub fn program_bytes(program: &BpfProgram) -> Vec<u8> {
+pub(crate) fn program_bytes(program: &BpfProgram) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(program.len() * 8);
     for insn in program {
         bytes.extend_from_slice(&insn.code.to_ne_bytes());
@@ -723,13 +723,13 @@ fn python_allow_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> 
 
 /// Installs a built filter on the calling thread (threads started later
 /// inherit it).
-pub fn apply(program: &BpfProgram) -> Result<(), seccompiler::Error> {
+pub(crate) fn apply(program: &BpfProgram) -> Result<(), seccompiler::Error> {
     seccompiler::apply_filter(program)
 }
 
 /// Installs a built filter on every thread of the process (TSYNC): a
 /// thread that the library's constructor started gets it too.
-pub fn apply_all_threads(program: &BpfProgram) -> Result<(), seccompiler::Error> {
+pub(crate) fn apply_all_threads(program: &BpfProgram) -> Result<(), seccompiler::Error> {
     seccompiler::apply_filter_all_threads(program)
 }
 

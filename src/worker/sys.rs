@@ -94,7 +94,6 @@ pub(super) fn drop_privileges(uid: u32, gid: u32) -> io::Result<()> {
 /// Asks for SIGKILL when the parent (the grader) dies, and checks it has not
 /// died already. Changing credentials clears this setting, so it is called
 /// again after the uid drop.
-#[cfg(target_os = "linux")]
 pub(super) fn die_with_parent(expected_parent: libc::pid_t) -> io::Result<()> {
     // SAFETY: PR_SET_PDEATHSIG takes a signal number; no memory is touched.
     check(unsafe {
@@ -126,7 +125,6 @@ pub(super) fn pid() -> libc::pid_t {
 
 /// Sets `PR_SET_NO_NEW_PRIVS`, which seccomp needs (and which stops any
 /// set-uid gain).
-#[cfg(target_os = "linux")]
 pub(super) fn no_new_privs() -> io::Result<()> {
     // SAFETY: a prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })
@@ -170,7 +168,6 @@ fn format_forbidden(syscall: i64, buf: &mut [u8; 64]) -> usize {
 /// The SIGSYS handler: a seccomp filter trapped a forbidden call. Reports
 /// its number on the protocol fd and ends the whole process. Uses only
 /// async-signal-safe calls (`write`, `_exit`).
-#[cfg(target_os = "linux")]
 extern "C" fn on_sigsys(
     _signal: libc::c_int,
     info: *mut libc::siginfo_t,
@@ -190,7 +187,6 @@ extern "C" fn on_sigsys(
 
 /// Installs [`on_sigsys`] as the SIGSYS handler, with every signal blocked
 /// while it runs.
-#[cfg(target_os = "linux")]
 pub(super) fn install_sigsys_handler() -> io::Result<()> {
     // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value.
     let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
@@ -247,7 +243,6 @@ mod tests {
 
 /// `fork()`: `Ok(0)` in the child, `Ok(pid)` in the parent. Only for a
 /// single-threaded process (the box's init is one).
-#[cfg(target_os = "linux")]
 pub(super) fn fork() -> io::Result<libc::pid_t> {
     // SAFETY: the box's init is single-threaded, so the child may go on
     // running ordinary Rust code (no lock can be held by another thread).
@@ -276,8 +271,6 @@ pub(super) struct Waited {
     pub status: libc::c_int,
     /// User + system CPU time, in milliseconds.
     pub cpu_ms: u64,
-    /// Peak resident set, in KiB.
-    pub max_rss_kb: u64,
 }
 
 /// `wait4(pid, 0)`: waits for `pid` (or any child with -1), retrying on
@@ -302,7 +295,6 @@ pub(super) fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, W
             Waited {
                 status,
                 cpu_ms: ms(usage.ru_utime) + ms(usage.ru_stime),
-                max_rss_kb: usage.ru_maxrss.max(0) as u64,
             },
         ));
     }
@@ -310,7 +302,6 @@ pub(super) fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, W
 
 /// A pidfd for `pid` (Linux 5.3+), to `poll` for its end; `None` where the
 /// kernel has none.
-#[cfg(target_os = "linux")]
 pub(super) fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd.
@@ -332,7 +323,6 @@ pub(super) fn poll_in(fd: libc::c_int, timeout_ms: i32) -> bool {
 }
 
 /// The CPU time of process `pid` (all threads), in milliseconds.
-#[cfg(target_os = "linux")]
 pub(super) fn process_cpu_ms(pid: libc::pid_t) -> Option<u64> {
     let mut clock: libc::clockid_t = 0;
     // SAFETY: `clock` is valid for writes.
@@ -365,7 +355,6 @@ pub(super) fn null_fd(target: libc::c_int) -> io::Result<()> {
 }
 
 /// A pipe, both ends close-on-exec: `(read, write)`.
-#[cfg(target_os = "linux")]
 pub(super) fn pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use std::os::fd::FromRawFd;
     let mut fds = [0; 2];
@@ -381,7 +370,6 @@ pub(super) fn pipe() -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>
 }
 
 /// The pids in this process's `/proc` (in the box: the box's processes).
-#[cfg(target_os = "linux")]
 pub(super) fn all_pids() -> Vec<libc::pid_t> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -412,14 +400,12 @@ pub(super) fn new_process_group() -> io::Result<()> {
 
 /// Makes this process the reaper of its orphaned descendants, so that it
 /// can wait for (and count) whatever a run left behind.
-#[cfg(target_os = "linux")]
 pub(super) fn become_subreaper() -> io::Result<()> {
     // SAFETY: a prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
 /// `mount(2)` with optional source, file system type and data.
-#[cfg(target_os = "linux")]
 pub(super) fn mount(
     source: Option<&std::path::Path>,
     target: &std::path::Path,
@@ -451,7 +437,6 @@ pub(super) fn mount(
 /// Makes the current folder the root of this mount namespace
 /// (`pivot_root(".", ".")`) and detaches the old root beneath it, so
 /// nothing of the old tree stays reachable.
-#[cfg(target_os = "linux")]
 pub(super) fn pivot_into_cwd() -> io::Result<()> {
     // SAFETY: pivot_root with two NUL-terminated literals; it changes only
     // this mount namespace's root.

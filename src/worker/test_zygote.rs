@@ -24,7 +24,7 @@
 //! Init measures and kills each child from outside, as it does a child of
 //! its own (the pid it is told is checked to be the zygote's child), and
 //! starts a new zygote when one is gone. Lines to init, on the report
-//! pipe: `started PID` and `ended PID STATUS CPU_MS MAX_RSS_KB`.
+//! pipe: `started PID` and `ended PID STATUS CPU_MS`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::FromRawFd;
@@ -142,8 +142,8 @@ pub(super) fn serve(first: &WorkerInput, view: Option<&View>, commands: i32, rep
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
         let ended = match sys::wait_for(pid, false) {
-            Some((_, w)) => format!("ended {pid} {} {} {}", w.status, w.cpu_ms, w.max_rss_kb),
-            None => format!("ended {pid} {} 0 0", libc::SIGKILL),
+            Some((_, w)) => format!("ended {pid} {} {}", w.status, w.cpu_ms),
+            None => format!("ended {pid} {} 0", libc::SIGKILL),
         };
         if writeln!(reports, "{ended}").is_err() {
             sys::exit_now(i32::from(super::FAILED_EXIT));
@@ -282,7 +282,7 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
 pub(super) enum Report {
     /// A test child was forked.
     Started(libc::pid_t),
-    /// It ended: wait status, CPU time, peak RSS.
+    /// It ended: wait status and CPU time.
     Ended(libc::pid_t, sys::Waited),
 }
 
@@ -306,7 +306,6 @@ fn parse_report(line: &str) -> Option<Report> {
             sys::Waited {
                 status: words.next()?.parse().ok()?,
                 cpu_ms: words.next()?.parse().ok()?,
-                max_rss_kb: words.next()?.parse().ok()?,
             },
         ),
         _ => return None,
@@ -321,18 +320,16 @@ mod tests {
     #[test]
     fn report_lines_round_trip_and_junk_is_refused() {
         assert_eq!(parse_report("started 42"), Some(Report::Started(42)));
-        match parse_report("ended 42 9 1500 2048") {
-            Some(Report::Ended(42, w)) => {
-                assert_eq!((w.status, w.cpu_ms, w.max_rss_kb), (9, 1500, 2048));
-            }
+        match parse_report("ended 42 9 1500") {
+            Some(Report::Ended(42, w)) => assert_eq!((w.status, w.cpu_ms), (9, 1500)),
             other => panic!("{other:?}"),
         }
         for junk in [
             "",
             "started",
             "started x",
-            "ended 1 2 3",
-            "ended 1 2 3 4 5",
+            "ended 1 2",
+            "ended 1 2 3 4",
             "hello 1",
         ] {
             assert_eq!(parse_report(junk), None, "{junk:?}");

@@ -197,7 +197,6 @@ impl Watched {
             wall_ms,
             idle_ms: self.clock.idle().as_millis() as u64,
             waited_ms: self.clock.waited().as_millis() as u64,
-            max_rss_kb: waited.max_rss_kb,
             killed: self.killed,
             leftovers,
         }
@@ -220,7 +219,6 @@ fn killed_status() -> sys::Waited {
     sys::Waited {
         status: libc::SIGKILL,
         cpu_ms: 0,
-        max_rss_kb: 0,
     }
 }
 
@@ -297,7 +295,6 @@ impl Init {
 
     /// Prepares the box, reports ready, then runs each command.
     fn serve(mut self, mut commands: BufReader<std::fs::File>) -> u8 {
-        #[cfg(target_os = "linux")]
         {
             // Init dies with the grader (and with it the whole box).
             let _ = sys::die_with_parent(sys::parent_pid());
@@ -462,6 +459,9 @@ impl Init {
             // protocol fd) or is gone: its end is this test's.
             _ => return Ok(self.zygote_failed(start)),
         };
+        // The child's clock starts when it exists: the time the zygote
+        // took to be scheduled and fork it is not the child's idle time.
+        let start = Instant::now();
         let reports_fd = zygote.reports.get_ref().as_raw_fd();
         let reports = &mut zygote.reports;
         // Woken when the child ends (a pidfd serves any process).
@@ -617,7 +617,6 @@ impl Init {
             wall_ms: start.elapsed().as_millis() as u64,
             idle_ms: 0,
             waited_ms: 0,
-            max_rss_kb: waited.max_rss_kb,
             killed: None,
             leftovers,
         }
@@ -762,7 +761,6 @@ impl Init {
                 fail(&format!("switch to user {uid}"), &err);
             }
         }
-        #[cfg(target_os = "linux")]
         {
             let _ = sys::die_with_parent(sys::parent_pid());
             if let Err(err) = sys::no_new_privs() {

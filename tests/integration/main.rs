@@ -7,8 +7,11 @@
 //! - `boxes`: the box around each submission: compile-time attacks, two
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
+//! - `conventions`: `-q`, and the summary table lined up for wide names;
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
+//! - `html_class`: the HTML report of 200 students in Chromium and
+//!   Lighthouse (slow tier);
 //! - `package`: the Gradescope package in a simulated `/autograder`;
 //! - `recipes`: the sharding recipes and the Classroom workflow, run;
 //! - `reports`: every report format against the JSON report;
@@ -29,8 +32,10 @@ mod util;
 mod attacks;
 mod boxes;
 mod cases_cli;
+mod conventions;
 mod fuzz_seeds;
 mod generate;
+mod html_class;
 mod package;
 mod recipes;
 mod reports;

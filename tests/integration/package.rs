@@ -327,3 +327,105 @@ fn with_rust_setup_also_wants_cargo() {
         );
     }
 }
+
+/// The highest `GLIBC_x.y` that `objdump -T` (binutils, a reader other
+/// than grader's own) shows for the dynamic symbols of `binary`; `None`
+/// when it names none.
+fn objdump_glibc(binary: &Path) -> Option<(u32, u32)> {
+    let out = Command::new("objdump")
+        .arg("-T")
+        .arg(binary)
+        .output()
+        .expect("objdump is needed (Debian: apt-get install binutils)");
+    assert!(out.status.success(), "objdump: {}", text(&out.stderr));
+    text(&out.stdout)
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .filter_map(|word| word.strip_prefix("GLIBC_"))
+        .filter_map(|version| {
+            let mut parts = version.split('.');
+            Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+        })
+        .max()
+}
+
+#[test]
+fn the_package_names_the_gradescope_images_its_binaries_run_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = unpacked(dir.path(), false);
+    // What the packed binaries need, as objdump reads them.
+    let needed = ["bin/grader", "bin/grader-worker"]
+        .iter()
+        .filter_map(|b| objdump_glibc(&source.join(b)))
+        .max();
+    let images = [
+        ("ubuntu-18.04", (2, 27)),
+        ("ubuntu-20.04", (2, 31)),
+        ("ubuntu-22.04", (2, 35)),
+    ];
+    let fits: Vec<&str> = images
+        .iter()
+        .filter(|(_, has)| needed.is_none_or(|n| n <= *has))
+        .map(|(name, _)| *name)
+        .collect();
+    let package = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_grader"))
+            .args(["package", "gradescope", "--cases"])
+            .arg(dir.path().join("cases"))
+            .arg("--out")
+            .arg(dir.path().join("again.zip"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = package(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("runs on Gradescope's base images "))
+        .unwrap_or_else(|| panic!("no line on the images: {said}"));
+    assert!(
+        line.starts_with(&format!(
+            "runs on Gradescope's base images {} (",
+            fits.join(", ")
+        )),
+        "objdump says glibc {needed:?}: {line}"
+    );
+    if let Some((major, minor)) = needed {
+        assert!(
+            line.contains(&format!("need glibc {major}.{minor} (")),
+            "{line}"
+        );
+    }
+    let warning = text(&out.stderr);
+    for (name, has) in images {
+        let excluded = !fits.contains(&name);
+        assert_eq!(
+            warning.contains(&format!("{name} (glibc {}.{})", has.0, has.1)),
+            excluded,
+            "{name}: {warning}"
+        );
+        // --image refuses an image that cannot run the binaries, before
+        // any zip is written.
+        let _ = fs::remove_file(dir.path().join("again.zip"));
+        let chosen = package(&["--image", name]);
+        if excluded {
+            assert_eq!(chosen.status.code(), Some(2), "{name}");
+            assert!(
+                text(&chosen.stderr).contains(&format!("--image {name}: the binaries need glibc")),
+                "{}",
+                text(&chosen.stderr)
+            );
+            assert!(!dir.path().join("again.zip").exists(), "{name}: no zip");
+        } else {
+            assert!(chosen.status.success(), "{name}: {}", text(&chosen.stderr));
+        }
+    }
+    let unknown = package(&["--image", "ubuntu-16.04"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        text(&unknown.stderr).contains("give one of ubuntu-18.04, ubuntu-20.04, ubuntu-22.04"),
+        "{}",
+        text(&unknown.stderr)
+    );
+}

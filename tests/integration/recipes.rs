@@ -9,6 +9,10 @@
 //! - `docs/github-classroom.yml`: one student's repository on push: the
 //!   runner result Classroom's reporter reads, decoded and read in node as
 //!   the reporter reads it, and the prebuilt grader's install step.
+//!
+//! The Slurm recipe also runs on a real one-node Slurm (slow tier:
+//! `scripts/slurm-local start`, then `cargo test --test integration
+//! recipes:: -- --ignored`): `sbatch --array`, the dependency, the merge.
 
 use serde_json::Value;
 use std::fs;
@@ -241,6 +245,175 @@ fn the_slurm_array_recipe_shards_and_merges() {
         d,
         &[("SLURM_SUBMIT_DIR", d.display().to_string())],
     );
+    merged_equals_single(d, &single);
+}
+
+/// Whether a real Slurm answers here: `Ok` when it does; `Err(why)` when
+/// it cannot run (not root, Slurm missing or not started), which fails the
+/// test on CI (`CI=true`) and skips it elsewhere.
+fn real_slurm() -> Result<(), String> {
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| text(&o.stdout).trim() == "0");
+    if !root_user {
+        return Err(
+            "not root (slurmd runs jobs as their user; scripts/slurm-local needs root)".into(),
+        );
+    }
+    let answers = Command::new("timeout")
+        .args(["20", "sinfo", "-h", "-o", "%T"])
+        .output();
+    match answers {
+        Err(_) => Err("sinfo is missing: apt-get install slurm-wlm munge".into()),
+        Ok(out) if !out.status.success() || text(&out.stdout).trim().is_empty() => Err(format!(
+            "no Slurm answers (start one with `scripts/slurm-local start` and export the SLURM_CONF it prints): {}",
+            text(&out.stderr).trim()
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// `scontrol -o show job ID`: one line per job (per array task), as
+/// `key=value` maps.
+fn slurm_jobs(id: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let out = Command::new("scontrol")
+        .args(["-o", "show", "job", id])
+        .output()
+        .expect("scontrol runs");
+    text(&out.stdout)
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Submits `script` (a recipe file copied into `dir`) with `args`; its job id.
+fn sbatch(dir: &Path, args: &[&str], script: &str) -> String {
+    let out = Command::new("timeout")
+        .args(["30", "sbatch", "--parsable"])
+        .args(args)
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path_with_grader())
+        .output()
+        .expect("sbatch runs");
+    assert!(
+        out.status.success(),
+        "sbatch {script}: {}",
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+#[ignore = "slow: the Slurm recipe on a real one-node Slurm (scripts/slurm-local start; .ci/run starts it)"]
+fn the_slurm_recipe_runs_on_a_real_slurm() {
+    if let Err(why) = real_slurm() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "on CI the Slurm recipe must run on a real Slurm: {why}"
+        );
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let (dir, _) = class();
+    let d = dir.path();
+    for recipe in ["slurm-grade.sbatch", "slurm-merge.sbatch"] {
+        fs::copy(root().join("docs/recipes").join(recipe), d.join(recipe)).unwrap();
+    }
+    // As the recipe's header says: the array, then the merge after it.
+    let grade = sbatch(d, &[], "slurm-grade.sbatch");
+    let merge = sbatch(
+        d,
+        &[&format!("--dependency=afterok:{grade}")],
+        "slurm-merge.sbatch",
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    let finished = |jobs: &[std::collections::BTreeMap<String, String>]| {
+        !jobs.is_empty()
+            && jobs.iter().all(|j| {
+                !matches!(
+                    j.get("JobState").map(String::as_str),
+                    Some("PENDING" | "RUNNING" | "CONFIGURING" | "COMPLETING")
+                )
+            })
+    };
+    let (tasks, merged) = loop {
+        let (tasks, merged) = (slurm_jobs(&grade), slurm_jobs(&merge));
+        if finished(&merged) && finished(&tasks) {
+            break (tasks, merged);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = Command::new("scancel").args([&grade, &merge]).status();
+            panic!("the jobs did not finish in 600 s:\n{tasks:#?}\n{merged:#?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let log =
+        |name: &str| fs::read_to_string(d.join(name)).unwrap_or_else(|e| format!("({name}: {e})"));
+    let array = fs::read_to_string(d.join("slurm-grade.sbatch")).unwrap();
+    let count: usize = array
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --array=1-"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("an #SBATCH --array=1-N line");
+    assert_eq!(tasks.len(), count, "one task per shard: {tasks:#?}");
+    for task in &tasks {
+        let k = &task["ArrayTaskId"];
+        assert_eq!(
+            task["JobState"],
+            "COMPLETED",
+            "task {k}: {task:#?}\n{}",
+            log(&format!("grade-{k}.log"))
+        );
+        assert!(
+            d.join(format!("grade-{k}.log")).is_file(),
+            "task {k} left its log in the submit folder"
+        );
+        assert!(
+            d.join(format!("shards/shard-{k}.json")).is_file(),
+            "shard {k}"
+        );
+        // The merge started only after every task ended (afterok).
+        assert!(
+            merged[0]["StartTime"] >= task["EndTime"],
+            "the merge started at {} before task {k} ended at {}",
+            merged[0]["StartTime"],
+            task["EndTime"]
+        );
+    }
+    assert_eq!(
+        merged[0]["JobState"],
+        "COMPLETED",
+        "{:#?}\n{}",
+        merged[0],
+        log("grade-merge.log")
+    );
+    // The merged report is the single run's (scripts/compare-report.py, as
+    // CI compares the bundled run), and the CSV and HTML are there.
+    let compare = Command::new("python3")
+        .arg(root().join("scripts/compare-report.py"))
+        .arg(d.join("single.json"))
+        .arg(d.join("report.json"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        compare.status.success(),
+        "the merged report differs from one run:\n{}{}",
+        text(&compare.stdout),
+        text(&compare.stderr)
+    );
+    let single = json(&d.join("single.json"));
     merged_equals_single(d, &single);
 }
 

@@ -215,14 +215,20 @@ fn check_csv(csv: &str, facts: &Facts) {
 
 fn check_html(html: &str, facts: &Facts) {
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert!(!html.contains("<script"), "no script in the page");
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "one script in the page, the filter's"
+    );
     for (id, (score, max, status, tests)) in facts {
         assert!(html.contains(&format!("<summary>{id} ")), "{id}");
         assert!(html.contains(&format!("{score}/{max}")), "{id}");
         if status == "ok" {
             for (name, _, verdict) in tests.iter().filter(|t| t.2 != "pass") {
                 assert!(
-                    html.contains(&format!("<h3>{name} <span class=\"fail\">{verdict}</span>")),
+                    html.contains(&format!(
+                        "<summary><span class=\"name\">{name}</span> <span class=\"fail\">{verdict}</span>"
+                    )),
                     "{id}: {name}"
                 );
             }
@@ -233,7 +239,7 @@ fn check_html(html: &str, facts: &Facts) {
         .filter(|f| f.2 == "ok")
         .map(|f| f.3.iter().filter(|t| t.2 != "pass").count())
         .sum();
-    assert_eq!(html.matches("<h3>").count(), failing_ok);
+    assert_eq!(html.matches("<details class=\"test\">").count(), failing_ok);
 }
 
 #[test]
@@ -436,6 +442,15 @@ fn json_validates_against_the_report_schema_with_checks_and_faults() {
         .map(|t| t["check"].as_str().expect("a wrong test names its check"))
         .collect();
     assert!(checks.contains(&"solve.leftover"), "{checks:?}");
+    for sub in report["submissions"].as_array().unwrap() {
+        for test in sub["tests"].as_array().unwrap() {
+            assert_eq!(
+                test["verdict"] == "wrong",
+                test.get("check").is_some(),
+                "a check id on every wrong test, and only there: {test}"
+            );
+        }
+    }
 
     // No compiler: a pinned time limit, since the lab's listing cannot be
     // built to time one.
@@ -699,8 +714,19 @@ fn the_html_page_shows_the_class_in_chromium() {
     // What the browser built from the page: the matrix (5 students x the
     // bundled tests), the histogram, the most-failed list, one <details>
     // per student, the failing ones open.
-    let rows = dom.matches("<td class=\"id\">").count();
+    let rows = dom.matches("<th class=\"id\" scope=\"row\">").count();
     assert_eq!(rows, 5, "{dom}");
+    // The filter's script ran (the policy admitted it by its hash) and
+    // counted the students (the page without script: the slow tier's
+    // class of 200).
+    assert!(
+        dom.contains("<output id=\"f-count\" aria-live=\"polite\">5 of 5 students shown</output>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<div class=\"filter\" id=\"filter\" role=\"search\">"),
+        "{dom}"
+    );
     assert!(dom.matches("class=\"v-pass\"").count() > 10, "{dom}");
     assert!(dom.contains("class=\"v-wrong\""), "{dom}");
     assert!(dom.contains("<table class=\"histogram\">"), "{dom}");
