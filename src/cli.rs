@@ -77,7 +77,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 #[command(after_help = CHECK_EXAMPLES)]
 pub struct CheckArgs {
-    /// Your project: a folder with Cargo.toml, a .c, a .py or a .so file.
+    /// Your project: a folder with Cargo.toml, a .c, a .py, a .ipynb or a .so file.
     #[arg(default_value = ".")]
     pub path: PathBuf,
     /// Use the cases in this folder instead of the built-in public ones.
@@ -189,7 +189,7 @@ pub struct GradeArgs {
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// SUBMISSIONS is one student's upload, not a folder of students:
-    /// a crate, or one .c/.py/.so file, at its top (or in a lone folder);
+    /// a crate, or one .c/.py/.ipynb/.so file, at its top (or in a lone folder);
     /// other files are ignored and named (Gradescope, a student's repo).
     #[arg(long, conflicts_with = "shard")]
     pub single: bool,
@@ -243,6 +243,15 @@ pub struct ReportOutputs {
     /// `Sudoku lab`): name the LMS's assignment to update it.
     #[arg(long, value_name = "NAME")]
     pub csv_assignment: Option<String>,
+    /// With --roster: a submission whose id the roster does not list
+    /// refuses the CSV (exit 2) instead of being left out of it.
+    #[arg(long, requires = "roster")]
+    pub roster_strict: bool,
+    /// Blackboard's Column ID of the grade column (Grade Center: the
+    /// column's menu > Quick Column Information), needed by
+    /// `--csv-for blackboard` so an upload updates that column.
+    #[arg(long, value_name = "ID")]
+    pub csv_column_id: Option<String>,
     /// Write Gradescope's results.json here (needs exactly one submission,
     /// as Gradescope grades one student per run); `-` for stdout.
     #[arg(long, value_name = "PATH")]
@@ -255,6 +264,11 @@ pub struct ReportOutputs {
     /// e.g. `$GITHUB_STEP_SUMMARY` in GitHub Actions; `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub summary_md: Option<PathBuf>,
+    /// Write GitHub Classroom's runner result here (one line of base64
+    /// JSON, what the autograding reporter reads from `<STEP>_RESULTS`;
+    /// needs exactly one submission); `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub classroom: Option<PathBuf>,
 }
 
 /// `grader report DIR`.
@@ -276,8 +290,9 @@ pub struct MergeArgs {
     /// JSON reports of `grader grade --shard K/N --json`, one per shard.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// The case folder the shards were graded on (default: the built-in
-    /// public cases); a report graded on other cases is refused.
+    /// The case folder the shards were graded on (default: the case files
+    /// the shards' `run` sections record, each checked by its SHA-256); a
+    /// report graded on other cases is refused.
     #[arg(long)]
     pub cases: Option<PathBuf>,
     /// The reports to write.

@@ -33,7 +33,7 @@ use crate::verdict::{Function, Verdict};
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
     if !args.path.exists() {
         bail!(
-            "{} does not exist: run `grader check` in your project folder, or name it (a folder with Cargo.toml, a .c, a .py or a .so file)",
+            "{} does not exist: run `grader check` in your project folder, or name it (a folder with Cargo.toml, a .c, a .py, a .ipynb or a .so file)",
             visible_line(&args.path.to_string_lossy())
         );
     }
@@ -412,7 +412,7 @@ fn is_source(root: &Path, path: &Path) -> bool {
     }
     matches!(
         path.extension().and_then(|e| e.to_str()),
-        Some("c" | "h" | "rs" | "py" | "toml" | "so")
+        Some("c" | "h" | "rs" | "py" | "ipynb" | "toml" | "so")
     )
 }
 
@@ -424,6 +424,7 @@ mod tests {
     fn only_sources_trigger_a_rerun() {
         let root = Path::new("proj");
         assert!(is_source(root, Path::new("proj/sudoku.c")));
+        assert!(is_source(root, Path::new("proj/sudoku.ipynb")));
         assert!(is_source(root, Path::new("proj/src/lib.rs")));
         assert!(is_source(root, Path::new("proj/Cargo.toml")));
         assert!(!is_source(root, Path::new("proj/target/debug/x.rs")));

@@ -40,6 +40,12 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     if sinks.reports.wants_gradescope() {
         gradescope::check_submission_count(submissions.len())?;
     }
+    if sinks.reports.wants_classroom() && submissions.len() != 1 {
+        bail!(
+            "--classroom needs exactly one submission, and there are {}: a Classroom repository is one student's; grade it with --single",
+            submissions.len()
+        );
+    }
     sinks.create(args)?;
     let results = match &args.results {
         Some(dir) => Some(ResultsDir::open(dir, &cases)?),
@@ -70,6 +76,13 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     // The reports are written even when a result could not be streamed
     // or stored: that error is returned after them.
     reports.write(&report)?;
+    if args.single {
+        // What the student's own result says about how the upload was
+        // read, in the log too (Gradescope's, a Classroom job's).
+        for note in report.submissions.iter().flat_map(|s| &s.notes) {
+            crate::note!("note: {}", visible_line(note));
+        }
+    }
     say_what_the_run_cost(&report);
     if let Some(err) = failed {
         return Err(err);
@@ -188,7 +201,7 @@ fn find_submissions(args: &GradeArgs) -> anyhow::Result<Vec<Submission>> {
     };
     if submissions.is_empty() {
         bail!(
-            "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py or a .so)",
+            "{} holds no submissions: put one entry per student in it (a folder with Cargo.toml, a .c, a .py, a .ipynb or a .so)",
             args.submissions.display()
         );
     }
@@ -402,7 +415,7 @@ fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Re
 }
 
 /// The one submission of the upload folder `dir` (`--single`); the files
-/// ignored beside it are named on stderr.
+/// ignored beside it are in its notes (named on stderr after grading).
 fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
     if !dir.is_dir() {
         bail!(
@@ -410,19 +423,7 @@ fn single_upload(dir: &std::path::Path) -> anyhow::Result<Vec<Submission>> {
             dir.display()
         );
     }
-    let upload = discover::classify_upload(dir);
-    if !upload.ignored.is_empty() {
-        let names: Vec<String> = upload
-            .ignored
-            .iter()
-            .map(|n| visible_line(n).into_owned())
-            .collect();
-        crate::note!(
-            "note: ignored, not part of the submission: {}",
-            names.join(", ")
-        );
-    }
-    Ok(vec![upload.submission])
+    Ok(vec![discover::classify_upload(dir).submission])
 }
 
 /// A progress bar on stderr when it is a terminal (hidden otherwise, and

@@ -7,24 +7,45 @@
 //! | `plain` (default) | `id`, `kind`, `status`, `score`, `max_score`, then one column per test `<case>/<function>` with its points |
 //! | `canvas` | `Student`, `ID`, `SIS User ID`, `SIS Login ID`, `Section`, `<assignment>`; a `Points Possible` row after the header |
 //! | `moodle` | `Username`, `Full name`, `<assignment>`, `Feedback` |
-//! | `blackboard` | `Username`, `Last Name`, `First Name`, `<assignment> [Total Pts: <max> Score]`, every field quoted |
+//! | `blackboard` | `Username`, `Last Name`, `First Name`, `<assignment> [Total Pts: <max> Score] \|<column id>`, every field quoted |
+//!
+//! Blackboard's Grade Center matches a column by the Column ID after the
+//! `|` (its download writes the header so); a header without one makes a
+//! new text column worth 0 points on every upload, so `grade` asks for
+//! `--csv-column-id` with `--csv-for blackboard`.
 //!
 //! For the LMS layouts `--roster FILE` maps each submission id to the
 //! LMS's identifier of the student (a CSV with a header naming `id` and
 //! `lms_id`, and optionally `name` and `section`): Canvas reads it as the
 //! SIS User ID, Moodle as the column mapped in "Identify user by",
-//! Blackboard as the Username. Without a roster entry the submission id is
-//! used. `<assignment>` is `--csv-assignment` (default `Sudoku lab`); an
-//! LMS creates a new grade column when the name matches none of its own.
+//! Blackboard as the Username. Without a roster the submission id is the
+//! identifier. `<assignment>` is `--csv-assignment` (default `Sudoku lab`);
+//! an LMS creates a new grade column when the name matches none of its own.
+//!
+//! An LMS import must not half-fail (Moodle aborts the whole import on
+//! one unknown user), so with a roster ([`write_with`]):
+//!
+//! - a submission whose id is not in the roster has no row: it is named
+//!   on stderr, and with `--roster-strict` the CSV is refused
+//!   ([`CsvError::NotInRoster`]);
+//! - a roster student without a submission gets a row with the grade cell
+//!   left blank (an import leaves a blank grade as it is: a grade entered
+//!   by hand stays, an LMS's own missing-work rule still applies) and, in
+//!   Moodle's Feedback column, `no submission`; they are named on stderr;
+//! - an identifier (the LMS id, or the submission id without a roster) is
+//!   matched exactly by the LMS, so it is never rewritten by the formula
+//!   guard below: one that would need it refuses the CSV
+//!   ([`CsvError::UnsafeIdentifier`]), naming it.
 //!
 //! In `plain`, the test columns come in the order tests first appear in
 //! the report and are the same for every row; a test a student has no
 //! result for leaves its cell empty; a build or load error gives 0 on
 //! every test.
 //!
-//! Every text cell that a spreadsheet would run as a formula (one that
-//! starts with `=`, `+`, `-`, `@`, a tab or a carriage return, OWASP's
-//! list) is prefixed with `'`.
+//! Every other text cell that a spreadsheet would run as a formula (one
+//! that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, OWASP's
+//! list) is prefixed with `'`; in `plain`, the id too (a spreadsheet, not
+//! an import).
 
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
@@ -188,34 +209,89 @@ impl Roster {
 
 /// The CSV format for the dispatcher.
 pub(crate) struct Csv<'a> {
+    /// How to make it.
+    pub options: CsvOptions<'a>,
+}
+
+impl ReportFormat for Csv<'_> {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+        Ok(write_with(report, &self.options, out)?)
+    }
+}
+
+/// How a CSV is to be made: the layout and what shapes the LMS layouts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CsvOptions<'a> {
     /// The column layout.
     pub layout: CsvLayout,
     /// The roster, if given.
     pub roster: Option<&'a Roster>,
     /// The grade column's name in the LMS layouts.
     pub assignment: &'a str,
+    /// `--roster-strict`: a submission not in the roster refuses the CSV.
+    pub roster_strict: bool,
+    /// Blackboard's Column ID of the grade column.
+    pub column_id: Option<&'a str>,
 }
 
-impl ReportFormat for Csv<'_> {
-    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
-        Ok(write_layout(
-            report,
-            self.layout,
-            self.roster,
-            self.assignment,
-            out,
-        )?)
-    }
+/// Why a CSV was refused (nothing of it is written).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CsvError {
+    /// Submissions the roster does not list, under `--roster-strict`.
+    #[error(
+        "the CSV is not written: {} submission(s) are not in the roster ({}): add them to the roster, or drop --roster-strict to leave them out of the import",
+        .0.len(),
+        .0.join(", ")
+    )]
+    NotInRoster(Vec<String>),
+    /// Identifiers a spreadsheet would run as formulas.
+    #[error(
+        "the CSV is not written: {} identifier(s) start with a character a spreadsheet runs as a formula ({}), and an LMS matches identifiers exactly, so they cannot be made safe by rewriting: give these students a roster entry (`--roster`) whose lms_id is their LMS identifier",
+        .0.len(),
+        .0.join(", ")
+    )]
+    UnsafeIdentifier(Vec<String>),
+    /// Writing failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
 }
 
-/// Writes `report` in `layout` (see the module doc).
+/// Writes `report` in `layout` (see the module doc), with no roster
+/// checks beyond [`write_with`]'s defaults (the tests' shorthand).
+///
+/// # Errors
+/// As [`write_with`].
+#[cfg(test)]
 pub(crate) fn write_layout(
     report: &Report,
     layout: CsvLayout,
     roster: Option<&Roster>,
     assignment: &str,
     out: &mut dyn Write,
-) -> io::Result<()> {
+) -> Result<(), CsvError> {
+    let options = CsvOptions {
+        layout,
+        roster,
+        assignment,
+        roster_strict: false,
+        column_id: None,
+    };
+    write_with(report, &options, out)
+}
+
+/// Writes `report` as `options` say (see the module doc); the rows are
+/// made first, so a refused CSV writes nothing.
+///
+/// # Errors
+/// [`CsvError`]: a refusal, naming what to fix, or a failed write.
+pub(crate) fn write_with(
+    report: &Report,
+    options: &CsvOptions<'_>,
+    out: &mut dyn Write,
+) -> Result<(), CsvError> {
+    let CsvOptions {
+        layout, assignment, ..
+    } = *options;
     let mut builder = ::csv::WriterBuilder::new();
     if layout == CsvLayout::Blackboard {
         builder.quote_style(::csv::QuoteStyle::Always);
@@ -255,62 +331,9 @@ pub(crate) fn write_layout(
                 rows.push(row);
             }
         }
-        CsvLayout::Canvas => {
-            rows.push(
-                ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-                    .map(String::from)
-                    .into_iter()
-                    .chain([assignment.clone()])
-                    .collect(),
-            );
-            let mut possible = vec![safe("    Points Possible")];
-            possible.extend(["", "", "", ""].map(String::from));
-            possible.push(max_score.to_string());
-            rows.push(possible);
-            for sub in &report.submissions {
-                let who = student(sub, roster);
-                rows.push(vec![
-                    who.name,
-                    String::new(),
-                    who.lms_id,
-                    String::new(),
-                    who.section,
-                    sub.score.to_string(),
-                ]);
-            }
-        }
-        CsvLayout::Moodle => {
-            rows.push(vec![
-                "Username".into(),
-                "Full name".into(),
-                assignment.clone(),
-                "Feedback".into(),
-            ]);
-            for sub in &report.submissions {
-                let who = student(sub, roster);
-                rows.push(vec![
-                    who.lms_id,
-                    who.name,
-                    sub.score.to_string(),
-                    feedback(sub),
-                ]);
-            }
-        }
-        CsvLayout::Blackboard => {
-            rows.push(vec![
-                "Username".into(),
-                "Last Name".into(),
-                "First Name".into(),
-                format!("{assignment} [Total Pts: {max_score} Score]"),
-            ]);
-            for sub in &report.submissions {
-                let who = student(sub, roster);
-                let (first, last) = match who.name.rsplit_once(' ') {
-                    Some((first, last)) => (safe(first), safe(last)),
-                    None => (String::new(), who.name.clone()),
-                };
-                rows.push(vec![who.lms_id, last, first, sub.score.to_string()]);
-            }
+        lms => {
+            let students = lms_students(report, options)?;
+            lms_rows(lms, &students, max_score, &assignment, options, &mut rows);
         }
     }
     for row in rows {
@@ -318,28 +341,178 @@ pub(crate) fn write_layout(
     }
     csv.flush()?;
     drop(csv);
-    out.flush()
+    out.flush()?;
+    Ok(())
 }
 
-/// A student as the LMS layouts show them, cells already made safe.
+/// One row of an LMS layout: a graded submission, or a roster student
+/// without one.
+struct LmsStudent<'a> {
+    who: Student,
+    graded: Option<&'a SubmissionReport>,
+}
+
+/// The students of an LMS layout, in order (the graded ones, then the
+/// roster's students without a submission, by id), after the roster
+/// checks of the module doc; what they find is said on stderr.
+fn lms_students<'a>(
+    report: &'a Report,
+    options: &CsvOptions<'_>,
+) -> Result<Vec<LmsStudent<'a>>, CsvError> {
+    let shown = |id: &str| super::text::visible_line(id).into_owned();
+    let mut students = Vec::new();
+    let mut unknown = Vec::new();
+    for sub in &report.submissions {
+        match options.roster {
+            Some(roster) => match roster.get(&sub.id) {
+                Some(entry) => students.push(LmsStudent {
+                    who: Student::of(&entry.lms_id, &entry.name, &entry.section),
+                    graded: Some(sub),
+                }),
+                None => unknown.push(shown(&sub.id)),
+            },
+            None => students.push(LmsStudent {
+                who: Student::of(&sub.id, "", ""),
+                graded: Some(sub),
+            }),
+        }
+    }
+    if !unknown.is_empty() {
+        if options.roster_strict {
+            return Err(CsvError::NotInRoster(unknown));
+        }
+        eprintln!(
+            "warning: {} submission(s) are not in the roster and have no row in the CSV (an LMS refuses an unknown student): {}",
+            unknown.len(),
+            unknown.join(", ")
+        );
+    }
+    if let Some(roster) = options.roster {
+        let graded: HashSet<&str> = report.submissions.iter().map(|s| s.id.as_str()).collect();
+        let mut missing: Vec<&RosterEntry> = roster
+            .entries
+            .values()
+            .filter(|e| !graded.contains(e.id.as_str()))
+            .collect();
+        missing.sort_by(|a, b| a.id.cmp(&b.id));
+        if !missing.is_empty() {
+            let ids: Vec<String> = missing.iter().map(|e| shown(&e.id)).collect();
+            crate::note!(
+                "note: {} roster student(s) have no submission: {} (their rows say no submission, the grade left blank)",
+                ids.len(),
+                ids.join(", ")
+            );
+        }
+        students.extend(missing.into_iter().map(|e| LmsStudent {
+            who: Student::of(&e.lms_id, &e.name, &e.section),
+            graded: None,
+        }));
+    }
+    let unsafe_ids: Vec<String> = students
+        .iter()
+        .filter(|s| safe(&s.who.lms_id) != s.who.lms_id)
+        .map(|s| shown(&s.who.lms_id))
+        .collect();
+    if !unsafe_ids.is_empty() {
+        return Err(CsvError::UnsafeIdentifier(unsafe_ids));
+    }
+    Ok(students)
+}
+
+/// The rows of the LMS layout `layout`, header first.
+fn lms_rows(
+    layout: CsvLayout,
+    students: &[LmsStudent<'_>],
+    max_score: u32,
+    assignment: &str,
+    options: &CsvOptions<'_>,
+    rows: &mut Vec<Vec<String>>,
+) {
+    let score = |s: &LmsStudent<'_>| s.graded.map(|g| g.score.to_string()).unwrap_or_default();
+    match layout {
+        CsvLayout::Plain => {}
+        CsvLayout::Canvas => {
+            rows.push(
+                ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain([assignment.to_string()])
+                    .collect(),
+            );
+            let mut possible = vec![safe("    Points Possible")];
+            possible.extend(["", "", "", ""].map(String::from));
+            possible.push(max_score.to_string());
+            rows.push(possible);
+            for s in students {
+                rows.push(vec![
+                    s.who.name.clone(),
+                    String::new(),
+                    s.who.lms_id.clone(),
+                    String::new(),
+                    s.who.section.clone(),
+                    score(s),
+                ]);
+            }
+        }
+        CsvLayout::Moodle => {
+            rows.push(vec![
+                "Username".into(),
+                "Full name".into(),
+                assignment.to_string(),
+                "Feedback".into(),
+            ]);
+            for s in students {
+                rows.push(vec![
+                    s.who.lms_id.clone(),
+                    s.who.name.clone(),
+                    score(s),
+                    s.graded.map_or_else(|| NO_SUBMISSION.to_string(), feedback),
+                ]);
+            }
+        }
+        CsvLayout::Blackboard => {
+            let column_id = options
+                .column_id
+                .map(|id| format!(" |{id}"))
+                .unwrap_or_default();
+            rows.push(vec![
+                "Username".into(),
+                "Last Name".into(),
+                "First Name".into(),
+                format!("{assignment} [Total Pts: {max_score} Score]{column_id}"),
+            ]);
+            for s in students {
+                let (first, last) = match s.who.raw_name.rsplit_once(' ') {
+                    Some((first, last)) => (safe(first), safe(last)),
+                    None => (String::new(), s.who.name.clone()),
+                };
+                rows.push(vec![s.who.lms_id.clone(), last, first, score(s)]);
+            }
+        }
+    }
+}
+
+/// What a roster student's row says when they handed in nothing (Moodle's
+/// Feedback column).
+pub(crate) const NO_SUBMISSION: &str = "no submission";
+
+/// A student as the LMS layouts show them: the identifier as it is
+/// (checked, never rewritten), the other cells made safe.
 struct Student {
     lms_id: String,
     name: String,
+    raw_name: String,
     section: String,
 }
 
-fn student(sub: &SubmissionReport, roster: Option<&Roster>) -> Student {
-    match roster.and_then(|r| r.get(&sub.id)) {
-        Some(entry) => Student {
-            lms_id: safe(&entry.lms_id),
-            name: safe(&entry.name),
-            section: safe(&entry.section),
-        },
-        None => Student {
-            lms_id: safe(&sub.id),
-            name: String::new(),
-            section: String::new(),
-        },
+impl Student {
+    fn of(lms_id: &str, name: &str, section: &str) -> Student {
+        Student {
+            lms_id: lms_id.to_string(),
+            name: safe(name),
+            raw_name: name.to_string(),
+            section: safe(section),
+        }
     }
 }
 
@@ -501,7 +674,7 @@ mod tests {
     fn roster() -> Roster {
         Roster::parse(
             "roster.csv",
-            b"id,lms_id,name,section\nalice,a.smith,Alice Smith,L01\nbob,=cmd|' /C calc'!A0,Bob Jones,L02\n",
+            b"id,lms_id,name,section\nalice,a.smith,Alice Smith,L01\nbob,b.jones,=cmd|' /C calc'!A0 Jones,L02\n",
         )
         .unwrap()
     }
@@ -516,8 +689,86 @@ mod tests {
         report.submissions[0].id = "=HYPERLINK(\"http://x\",\"click\")".into();
         let (_, rows) = rows(&report);
         assert_eq!(rows[0][0], "'=HYPERLINK(\"http://x\",\"click\")");
+        // A name is made safe; the identifier beside it is kept as it is.
         let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster()));
-        assert_eq!(rows[2][0], "'=cmd|' /C calc'!A0");
+        assert_eq!(rows[2][..2], ["b.jones", "'=cmd|' /C calc'!A0 Jones"]);
+    }
+
+    #[test]
+    fn an_identifier_that_would_need_the_guard_refuses_the_csv() {
+        let roster = Roster::parse("roster.csv", b"id,lms_id\nalice,-jdoe\nbob,@bob\n").unwrap();
+        for lms in [CsvLayout::Canvas, CsvLayout::Moodle, CsvLayout::Blackboard] {
+            let mut out = Vec::new();
+            let err =
+                write_layout(&fixture::sample(), lms, Some(&roster), "Lab", &mut out).unwrap_err();
+            assert!(
+                matches!(&err, CsvError::UnsafeIdentifier(ids) if ids == &["-jdoe", "@bob"]),
+                "{err}"
+            );
+            assert!(err.to_string().contains("(-jdoe, @bob)"), "{err}");
+            assert!(out.is_empty(), "nothing is written");
+        }
+        // Without a roster, the submission id is the identifier.
+        let mut report = fixture::sample();
+        report.submissions[0].id = "=1+1".into();
+        let err =
+            write_layout(&report, CsvLayout::Moodle, None, "Lab", &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("(=1+1)"), "{err}");
+        // A spreadsheet (plain) keeps the guard on the id.
+        let (_, rows) = rows(&report);
+        assert_eq!(rows[0][0], "'=1+1");
+    }
+
+    #[test]
+    fn ids_not_in_the_roster_are_left_out_or_refused_and_roster_students_without_a_submission_get_a_row()
+     {
+        let roster = Roster::parse(
+            "roster.csv",
+            b"id,lms_id,name\nalice,a.smith,Alice Smith\nzoe,z.z,Zoe Zed\nyan,y.y,Yan Yi\n",
+        )
+        .unwrap();
+        // bob is not in the roster: no row; zoe and yan have no submission.
+        let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster));
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert_eq!(rows[1][..3], ["a.smith", "Alice Smith", "1"]);
+        assert_eq!(rows[2], ["y.y", "Yan Yi", "", "no submission"]);
+        assert_eq!(rows[3], ["z.z", "Zoe Zed", "", "no submission"]);
+        let rows = layout(&fixture::sample(), CsvLayout::Canvas, Some(&roster));
+        assert_eq!(rows[3], ["Yan Yi", "", "y.y", "", "", ""]);
+        let options = CsvOptions {
+            layout: CsvLayout::Moodle,
+            roster: Some(&roster),
+            assignment: "Lab",
+            roster_strict: true,
+            column_id: None,
+        };
+        let mut out = Vec::new();
+        let err = write_with(&fixture::sample(), &options, &mut out).unwrap_err();
+        assert!(
+            matches!(&err, CsvError::NotInRoster(ids) if ids == &["bob"]),
+            "{err}"
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn blackboard_names_its_column_by_the_column_id() {
+        let options = CsvOptions {
+            layout: CsvLayout::Blackboard,
+            roster: Some(&roster()),
+            assignment: "Lab 3",
+            roster_strict: false,
+            column_id: Some("12345"),
+        };
+        let mut out = Vec::new();
+        write_with(&fixture::sample(), &options, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with(
+                "\"Username\",\"Last Name\",\"First Name\",\"Lab 3 [Total Pts: 7 Score] |12345\"\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

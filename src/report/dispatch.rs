@@ -37,6 +37,8 @@ pub(crate) enum Format {
     Html,
     /// `--summary-md`: a Markdown summary for a CI job page.
     SummaryMd,
+    /// `--classroom`: GitHub Classroom's runner result.
+    Classroom,
 }
 
 impl Format {
@@ -49,6 +51,7 @@ impl Format {
             Format::Gradescope => "--gradescope",
             Format::Html => "--html",
             Format::SummaryMd => "--summary-md",
+            Format::Classroom => "--classroom",
         }
     }
 
@@ -61,6 +64,7 @@ impl Format {
             Format::Gradescope => "Gradescope",
             Format::Html => "HTML",
             Format::SummaryMd => "Markdown summary",
+            Format::Classroom => "GitHub Classroom",
         }
     }
 
@@ -70,16 +74,21 @@ impl Format {
             Format::Json => Box::new(json::Json),
             Format::Junit => Box::new(junit::Junit),
             Format::Csv => Box::new(csv::Csv {
-                layout: options.csv_layout,
-                roster: options.roster.as_ref(),
-                assignment: options
-                    .csv_assignment
-                    .as_deref()
-                    .unwrap_or(csv::DEFAULT_ASSIGNMENT),
+                options: csv::CsvOptions {
+                    layout: options.csv_layout,
+                    roster: options.roster.as_ref(),
+                    assignment: options
+                        .csv_assignment
+                        .as_deref()
+                        .unwrap_or(csv::DEFAULT_ASSIGNMENT),
+                    roster_strict: options.roster_strict,
+                    column_id: options.csv_column_id.as_deref(),
+                },
             }),
             Format::Gradescope => Box::new(gradescope::Gradescope),
             Format::Html => Box::new(html::Html),
             Format::SummaryMd => Box::new(super::summary_md::SummaryMd),
+            Format::Classroom => Box::new(super::classroom::Classroom),
         }
     }
 }
@@ -94,6 +103,10 @@ pub(crate) struct ReportOptions {
     pub roster: Option<Roster>,
     /// `--csv-assignment`: the grade column of the LMS layouts.
     pub csv_assignment: Option<String>,
+    /// `--roster-strict`: a submission not in the roster refuses the CSV.
+    pub roster_strict: bool,
+    /// `--csv-column-id`: Blackboard's Column ID of the grade column.
+    pub csv_column_id: Option<String>,
 }
 
 /// The requested reports with their sinks, created before grading.
@@ -141,31 +154,49 @@ impl ReportSinks {
     }
 
     /// Writes every requested report. Returns true iff one went to stdout
-    /// (the terminal summary then goes to stderr).
+    /// (the terminal summary then goes to stderr). A report that cannot be
+    /// written (or is refused, as a CSV an LMS would half-import) does not
+    /// stop the others, and its file is removed: what is left is whole.
     ///
     /// # Errors
-    /// The first report that cannot be written, named with its path.
+    /// The first report that could not be written, named with its path.
     pub(crate) fn write_all(self, report: &Report) -> anyhow::Result<bool> {
         let mut to_stdout = false;
+        let mut first_error = None;
         for sink in self.sinks {
             let writer = sink.format.writer(&self.options);
             let written = match sink.file {
-                Some(mut file) => writer.write(report, &mut file),
+                Some(mut file) => {
+                    let written = writer.write(report, &mut file);
+                    drop(file);
+                    if written.is_err() {
+                        let _ = std::fs::remove_file(&sink.path);
+                    }
+                    written
+                }
                 None => {
                     to_stdout = true;
                     let mut out = BufWriter::new(io::stdout().lock());
                     writer.write(report, &mut out)
                 }
             };
-            written.with_context(|| {
-                format!(
+            if let Err(err) = written {
+                let err = err.context(format!(
                     "cannot write the {} report to {}",
                     sink.format.name(),
                     sink.path.display()
-                )
-            })?;
+                ));
+                if first_error.is_some() {
+                    eprintln!("error: {err:#}");
+                } else {
+                    first_error = Some(err);
+                }
+            }
         }
-        Ok(to_stdout)
+        match first_error {
+            Some(err) => Err(err),
+            None => Ok(to_stdout),
+        }
     }
 }
 

@@ -61,6 +61,7 @@ pub(super) fn sample() -> Report {
         message: String::new(),
         score: 1,
         max_score: 7,
+        notes: Vec::new(),
         fault: None,
         tests: vec![
             test("campus-4x4", Function::Legal, Verdict::Pass, 1),
@@ -82,6 +83,7 @@ pub(super) fn sample() -> Report {
         message: BOB_COMPILER.into(),
         score: 0,
         max_score: 7,
+        notes: Vec::new(),
         fault: None,
         tests: vec![
             not_built("campus-4x4", Function::Legal, 1, false),

@@ -8,6 +8,8 @@
 //!   the run's duration, else the tests' wall times summed), `output` with
 //!   the score on the visible tests beside the total, the compiler's or
 //!   loader's message for a submission that could not be built or loaded,
+//!   the notes on how the upload was read (files ignored, the notebook
+//!   cells taken),
 //!   and how the grade was made (grader version, case-file hashes, limits);
 //!   `extra_data` with the visible and hidden points as numbers;
 //! - `tests[]`, one per (case, function): `name` `"<case> <function>"`,
@@ -134,6 +136,12 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
         ));
     }
     output.push('\n');
+    if !sub.notes.is_empty() {
+        output.push('\n');
+        for note in &sub.notes {
+            output.push_str(&format!("Note: {note}\n"));
+        }
+    }
     match sub.status {
         Status::Ok => {}
         Status::BuildError => output.push_str(&format!(

@@ -40,6 +40,7 @@ mod tests {
                 message: String::new(),
                 score: 0,
                 max_score: 1,
+                notes: Vec::new(),
                 fault: None,
                 tests: vec![TestReport {
                     case: "campus-4x4".into(),

@@ -5,6 +5,7 @@
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
+pub(crate) mod classroom;
 pub(crate) mod csv;
 pub(crate) mod dispatch;
 #[cfg(test)]
@@ -77,6 +78,11 @@ pub struct SubmissionReport {
     pub status: Status,
     /// Why it did not get further (the compiler's or loader's message).
     pub message: String,
+    /// What the student should know about how their upload was read: the
+    /// files ignored beside the submission, the notebook cells taken.
+    /// Absent from the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Points earned.
     pub score: u32,
     /// Points possible.

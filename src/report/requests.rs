@@ -30,9 +30,29 @@ impl ReportRequests {
         if flags.csv.is_none()
             && (flags.roster.is_some()
                 || flags.csv_for != CsvLayout::Plain
-                || flags.csv_assignment.is_some())
+                || flags.csv_assignment.is_some()
+                || flags.csv_column_id.is_some())
         {
-            bail!("--roster, --csv-for and --csv-assignment shape the CSV report: add --csv PATH");
+            bail!(
+                "--roster, --csv-for, --csv-assignment and --csv-column-id shape the CSV report: add --csv PATH"
+            );
+        }
+        match (&flags.csv_column_id, flags.csv_for) {
+            (None, CsvLayout::Blackboard) => bail!(
+                "--csv-for blackboard needs --csv-column-id ID, the Column ID of the grade column (Grade Center: the column's menu > Quick Column Information): without it every upload makes a new column worth 0 points"
+            ),
+            (Some(_), layout) if layout != CsvLayout::Blackboard => {
+                bail!("--csv-column-id is Blackboard's: use it with --csv-for blackboard")
+            }
+            (Some(id), _) if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) => bail!(
+                "--csv-column-id {id:?} is not a Column ID: Blackboard's are numbers (e.g. 12345)"
+            ),
+            _ => {}
+        }
+        if flags.roster.is_some() && flags.csv_for == CsvLayout::Plain {
+            bail!(
+                "--roster maps ids to an LMS's identifiers: add --csv-for canvas, moodle or blackboard"
+            );
         }
         let roster = match &flags.roster {
             Some(path) => Some(Roster::load(path)?),
@@ -45,6 +65,7 @@ impl ReportRequests {
             (Format::Gradescope, &flags.gradescope),
             (Format::Html, &flags.html),
             (Format::SummaryMd, &flags.summary_md),
+            (Format::Classroom, &flags.classroom),
         ]
         .into_iter()
         .filter_map(|(format, path)| path.as_ref().map(|p| (format, p.clone())))
@@ -55,6 +76,8 @@ impl ReportRequests {
                 csv_layout: flags.csv_for,
                 roster,
                 csv_assignment: flags.csv_assignment.clone(),
+                roster_strict: flags.roster_strict,
+                csv_column_id: flags.csv_column_id.clone(),
             }),
             created: None,
         };
@@ -86,6 +109,11 @@ impl ReportRequests {
     /// Whether a Gradescope report is asked for (it holds one submission).
     pub(crate) fn wants_gradescope(&self) -> bool {
         self.requested.iter().any(|(f, _)| *f == Format::Gradescope)
+    }
+
+    /// Whether a GitHub Classroom result is asked for (one submission).
+    pub(crate) fn wants_classroom(&self) -> bool {
+        self.requested.iter().any(|(f, _)| *f == Format::Classroom)
     }
 
     /// Writes `report` in every format asked for (creating the files not

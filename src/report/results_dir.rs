@@ -431,6 +431,7 @@ mod tests {
             message: String::new(),
             score: 3,
             max_score: 4,
+            notes: Vec::new(),
             fault: None,
             tests: Vec::new(),
         };

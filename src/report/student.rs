@@ -147,6 +147,9 @@ impl CheckRun {
 /// Writes `run` for a person; `verbose` shows every test in full.
 pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) -> io::Result<()> {
     let sub = &run.submission;
+    for note in &sub.notes {
+        writeln!(out, "{} {}", "note:".bold(), visible_line(note))?;
+    }
     if sub.status != Status::Ok {
         let what = match sub.status {
             Status::BuildError => "did not build",
@@ -719,6 +722,7 @@ mod tests {
                 message: String::new(),
                 score,
                 max_score: tests.len() as u32,
+                notes: Vec::new(),
                 fault: None,
                 tests,
             },

@@ -176,6 +176,7 @@ mod tests {
                 message: String::new(),
                 score: 0,
                 max_score: 5,
+                notes: Vec::new(),
                 fault: None,
                 tests,
             }],

@@ -93,6 +93,13 @@ impl<'p> Session<'p> {
         self.kind
     }
 
+    /// The notes of the upload and of the build, for the student's output.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.submission.notes.clone();
+        notes.extend(self.code.notes().iter().cloned());
+        notes
+    }
+
     /// The built code the tests load (the library, or the Python file).
     pub fn code(&self) -> &std::path::Path {
         self.code.path()
@@ -160,7 +167,7 @@ impl<'p> Session<'p> {
                             judged.report.message
                         ),
                     };
-                    return not_run(
+                    let mut report = not_run(
                         self.submission,
                         Some(self.kind),
                         Status::LoadError,
@@ -168,6 +175,8 @@ impl<'p> Session<'p> {
                         None,
                         plan,
                     );
+                    report.notes = self.notes();
+                    return report;
                 }
                 let next = after(&mut self, case, function, &judged);
                 tests.push(judged.report);
@@ -181,6 +190,7 @@ impl<'p> Session<'p> {
             kind: Some(kind_name(self.kind).to_string()),
             status: Status::Ok,
             message: String::new(),
+            notes: self.notes(),
             score: tests.iter().map(|t| t.points).sum(),
             max_score: max_score(plan),
             fault,
@@ -235,6 +245,7 @@ pub(crate) fn not_run(
         kind: kind.map(|k| kind_name(k).to_string()),
         status,
         message: message.to_string(),
+        notes: submission.notes.clone(),
         score: 0,
         max_score: max_score(plan),
         fault,

@@ -6,8 +6,11 @@
 //! | entry | kind | id |
 //! |---|---|---|
 //! | a folder holding `Cargo.toml` | [`SubmissionKind::Rust`] | the folder's name |
-//! | a `.c` / `.py` / `.so` file | C / Python / Library | the file name without its extension |
-//! | a folder holding exactly one `.c`, `.py` or `.so` file (next to anything else) | that kind | the folder's name |
+//! | a `.c` / `.py` / `.ipynb` / `.so` file | C / Python / Python / Library | the file name without its extension |
+//! | a folder holding exactly one `.c`, `.py`, `.ipynb` or `.so` file (next to anything else) | that kind | the folder's name |
+//!
+//! A Jupyter notebook (`.ipynb`) is a Python submission: its code cells are
+//! taken as the module when it is built (`src/submission/notebook.rs`).
 //!
 //! Skipped, so that a submissions folder can carry its own notes: entries
 //! whose name starts with `.` (`.git`, `.DS_Store`), and `README.md` and
@@ -36,6 +39,9 @@ pub struct Submission {
     pub path: PathBuf,
     /// What kind of code it is, or why it could not be told.
     pub kind: Result<SubmissionKind, String>,
+    /// What the student should know about how the upload was read (files
+    /// ignored beside the submission), shown in their own output.
+    pub notes: Vec<String>,
 }
 
 /// The ways a student can hand in the lab (SPEC 2).
@@ -67,7 +73,7 @@ impl SubmissionKind {
     fn of_file(path: &Path) -> Option<SubmissionKind> {
         match path.extension().and_then(OsStr::to_str) {
             Some("c") => Some(SubmissionKind::C),
-            Some("py") => Some(SubmissionKind::Python),
+            Some("py" | "ipynb") => Some(SubmissionKind::Python),
             Some("so") => Some(SubmissionKind::Library),
             _ => None,
         }
@@ -178,6 +184,7 @@ pub fn classify(path: &Path) -> Submission {
         id: id.clone(),
         path: path.to_path_buf(),
         kind: Err(message),
+        notes: Vec::new(),
     };
     let shown = path.display();
     let meta = match std::fs::metadata(path) {
@@ -190,15 +197,16 @@ pub fn classify(path: &Path) -> Submission {
                 id,
                 path: path.to_path_buf(),
                 kind: Ok(kind),
+                notes: Vec::new(),
             },
             None => error(format!(
-                "{shown} is not a submission: hand in a .c, .py or .so file, or a folder with Cargo.toml"
+                "{shown} is not a submission: hand in a .c, .py, .ipynb or .so file, or a folder with Cargo.toml"
             )),
         };
     }
     if !meta.is_dir() {
         return error(format!(
-            "{shown} is neither a file nor a folder: hand in a .c, .py or .so file, or a folder with Cargo.toml"
+            "{shown} is neither a file nor a folder: hand in a .c, .py, .ipynb or .so file, or a folder with Cargo.toml"
         ));
     }
     if path.join("Cargo.toml").is_file() {
@@ -206,6 +214,7 @@ pub fn classify(path: &Path) -> Submission {
             id,
             path: path.to_path_buf(),
             kind: Ok(SubmissionKind::Rust),
+            notes: Vec::new(),
         };
     }
     let entries = match std::fs::read_dir(path) {
@@ -213,7 +222,7 @@ pub fn classify(path: &Path) -> Submission {
         Err(e) => return error(format!("cannot list {shown}: {e}")),
     };
     let mut candidates = Vec::new();
-    let mut others = 0usize;
+    let mut others = Vec::new();
     for entry in entries.flatten() {
         let file = entry.path();
         if is_clutter(&entry.file_name().to_string_lossy()) {
@@ -221,23 +230,41 @@ pub fn classify(path: &Path) -> Submission {
         }
         match SubmissionKind::of_file(&file) {
             Some(kind) if file.is_file() => candidates.push((file, kind)),
-            _ => others += 1,
+            _ => others.push(file),
         }
     }
-    let (mut candidates, _tests) = without_tests(candidates, |(f, _)| file_name(f));
+    let (mut candidates, tests) = without_tests(candidates, |(f, _)| file_name(f));
     candidates.sort_by(|a, b| a.0.cmp(&b.0));
+    others.sort();
+    let found: Vec<String> = others.iter().map(|p| shown_entry(p, path)).collect();
     match candidates.as_slice() {
-        [] if others == 0 => error(format!(
-            "{shown} is empty: put the submission in it (a .c, .py or .so file, or a Cargo.toml crate)"
+        [] if others.is_empty() => error(format!(
+            "{shown} is empty: put the submission in it (a .c, .py, .ipynb or .so file, or a Cargo.toml crate)"
         )),
         [] => error(format!(
-            "{shown} holds no submission: expected a Cargo.toml, or one .c, .py or .so file"
+            "{shown} holds no submission: it holds {}{}; put one .c, .py, .ipynb or .so file in it, or make it a crate with Cargo.toml",
+            listed(&found),
+            hint(&others)
         )),
-        [(file, kind)] => Submission {
-            id,
-            path: file.clone(),
-            kind: Ok(*kind),
-        },
+        [(file, kind)] => {
+            let mut ignored: Vec<String> = tests
+                .iter()
+                .map(|(f, _)| file_name(f))
+                .chain(
+                    others
+                        .iter()
+                        .filter(|p| is_tests(&file_name(p)))
+                        .map(|p| shown_entry(p, path)),
+                )
+                .collect();
+            ignored.sort();
+            Submission {
+                id,
+                path: file.clone(),
+                kind: Ok(*kind),
+                notes: ignored_note(&ignored).into_iter().collect(),
+            }
+        }
         several => {
             let names: Vec<String> = several
                 .iter()
@@ -249,7 +276,7 @@ pub fn classify(path: &Path) -> Submission {
                 })
                 .collect();
             error(format!(
-                "{shown} holds several candidate sources ({}): keep exactly one",
+                "{shown} holds several candidate sources ({}): keep exactly one (move the others out, or rename them to .txt)",
                 names.join(", ")
             ))
         }
@@ -317,6 +344,7 @@ pub fn classify_upload(dir: &Path) -> Upload {
                 id,
                 path: root,
                 kind: Ok(SubmissionKind::Rust),
+                notes: Vec::new(),
             },
             ignored: Vec::new(),
         };
@@ -326,30 +354,112 @@ pub fn classify_upload(dir: &Path) -> Upload {
     let (candidates, tests) = without_tests(candidates, |p| file_name(p));
     others.extend(tests);
     others.sort();
-    let ignored = others.iter().map(|p| relative(p)).collect();
+    let ignored: Vec<String> = others.iter().map(|p| relative(p)).collect();
     let kind_of = |p: &PathBuf| SubmissionKind::of_file(p).ok_or_else(String::new);
-    let (path, kind) = match candidates.as_slice() {
-        [only] => (only.clone(), kind_of(only)),
+    const WHAT_TO_UPLOAD: &str =
+        "upload your .c, .py, .ipynb or .so file, or your crate (Cargo.toml and src/)";
+    let (path, kind, notes) = match candidates.as_slice() {
+        [only] => (
+            only.clone(),
+            kind_of(only),
+            ignored_note(&ignored).into_iter().collect(),
+        ),
+        [] if others.is_empty() => (
+            dir.to_path_buf(),
+            Err(format!(
+                "the upload {shown} is empty (hidden files and what macOS or Windows add aside): {WHAT_TO_UPLOAD}"
+            )),
+            Vec::new(),
+        ),
         [] => (
             dir.to_path_buf(),
             Err(format!(
-                "the upload {shown} holds no submission: upload your .c, .py or .so file, or your crate (Cargo.toml and src/)"
+                "the upload {shown} holds no submission: it holds {}{}; {WHAT_TO_UPLOAD}",
+                listed(&ignored),
+                hint(&others)
             )),
+            Vec::new(),
         ),
         several => {
             let names: Vec<String> = several.iter().map(|p| relative(p)).collect();
             (
                 dir.to_path_buf(),
                 Err(format!(
-                    "the upload {shown} holds several candidate sources ({}): upload exactly one",
+                    "the upload {shown} holds several candidate sources ({}): upload exactly one of them (the others, renamed to .txt, are ignored)",
                     names.join(", ")
                 )),
+                Vec::new(),
             )
         }
     };
     Upload {
-        submission: Submission { id, path, kind },
+        submission: Submission {
+            id,
+            path,
+            kind,
+            notes,
+        },
         ignored,
+    }
+}
+
+/// The note of the files ignored beside a submission, if any.
+fn ignored_note(ignored: &[String]) -> Option<String> {
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "ignored, not part of the submission: {}",
+            ignored.join(", ")
+        )
+    })
+}
+
+/// At most [`LISTED`] names, then how many more.
+fn listed(names: &[String]) -> String {
+    const LISTED: usize = 8;
+    if names.len() <= LISTED {
+        names.join(", ")
+    } else {
+        format!(
+            "{}, and {} more",
+            names[..LISTED].join(", "),
+            names.len() - LISTED
+        )
+    }
+}
+
+/// Advice for what a student often uploads instead of a solution: a
+/// Rust source without its crate, an archive inside the upload, a C++ file.
+fn hint(found: &[PathBuf]) -> &'static str {
+    let has = |exts: &[&str]| {
+        found.iter().any(|p| {
+            let name = file_name(p).to_ascii_lowercase();
+            exts.iter().any(|e| name.ends_with(e))
+        })
+    };
+    if has(&[".zip", ".tar", ".tar.gz", ".tgz", ".7z", ".rar"]) {
+        " (an archive inside the upload is not unpacked: upload the files in it)"
+    } else if has(&[".rs"]) {
+        " (a .rs file alone is not a crate: upload Cargo.toml with src/)"
+    } else if has(&[".cpp", ".cc", ".cxx"]) {
+        " (the lab takes C, not C++: a .c file)"
+    } else if has(&[".h"]) {
+        " (a header alone is not a solution: upload the .c file)"
+    } else {
+        ""
+    }
+}
+
+/// `path` relative to `base`, as text (a folder with a trailing `/`).
+fn shown_entry(path: &Path, base: &Path) -> String {
+    let name = path
+        .strip_prefix(base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
+    if path.is_dir() {
+        format!("{name}/")
+    } else {
+        name
     }
 }
 
@@ -488,7 +598,7 @@ mod tests {
             err("two")
         );
         assert!(
-            err("notes").contains("holds no submission"),
+            err("notes").contains("holds no submission: it holds readme.txt;"),
             "{}",
             err("notes")
         );
@@ -649,7 +759,40 @@ mod tests {
         let up = dir.path().join("submission");
         fs::create_dir_all(&up).unwrap();
         let err = classify_upload(&up).submission.kind.unwrap_err();
-        assert!(err.contains("holds no submission"), "{err}");
+        assert!(err.contains("is empty"), "{err}");
+
+        // What was found is named, with a hint for a common mistake.
+        touch(&up.join("notes.txt"));
+        touch(&up.join("lab/src/main.rs"));
+        touch(&up.join("lab/solution.rs"));
+        let err = classify_upload(&up).submission.kind.unwrap_err();
+        assert!(
+            err.contains("holds no submission: it holds lab/solution.rs, lab/src, notes.txt (a .rs file alone is not a crate: upload Cargo.toml with src/); upload your .c, .py, .ipynb or .so file"),
+            "{err}"
+        );
+        fs::remove_dir_all(up.join("lab")).unwrap();
+        touch(&up.join("lab3.zip"));
+        let err = classify_upload(&up).submission.kind.unwrap_err();
+        assert!(
+            err.contains(
+                "it holds lab3.zip, notes.txt (an archive inside the upload is not unpacked"
+            ),
+            "{err}"
+        );
+        fs::remove_file(up.join("lab3.zip")).unwrap();
+        fs::remove_file(up.join("notes.txt")).unwrap();
+
+        // The files ignored beside a solution are a note for the student.
+        touch(&up.join("sudoku.ipynb"));
+        touch(&up.join("notes.txt"));
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.kind, Ok(SubmissionKind::Python));
+        assert_eq!(
+            upload.submission.notes,
+            vec!["ignored, not part of the submission: notes.txt".to_string()]
+        );
+        fs::remove_file(up.join("sudoku.ipynb")).unwrap();
+        fs::remove_file(up.join("notes.txt")).unwrap();
 
         touch(&up.join("a.c"));
         touch(&up.join("b.py"));

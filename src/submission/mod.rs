@@ -5,5 +5,6 @@ pub mod build;
 pub mod discover;
 pub(crate) mod lab_kit;
 pub(crate) mod manifest;
+pub(crate) mod notebook;
 pub(crate) mod scan;
 pub mod shard;

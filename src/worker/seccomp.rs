@@ -257,6 +257,20 @@ fn target() -> Result<TargetArch, FilterError> {
         .map_err(|_| FilterError::Arch(std::env::consts::ARCH))
 }
 
+/// Rules that match when argument `index` equals one of `values`.
+fn one_of(index: u8, values: &[i32]) -> Result<Vec<SeccompRule>, FilterError> {
+    values
+        .iter()
+        .map(|&value| {
+            Ok(SeccompRule::new(vec![condition(
+                index,
+                SeccompCmpOp::Eq,
+                value as u64,
+            )?])?)
+        })
+        .collect()
+}
+
 /// One condition on argument `index` (64-bit compare).
 fn condition(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, FilterError> {
     Ok(SeccompCondition::new(
@@ -299,20 +313,14 @@ fn shared_kill_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     // process to tracing.
     rules.insert(
         libc::SYS_prctl,
-        [
-            libc::PR_SET_PDEATHSIG,
-            libc::PR_SET_PTRACER,
-            libc::PR_SET_DUMPABLE,
-        ]
-        .into_iter()
-        .map(|option| {
-            Ok(SeccompRule::new(vec![condition(
-                0,
-                SeccompCmpOp::Eq,
-                option as u64,
-            )?])?)
-        })
-        .collect::<Result<_, FilterError>>()?,
+        one_of(
+            0,
+            &[
+                libc::PR_SET_PDEATHSIG,
+                libc::PR_SET_PTRACER,
+                libc::PR_SET_DUMPABLE,
+            ],
+        )?,
     );
     for &call in KILL_UNLESS_SELF {
         rules.insert(
@@ -333,19 +341,7 @@ fn shared_kill_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
             SeccompRule::new(vec![condition(1, SeccompCmpOp::Ne, 0)?])?,
         ],
     );
-    rules.insert(
-        libc::SYS_fcntl,
-        [libc::F_SETOWN, F_SETOWN_EX]
-            .into_iter()
-            .map(|cmd| {
-                Ok(SeccompRule::new(vec![condition(
-                    1,
-                    SeccompCmpOp::Eq,
-                    cmd as u64,
-                )?])?)
-            })
-            .collect::<Result<_, FilterError>>()?,
-    );
+    rules.insert(libc::SYS_fcntl, one_of(1, &[libc::F_SETOWN, F_SETOWN_EX])?);
     Ok(rules)
 }
 
@@ -405,19 +401,7 @@ fn allow_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> {
     );
     // fcntl only to read an fd's flags (F_SETOWN could aim SIGIO at
     // another process).
-    rules.insert(
-        libc::SYS_fcntl,
-        [libc::F_GETFD, libc::F_GETFL]
-            .into_iter()
-            .map(|cmd| {
-                Ok(SeccompRule::new(vec![condition(
-                    1,
-                    SeccompCmpOp::Eq,
-                    cmd as u64,
-                )?])?)
-            })
-            .collect::<Result<_, FilterError>>()?,
-    );
+    rules.insert(libc::SYS_fcntl, one_of(1, &[libc::F_GETFD, libc::F_GETFL])?);
     Ok(rules)
 }
 
@@ -479,16 +463,7 @@ fn add_zygote_calls(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), F
     // seccompiler sets no_new_privs (already set) before each filter.
     rules.insert(
         libc::SYS_prctl,
-        [libc::PR_SET_SECCOMP, libc::PR_SET_NO_NEW_PRIVS]
-            .into_iter()
-            .map(|option| {
-                Ok(SeccompRule::new(vec![condition(
-                    0,
-                    SeccompCmpOp::Eq,
-                    option as u64,
-                )?])?)
-            })
-            .collect::<Result<_, FilterError>>()?,
+        one_of(0, &[libc::PR_SET_SECCOMP, libc::PR_SET_NO_NEW_PRIVS])?,
     );
     rules
         .entry(libc::SYS_prlimit64)
@@ -702,21 +677,15 @@ fn python_allow_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, FilterError> 
     );
     allow.insert(
         libc::SYS_fcntl,
-        [
-            libc::F_GETFD,
-            libc::F_GETFL,
-            libc::F_SETFD,
-            libc::F_DUPFD_CLOEXEC,
-        ]
-        .into_iter()
-        .map(|cmd| {
-            Ok(SeccompRule::new(vec![condition(
-                1,
-                SeccompCmpOp::Eq,
-                cmd as u64,
-            )?])?)
-        })
-        .collect::<Result<_, FilterError>>()?,
+        one_of(
+            1,
+            &[
+                libc::F_GETFD,
+                libc::F_GETFL,
+                libc::F_SETFD,
+                libc::F_DUPFD_CLOEXEC,
+            ],
+        )?,
     );
     Ok(allow)
 }

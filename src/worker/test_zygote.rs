@@ -84,14 +84,7 @@ struct Confined {
 /// student's source itself.
 pub(super) fn serve_python(first: &WorkerInput, view: Option<&View>) -> ! {
     let plan = &first.sandbox;
-    let parent = sys::parent_pid();
-    if let Err(err) = sys::die_with_parent(parent) {
-        super::safeguard_failed("ask to die with the grader", err);
-    }
-    super::set_limits(None, plan);
-    if let Err(err) = sys::default_signals() {
-        super::safeguard_failed("reset the limit signals", err);
-    }
+    let parent = confine_start(plan);
     if plan.landlock {
         super::enforce_landlock(view);
     }
@@ -157,14 +150,7 @@ pub(super) fn serve(first: &WorkerInput, view: Option<&View>, commands: i32, rep
 /// (which the first test then reports), before any student code ran.
 fn confine(first: &WorkerInput, view: Option<&View>) -> Confined {
     let plan = &first.sandbox;
-    let parent = sys::parent_pid();
-    if let Err(err) = sys::die_with_parent(parent) {
-        super::safeguard_failed("ask to die with the grader", err);
-    }
-    super::set_limits(None, plan);
-    if let Err(err) = sys::default_signals() {
-        super::safeguard_failed("reset the limit signals", err);
-    }
+    let parent = confine_start(plan);
     if plan.seccomp {
         if let Err(err) = sys::install_sigsys_handler() {
             super::safeguard_failed("install the SIGSYS handler", err);
@@ -203,6 +189,20 @@ fn confine(first: &WorkerInput, view: Option<&View>) -> Confined {
         seccomp: plan.seccomp,
         file,
     }
+}
+
+/// What both zygotes do first: die with init, the rlimits but CPU, the
+/// limit signals at their defaults. Returns init's pid.
+fn confine_start(plan: &crate::protocol::SandboxPlan) -> libc::pid_t {
+    let parent = sys::parent_pid();
+    if let Err(err) = sys::die_with_parent(parent) {
+        super::safeguard_failed("ask to die with the grader", err);
+    }
+    super::set_limits(None, plan);
+    if let Err(err) = sys::default_signals() {
+        super::safeguard_failed("reset the limit signals", err);
+    }
+    parent
 }
 
 /// Builds and installs K_z, E and A_z; returns T, built for the children.

@@ -331,8 +331,13 @@ impl Init {
             let end = match command {
                 BoxCommand::Test { input, deadlines } => {
                     let fd = commands.get_ref().as_raw_fd();
+                    // A library test under the write watch runs in a child
+                    // of init of its own: forked from the zygote, a watched
+                    // run ended with a stray SIGTRAP in 2 of 5 bench runs
+                    // (never so in 5 runs this way; not yet understood).
+                    // Watched runs are rare: `grader check`'s extra run.
                     let zygote = match input.request.kind {
-                        CodeKind::Library => true,
+                        CodeKind::Library => !input.request.trace,
                         CodeKind::Python => self.python_zygote_unavailable.is_none(),
                     };
                     if self.pid_one && self.setup.test_zygote && zygote {

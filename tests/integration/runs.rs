@@ -367,13 +367,105 @@ fn three_shards_merged_equal_one_run() {
         text(&twice.stderr)
     );
 
-    // Graded on other cases: refused.
-    let other = run_in(d, &["merge", "single.json", "--json", "x.json"]);
+    // Without --cases: the case set the shards record, hashes checked.
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--json", "recorded.json"]);
+    let merged = run_in(d, &args);
+    let stderr = text(&merged.stderr);
+    assert_eq!(merged.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cases: the 1 case file(s) the shards record, SHA-256 checked"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("built-in"), "{stderr}");
+    assert_eq!(
+        timeless(json(&d.join("recorded.json"))),
+        timeless(json(&d.join("single.json")))
+    );
+
+    // Graded on other cases than --cases: refused.
+    let other_cases = d.join("other-cases");
+    fs::create_dir(&other_cases).unwrap();
+    fs::copy(d.join("cases/grader.toml"), other_cases.join("grader.toml")).unwrap();
+    let campus = fs::read_to_string(d.join("cases/campus.toml")).unwrap();
+    fs::write(
+        other_cases.join("campus.toml"),
+        campus.replacen("[[case]]", "[[case]]\npoints = 5", 1),
+    )
+    .unwrap();
+    let other = run_in(
+        d,
+        &[
+            "merge",
+            "single.json",
+            "--cases",
+            "other-cases",
+            "--json",
+            "x.json",
+        ],
+    );
     assert_eq!(other.status.code(), Some(2));
     assert!(
         text(&other.stderr).contains("other cases"),
         "{}",
         text(&other.stderr)
+    );
+
+    // Shards graded on different case sets: refused, both named.
+    let out = run_in(
+        d,
+        &[
+            "grade",
+            "submissions",
+            "--cases",
+            "other-cases",
+            "--shard",
+            "1/3",
+            "--json",
+            "other-shard-1.json",
+        ],
+    );
+    assert!(out.status.code() == Some(0) || out.status.code() == Some(1));
+    let mixed = run_in(
+        d,
+        &[
+            "merge",
+            "other-shard-1.json",
+            &shards[1],
+            "--json",
+            "x.json",
+        ],
+    );
+    let stderr = text(&mixed.stderr);
+    assert_eq!(mixed.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("other-shard-1.json and shard-2.json were graded on different cases (other-cases/campus.toml (")
+            && stderr.contains(") against cases/campus.toml ("),
+        "{stderr}"
+    );
+
+    // A recorded case file changed since, or not there: refused.
+    fs::write(d.join("cases/campus.toml"), format!("{campus}\n# edited\n")).unwrap();
+    let changed = run_in(d, &["merge", &shards[0], &shards[1], "--json", "x.json"]);
+    let stderr = text(&changed.stderr);
+    assert_eq!(changed.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cases/campus.toml has changed since the shards were graded"),
+        "{stderr}"
+    );
+    fs::write(d.join("cases/campus.toml"), &campus).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let shard_path = d.join(&shards[0]);
+    let missing = run_in(
+        elsewhere.path(),
+        &["merge", shard_path.to_str().unwrap(), "--json", "x.json"],
+    );
+    let stderr = text(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot read cases/campus.toml, a case file the shards were graded on: run merge in the folder grade ran in"),
+        "{stderr}"
     );
 
     // Another grader version (in the report's provenance): refused.

@@ -875,3 +875,40 @@ fn colour_follows_the_flag_and_the_environment() {
         _ => panic!("`script` (util-linux; Debian: bsdutils) is needed to make a terminal"),
     }
 }
+
+#[test]
+fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
+    let kit = Kit::new();
+    fs::create_dir(kit.path("proj")).unwrap();
+    fs::copy(
+        fixture("py-notebook-magics.ipynb"),
+        kit.path("proj/sudoku.ipynb"),
+    )
+    .unwrap();
+    fs::write(kit.path("proj/test_sudoku.py"), "import sudoku\n").unwrap();
+    let out = kit.grader("proj", &["check", "--no-shrink"]);
+    let shown = printed(&out);
+    assert_eq!(code(&out), 0, "{shown}");
+    assert!(
+        shown.contains("note: ignored, not part of the submission: test_sudoku.py"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .contains("note: took code cells 2, 4, 5, 6, 8 of sudoku.ipynb as your Python program"),
+        "{shown}"
+    );
+    assert!(shown.contains("left out cell 3 (shell escape)"), "{shown}");
+    // A folder with no solution: what is there, and what to put there.
+    fs::remove_file(kit.path("proj/sudoku.ipynb")).unwrap();
+    fs::remove_file(kit.path("proj/test_sudoku.py")).unwrap();
+    fs::write(kit.path("proj/sudoku.rs"), "fn main() {}\n").unwrap();
+    fs::write(kit.path("proj/notes.txt"), "todo\n").unwrap();
+    let out = kit.grader("proj", &["check"]);
+    let shown = printed(&out);
+    assert_eq!(code(&out), 3, "{shown}");
+    assert!(
+        shown.contains("holds no submission: it holds notes.txt, sudoku.rs (a .rs file alone is not a crate: upload Cargo.toml with src/); put one .c, .py, .ipynb or .so file in it, or make it a crate with Cargo.toml"),
+        "{shown}"
+    );
+}

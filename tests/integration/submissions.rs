@@ -87,6 +87,8 @@ struct Expected {
     kind: String,
     status: String,
     message: Option<String>,
+    /// Phrases the submission's `notes` must hold, each in one note.
+    notes: Vec<String>,
     policy_first: bool,
     functions: BTreeMap<String, FunctionExpectation>,
 }
@@ -152,6 +154,7 @@ fn load_expected() -> BTreeMap<String, Expected> {
                 kind: get("kind").unwrap_or_else(|| panic!("{id} has no kind")),
                 status: get("status").unwrap_or_else(|| panic!("{id} has no status")),
                 message: get("message"),
+                notes: strings(spec.get("notes")),
                 policy_first: get("policy").as_deref() == Some("first"),
                 functions,
             };
@@ -448,6 +451,15 @@ fn check_submission(id: &str, sub: &Value, expected: &Expected, problems: &mut V
     let status = sub["status"].as_str().unwrap_or("");
     let message = sub["message"].as_str().unwrap_or("");
     let tests = sub["tests"].as_array().cloned().unwrap_or_default();
+    let notes: Vec<&str> = sub["notes"]
+        .as_array()
+        .map(|notes| notes.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for want in &expected.notes {
+        if !notes.iter().any(|note| note.contains(want.as_str())) {
+            problems.push(format!("{id}: no note holds {want:?}: {notes:?}"));
+        }
+    }
     if status != expected.status {
         let verdicts: Vec<String> = tests
             .iter()
@@ -730,6 +742,7 @@ fn fixtures_get_their_verdicts_and_leave_nothing_behind() {
                 kind: kind.to_string(),
                 status: "ok".to_string(),
                 message: None,
+                notes: Vec::new(),
                 policy_first: true,
                 functions,
             };

@@ -133,6 +133,29 @@ pub(super) fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8
     Ok(bytes)
 }
 
+/// Writes the Python module of the notebook `from` to `to`, with the
+/// checks of [`read_limited`] (the module itself at most
+/// [`MAX_SOURCE_BYTES`]); returns the note of the cells taken.
+pub(super) fn notebook_as_python(
+    from: &Path,
+    to: &Path,
+) -> Result<(PathBuf, String), BuildFailure> {
+    use crate::submission::notebook;
+    let shown = from.file_name().unwrap_or_default().to_string_lossy();
+    let bytes = read_limited(from, notebook::MAX_NOTEBOOK_BYTES, "notebook")?;
+    let python = notebook::to_python(&bytes, &shown).map_err(BuildFailure::Invalid)?;
+    if python.source.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(too_big(
+            Path::new(shown.as_ref()),
+            python.source.len() as u64,
+            MAX_SOURCE_BYTES,
+            "source file (the notebook's code cells)",
+        ));
+    }
+    std::fs::write(to, python.source).map_err(|e| grader_io("write", to, e))?;
+    Ok((to.to_path_buf(), python.note))
+}
+
 /// Copies a single-file submission after the checks of [`read_limited`].
 pub(super) fn copy_limited(
     from: &Path,

@@ -23,7 +23,9 @@
 //!   compiler's default dialect (GNU C, so POSIX names such as `pid_t` and
 //!   `usleep` compile as they do everywhere else). Messages name the
 //!   student's file again.
-//! - **Library** (`.so`) and **Python** (`.py`): copied as they are.
+//! - **Library** (`.so`) and **Python** (`.py`): copied as they are; a
+//!   notebook (`.ipynb`) is written as the Python its code cells make
+//!   (`src/submission/notebook.rs`), under its own name.
 //!
 //! The box kills a build at its time limit, with everything it started.
 //! Its output becomes the failure message, trimmed to the errors.
@@ -65,7 +67,8 @@ use crate::submission::discover::{Submission, SubmissionKind};
 
 use compile::{build_c, build_rust};
 use copy::{
-    MAX_LIBRARY_BYTES, MAX_SOURCE_BYTES, copy_limited, grader_io, refuse_symlink, set_mode,
+    MAX_LIBRARY_BYTES, MAX_SOURCE_BYTES, copy_limited, grader_io, notebook_as_python,
+    refuse_symlink, set_mode,
 };
 
 /// Default limit of CPU time (the whole tree of cargo and rustc) for
@@ -82,6 +85,7 @@ pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuiltCode {
     path: PathBuf,
+    notes: Vec<String>,
 }
 
 impl BuiltCode {
@@ -89,6 +93,12 @@ impl BuiltCode {
     /// world-readable.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What the student should know about how the code was taken (a
+    /// notebook's cells), for their own output.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 }
 
@@ -115,6 +125,7 @@ pub fn build(
         refuse_symlink(folder)?;
     }
     let code = sandbox.code_dir();
+    let mut notes = Vec::new();
     let built = match kind {
         SubmissionKind::C => build_c(sub, ctx, sandbox)?,
         SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
@@ -128,11 +139,17 @@ pub fn build(
             let name = sub.path.file_name().ok_or_else(|| {
                 BuildFailure::Invalid(format!("{} is not a file", sub.path.display()))
             })?;
-            copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
+            if crate::submission::notebook::is_notebook(&sub.path) {
+                let (built, note) = notebook_as_python(&sub.path, &code.join(name))?;
+                notes.push(note);
+                built
+            } else {
+                copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
+            }
         }
     };
     set_mode(&built, 0o644).map_err(|e| grader_io("make the build readable", &built, e))?;
-    Ok(BuiltCode { path: built })
+    Ok(BuiltCode { path: built, notes })
 }
 
 #[cfg(test)]
