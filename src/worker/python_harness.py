@@ -410,6 +410,11 @@ def zygote():
             os._exit(2)
         main()
 
+    # What the zygote holds goes in the permanent generation: a child's
+    # collections then never walk it, so they copy none of its pages.
+    import gc
+
+    gc.freeze()
     os.write(REPORTS, b"ready\n")
     while True:
         line = sys.stdin.buffer.readline()
