@@ -2,7 +2,9 @@
 # left behind, and leaves something for the next one: an attribute on the
 # builtins module, an entry in sys.modules, an environment variable, a
 # file. Each test is a fresh fork of a zygote that never ran the student's
-# file, so nothing is ever found and legal stays correct. Were anything
+# file, so nothing is ever found and legal stays correct. It also looks for
+# the zygote's command pipe (fd 0 in the zygote: a test could read the next
+# test's request from it), which the harness closes first. Were anything
 # found, legal would answer every question wrong.
 # Expected: legal pass, find_empty pass, solve pass.
 
@@ -16,6 +18,11 @@ TAINTED = (
     or "GRADER_FIXTURE_STATE" in os.environ
     or os.path.exists("/tmp/grader-fixture-state")
 )
+try:
+    os.fstat(0)
+    TAINTED = True
+except OSError:
+    pass
 builtins._grader_fixture_seen = True
 sys.modules["_grader_fixture_seen"] = sys
 os.environ["GRADER_FIXTURE_STATE"] = "1"

@@ -10,7 +10,7 @@
 //!    again [`RUNS`] times with nothing changed (every result reused).
 //! 4. Times `grader merge` of 100 shards: the class's report split by
 //!    `--shard K/100`'s rule into 100 JSON reports.
-//! 5. A Python class: 40 copies of `submissions/py-listing.py`, graded
+//! 5. A Python class: 20 copies of `submissions/py-listing.py`, graded
 //!    [`RUNS`] times, beside one plain interpreter asking the listing the
 //!    same questions (`benches/in_process.py`) as often: CPU and wall time
 //!    per student each way, and their ratio.
@@ -186,7 +186,7 @@ fn run() -> Result<(), String> {
 }
 
 /// Students in the Python class.
-const PYTHON_CLASS: usize = 40;
+const PYTHON_CLASS: usize = 20;
 
 /// Step 5: the Python class against one plain interpreter.
 fn python_class(root: &Path, cases: &Path, runs: usize, dir: &Path) -> Result<(), String> {

@@ -31,6 +31,12 @@ def take_request(data):
     sys.stdin.close()
     PROTOCOL = os.dup(3)
     os.close(3)
+    # sys.stdin never closes its fd: fd 0 is the request (a memfd), or in a
+    # zygote's child the zygote's command pipe. Neither is the student's.
+    try:
+        os.close(0)
+    except OSError:
+        pass
     NAME = REQUEST["name"]
     TRACE_CAP = REQUEST["trace_cap"]
 
