@@ -291,12 +291,15 @@ pub(super) fn wait_for(pid: libc::pid_t, nohang: bool) -> Option<(libc::pid_t, W
         if got <= 0 {
             return None;
         }
-        let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
+        // Summed in microseconds, then cut to milliseconds once: cutting
+        // user and system time each lost up to 2 ms, so a test killed at
+        // a 300 ms reading could report 299.
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
         return Some((
             got,
             Waited {
                 status,
-                cpu_ms: ms(usage.ru_utime) + ms(usage.ru_stime),
+                cpu_ms: (us(usage.ru_utime) + us(usage.ru_stime)) / 1000,
             },
         ));
     }
