@@ -21,10 +21,10 @@ use crate::cli::{CheckArgs, FunctionArg};
 use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
-use crate::report::{Status, SubmissionReport, picture};
+use crate::report::{Status, picture};
 use crate::runner::grade::kind_name;
 use crate::runner::plan::{GradePlan, load_cases};
-use crate::runner::session::{Next, Session};
+use crate::runner::session::{Next, Session, tests_left_out};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
 use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Function, Verdict};
@@ -110,10 +110,9 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let path = args.path.to_string_lossy().into_owned();
     let session = match Session::open(&submission, plan) {
         Ok(session) => session,
-        Err(report) => return not_run(*report, path),
+        Err(report) => return CheckRun::new(*report, path),
     };
     let kind = session.kind();
-    let total: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
     let mut solve_failed = false;
@@ -175,9 +174,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         }
     });
     if report.status != Status::Ok {
-        return not_run(report, path);
+        return CheckRun::new(report, path);
     }
-    let mut submission = report;
+    let not_run = tests_left_out(plan, &report);
+    let submission = report;
     let tests = &submission.tests;
     // The small board's causes assume the helpers are right: with legal or
     // find_empty failing, their wrong answers fit the failure too.
@@ -232,9 +232,6 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         },
         Some(kind_name(kind)),
     );
-    // The session's report, as far as the tests ran (--fail-fast).
-    let not_run = total - tests.len();
-    submission.max_score = tests.iter().map(|t| t.max_points).sum();
     CheckRun {
         submission,
         shrunk,
@@ -296,22 +293,6 @@ fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> O
                 crate::check::digit_loop(kind)
             )
         })
-}
-
-/// The student's view of a session that ran no test (not built, not
-/// loaded): the session's own report, without the list of tests not run.
-fn not_run(mut submission: SubmissionReport, path: String) -> CheckRun {
-    submission.tests.clear();
-    submission.max_score = 0;
-    CheckRun {
-        submission,
-        shrunk: Vec::new(),
-        first_steps: Vec::new(),
-        not_run: 0,
-        path,
-        size_note: None,
-        watching: false,
-    }
 }
 
 /// How long the watcher waits for a burst of saves to settle.

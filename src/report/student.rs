@@ -128,6 +128,20 @@ pub(crate) struct CheckRun {
 }
 
 impl CheckRun {
+    /// The view of a session that ran no test of the plan (not built, not
+    /// loaded): its report as the session made it, nothing shrunk.
+    pub(crate) fn new(submission: SubmissionReport, path: String) -> CheckRun {
+        CheckRun {
+            submission,
+            shrunk: Vec::new(),
+            first_steps: Vec::new(),
+            not_run: 0,
+            path,
+            size_note: None,
+            watching: false,
+        }
+    }
+
     /// The exit code (see [`crate::exit`]): a grader fault 2, code that did
     /// not build or load 3, a failing test 1, else 0.
     pub(crate) fn exit_code(&self) -> u8 {

@@ -192,11 +192,21 @@ impl<'p> Session<'p> {
             message: String::new(),
             notes: self.notes(),
             score: tests.iter().map(|t| t.points).sum(),
-            max_score: max_score(plan),
+            // Of the tests that ran: all of the plan's, unless the caller
+            // stopped early (`--fail-fast`).
+            max_score: tests.iter().map(|t| t.max_points).sum(),
             fault,
             tests,
         }
     }
+}
+
+/// How many of the plan's tests `report` leaves out: those a caller's
+/// [`Next::Stop`] skipped (a report whose tests never ran lists them all,
+/// as `not run`).
+pub(crate) fn tests_left_out(plan: &GradePlan, report: &SubmissionReport) -> usize {
+    let planned: usize = plan.cases.cases.iter().map(|c| c.tests.len()).sum();
+    planned.saturating_sub(report.tests.len())
 }
 
 /// A submission none of whose tests ran: every test gets `error` with the
