@@ -31,7 +31,7 @@
 //! too slow for every run (a whole class, a recipe, the Gradescope
 //! package, headless Chromium, cargo in a box) is marked
 //! `#[ignore = "slow: <why>"]` and runs in the slow tier: add `-- --ignored`
-//! (`scripts/test` runs both tiers, as CI does).
+//! (CI runs both tiers: `cargo test --workspace`, then with `-- --ignored`).
 
 mod util;
 
