@@ -32,18 +32,22 @@ use std::os::fd::FromRawFd;
 use std::path::PathBuf;
 
 use super::{library, seccomp, sys};
-use crate::protocol::{CodeKind, MAX_INPUT_BYTES, View, WorkerInput, WorkerMessage};
+use crate::protocol::{
+    CodeKind, MAX_INPUT_BYTES, PythonInterpreter, SandboxPlan, View, WorkerInput, WorkerMessage,
+};
 
 /// What every test of one zygote shares: its kind, its code, its
 /// interpreter and its sandbox plan.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(super) struct ZygoteKey {
     /// A library or Python zygote.
     pub kind: CodeKind,
     /// The library's or the source's path.
     pub code: PathBuf,
-    /// The sandbox plan and the interpreter, as JSON.
-    pub plan: String,
+    /// The sandbox plan.
+    pub plan: SandboxPlan,
+    /// The interpreter, for Python.
+    pub python: Option<PythonInterpreter>,
 }
 
 impl ZygoteKey {
@@ -52,9 +56,18 @@ impl ZygoteKey {
         ZygoteKey {
             kind: input.request.kind,
             code: input.request.code.clone(),
-            plan: serde_json::to_string(&(&input.sandbox, &input.request.python))
-                .unwrap_or_default(),
+            plan: input.sandbox.clone(),
+            python: input.request.python.clone(),
         }
+    }
+
+    /// Whether `input`'s test can run in this key's zygote (compared in
+    /// place, without a copy: this is asked once per test).
+    pub(super) fn fits(&self, input: &WorkerInput) -> bool {
+        self.kind == input.request.kind
+            && self.code == input.request.code
+            && self.plan == input.sandbox
+            && self.python == input.request.python
     }
 }
 

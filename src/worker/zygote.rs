@@ -443,12 +443,11 @@ impl Init {
                 Err(_) => return self.run(deadlines, command_fd, Child::Test(Box::new(input))),
             },
         };
-        let key = ZygoteKey::of(&input);
-        if self.zygote.as_ref().is_some_and(|z| z.key != key) {
+        if self.zygote.as_ref().is_some_and(|z| !z.key.fits(&input)) {
             self.stop_zygote();
         }
         if self.zygote.is_none() {
-            match self.start_zygote(command_fd, &input, key)? {
+            match self.start_zygote(command_fd, &input, ZygoteKey::of(&input))? {
                 Started::Ready(zygote) => self.zygote = Some(zygote),
                 Started::Failed(zygote) => {
                     self.zygote = Some(zygote);
