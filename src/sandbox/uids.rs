@@ -604,7 +604,15 @@ mod tests {
         assert!(start.elapsed() >= Duration::from_millis(700));
         let me = format!("pid {}", std::process::id());
         assert!(err.to_string().contains(&me), "{err}");
-        assert!(err.to_string().contains("holds 1000"), "{err}");
+        // The holder is named with how many locks it holds: this test's
+        // 1000, and any that tests running beside it hold elsewhere.
+        let named: Option<u32> = err
+            .to_string()
+            .split(" holds ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok());
+        assert!(named.is_some_and(|n| n >= BOX_UIDS), "{err}");
         let said = said.lock().expect("lock");
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(
