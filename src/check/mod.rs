@@ -10,6 +10,7 @@
 //! 3. [`judge`] (grader): compare the response with the rule and the
 //!    reference, and name the first failed check and its cell.
 
+pub(crate) mod across;
 mod catalog;
 mod error;
 mod execute;

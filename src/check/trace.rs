@@ -486,6 +486,8 @@ pub(crate) fn judge(
         hint: None,
     };
     let mut step = 0u64;
+    // A legal write was made at depth 1 (the outermost call).
+    let mut depth_one_wrote = false;
     for record in records {
         match record {
             Record::Write {
@@ -551,20 +553,32 @@ pub(crate) fn judge(
                         .on(&board, Some((row, col))));
                     }
                     if let Some(&(unit, (i, j))) = clashes(&board, row, col, new).first() {
+                        let why = misplaced(
+                            &board,
+                            (row, col),
+                            new,
+                            depth,
+                            depth_one_wrote,
+                            trace.source,
+                        )
+                        .unwrap_or_else(|| {
+                            "write a digit only when legal(board, r, c, v) returns true for that \
+                                 cell, row first; if solve does, legal answered true here"
+                                .to_string()
+                        });
                         board.set(row, col, new);
                         return Err(Failure::new(
                             Check::SolveTraceIllegal,
                             format!(
                                 "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
-                                 every placement must be legal when it is written: write a digit only when \
-                                 legal(board, r, c, v) returns true for that cell, row first; if solve does, \
-                                 legal answered true here",
+                                 every placement must be legal when it is written: {why}",
                                 unit.name(n, row, col),
                                 cell(i, j)
                             ),
                         )
                         .on(&board, Some((row, col))));
                     }
+                    depth_one_wrote |= depth == 1;
                     summary.writes += 1;
                 } else if old != 0 {
                     summary.undos += 1;
@@ -754,6 +768,78 @@ pub(crate) fn judge(
         }
     }
     Ok(summary)
+}
+
+/// How the hint of [`misplaced`] for a first illegal write deeper than
+/// the outermost call begins (`grader check` words it by whether `legal`
+/// passed).
+pub(crate) const OUTER_CALL_KEPT_THE_RULES: &str =
+    "the writes of the outermost call kept the rules and this first broken one is at depth ";
+
+/// Why an illegal write of `v` at `(row, col)` on `board` (as it was
+/// before the write) happened, when what the trace shows fits a cause
+/// better than a `legal` that answered true: the digit fits the first
+/// empty cell in reading order, and the write's index names that cell
+/// with row and column swapped, or with `n` where `N` belongs (C's flat
+/// index); or, with the calls of `solve`
+/// recorded, the outer call wrote legally and this first illegal write is
+/// deeper (the recursive call passes other arguments, as a Python
+/// `solve(board)` whose `n` takes its default). Each is said as what
+/// fits, never as fact: the trace does not see which cell `legal` was
+/// asked about.
+fn misplaced(
+    board: &Board,
+    (row, col): (usize, usize),
+    v: u8,
+    depth: u16,
+    depth_one_wrote: bool,
+    source: TraceSource,
+) -> Option<String> {
+    let side = board.side();
+    let n = board.n();
+    // Only the first empty cell in reading order, where a find_empty
+    // like the listing's points, counts as the cell meant: any other
+    // empty cell the digit fits is chance.
+    let first = board.empty_cells().next()?;
+    let fits =
+        |r: usize, c: usize| (r, c) == first && (r, c) != (row, col) && !board.conflicts(r, c, v);
+    if fits(col, row) {
+        let (swapped, meant) = match source {
+            TraceSource::Python => ("board[c][r] = v", "board[r][c] = v"),
+            TraceSource::RustBoard => ("board.set(c, r, v)", "board.set(r, c, v)"),
+            TraceSource::WriteWatch => ("board[c * N + r] = v", "board[r * N + c] = v"),
+        };
+        return Some(format!(
+            "{v} fits {}, the first empty cell, which is the cell written with row and column \
+             swapped: most likely the write swaps them ({swapped} where {meant} belongs)",
+            cell(col, row)
+        ));
+    }
+    let index = row * side + col;
+    if source == TraceSource::WriteWatch {
+        if let Some((r, c)) = (0..side)
+            .flat_map(|r| (0..side).map(move |c| (r, c)))
+            .find(|&(r, c)| r * n + c == index && fits(r, c))
+        {
+            return Some(format!(
+                "{v} fits {}, the first empty cell, and index {r} * n + {c} is the cell written: \
+                 most likely the write's index uses n where N belongs (board[r * N + c] = v, with \
+                 N = n * n)",
+                cell(r, c)
+            ));
+        }
+    }
+    if depth >= 2 && depth_one_wrote {
+        let call = match source {
+            TraceSource::Python => "solve(board, n), not solve(board), which takes the default n",
+            _ => "the same n it was given",
+        };
+        return Some(format!(
+            "{OUTER_CALL_KEPT_THE_RULES}{depth}: if your legal passes its own tests, most likely \
+             the recursive call passes other arguments than solve got (call {call})"
+        ));
+    }
+    None
 }
 
 /// How the student's language says what a message needs.

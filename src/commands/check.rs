@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::board_text::format_line;
 use crate::case::{Case, CaseSet};
+use crate::check::across::{self, BaseCase};
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
@@ -152,6 +153,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     verdict: test.verdict,
                     message: small.message.clone(),
                     small_after: after,
+                    after_is_step: small
+                        .failure
+                        .as_ref()
+                        .is_some_and(|f| f.explained_by.is_some_and(|c| c.is_trace_finding())),
                 });
             }
             if session.kind() != SubmissionKind::Python {
@@ -177,7 +182,8 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         return CheckRun::new(report, path);
     }
     let not_run = tests_left_out(plan, &report);
-    let submission = report;
+    let mut submission = report;
+    narrow_causes(&mut submission, &mut first_steps, &mut shrunk, plan, kind);
     let tests = &submission.tests;
     // The small board's causes assume the helpers are right: with legal or
     // find_empty failing, their wrong answers fit the failure too.
@@ -240,6 +246,53 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         path,
         size_note,
         watching: false,
+    }
+}
+
+/// Hints that one test leaves open, narrowed by what the others proved
+/// (see [`across`]): a deeper illegal write by whether `legal` passed, and
+/// a `solve` that returned true without a write to one cause where a
+/// puzzle with no solution proved which. In the tests' messages (Python's
+/// trace words them), the first steps and the small boards.
+fn narrow_causes(
+    submission: &mut crate::report::SubmissionReport,
+    first_steps: &mut [FirstStepView],
+    shrunk: &mut [ShrunkView],
+    plan: &GradePlan,
+    kind: SubmissionKind,
+) {
+    let legal_passes = submission
+        .tests
+        .iter()
+        .all(|t| t.function != Function::Legal || t.verdict == Verdict::Pass);
+    let messages = submission
+        .tests
+        .iter_mut()
+        .map(|t| &mut t.message)
+        .chain(first_steps.iter_mut().map(|f| &mut f.message))
+        .chain(shrunk.iter_mut().map(|s| &mut s.message));
+    for message in messages {
+        if let Some(worded) = across::deeper_illegal_write(message, legal_passes) {
+            *message = worded;
+        }
+    }
+    let Some(proof) = BaseCase::of(&submission.tests, &plan.cases.cases) else {
+        return;
+    };
+    let (truthy, falsy) = match kind {
+        SubmissionKind::Python => ("True", "False"),
+        _ => ("true", "false"),
+    };
+    let messages = submission
+        .tests
+        .iter_mut()
+        .map(|t| &mut t.message)
+        .chain(first_steps.iter_mut().map(|f| &mut f.message))
+        .chain(shrunk.iter_mut().map(|s| &mut s.message));
+    for message in messages {
+        if let Some(narrowed) = proof.reword(message, truthy, falsy) {
+            *message = narrowed;
+        }
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod gradescope;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
+mod load_hints;
 pub(crate) mod naming;
 pub(crate) mod picture;
 #[cfg(test)]

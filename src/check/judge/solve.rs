@@ -140,6 +140,17 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
     // search that finds the solution does, not which part is wrong; a
     // digit N the solution needs is named, since a loop's bound would
     // miss it.
+    // A board with no empty cell has nothing to search: only the base
+    // case answers it.
+    if input.empty_cells().next().is_none() {
+        return Failure::new(
+            Check::SolveGaveUp,
+            "solve returned false on a board with no empty cell (it is already solved): \
+             return true when find_empty finds no empty cell"
+                .to_string(),
+        )
+        .on(after, None);
+    }
     let needs_top = case.solution.as_ref().and_then(|solution| {
         cells().find(|&(r, c)| input.get(r, c) == 0 && usize::from(solution.get(r, c)) == side)
     });

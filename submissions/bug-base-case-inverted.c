@@ -1,0 +1,60 @@
+/* bug-base-case-inverted.c: the base case lost its `!`.
+ *
+ * Bug: `if (find_empty(...)) return true;` returns true at once while an
+ * empty cell is left, so solve never writes a digit and reports success.
+ * Expected: legal pass, find_empty pass, solve wrong (returned true with
+ * empty cells; the board is as it was passed in).
+ */
+#include "sudoku_lab.h"
+
+bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        if (board[r * N + i] == v || board[i * N + c] == v) {
+            return false;
+        }
+    }
+    size_t br = n * (r / n), bc = n * (c / n);
+    for (size_t i = br; i < br + n; i++) {
+        for (size_t j = bc; j < bc + n; j++) {
+            if (board[i * N + j] == v) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool find_empty(const uint8_t *board, size_t n, size_t *r, size_t *c) {
+    size_t N = n * n;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t j = 0; j < N; j++) {
+            if (board[i * N + j] == 0) {
+                *r = i;
+                *c = j;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool solve(uint8_t *board, size_t n) {
+    size_t r, c;
+    if (find_empty(board, n, &r, &c)) {
+        return true;
+    }
+    size_t N = n * n;
+    for (uint8_t v = 1; v <= N; v++) {
+        if (legal(board, n, r, c, v)) {
+            board[r * N + c] = v;
+            if (solve(board, n)) {
+                return true;
+            }
+            board[r * N + c] = 0;
+        }
+    }
+    return false;
+}
+
+uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
