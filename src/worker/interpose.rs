@@ -276,6 +276,104 @@ mod tests {
         }
     }
 
+    /// `source` built as the grader builds a C submission, with `extra`
+    /// flags, and loaded as a test child loads it.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn built(
+        dir: &std::path::Path,
+        name: &str,
+        source: &std::path::Path,
+        extra: &[&str],
+    ) -> (std::path::PathBuf, crate::worker::library::CLibrary) {
+        let so = dir.join(name);
+        let output = std::process::Command::new("cc")
+            .args(["-O2", "-shared", "-fPIC", "-I"])
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/lab/include"))
+            .args(extra)
+            .arg("-o")
+            .arg(&so)
+            .arg(source)
+            .output()
+            .expect("cc runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let library = crate::worker::library::CLibrary::load(&so, &so).expect("loads");
+        (so, library)
+    }
+
+    /// A `legal` without the column check, its `solve` the listing's: with
+    /// the grader's `legal` in its slot, `solve` solves the campus board,
+    /// and the calls are counted. Built as the grader builds (lazy binding,
+    /// the PLT's jump slot), with `-z now` (full RELRO: the slot's page is
+    /// read-only after loading) and with `-fno-plt` (a GLOB_DAT slot).
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn the_graders_legal_takes_the_slot_of_the_students() {
+        use sudoku_lab::Sudoku;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let source = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/submissions/bug-legal-no-column.c"
+        );
+        let campus = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
+        let solved = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        for (name, flags) in [
+            ("lazy.so", &[][..]),
+            ("now.so", &["-Wl,-z,relro,-z,now"][..]),
+            ("noplt.so", &["-fno-plt"][..]),
+        ] {
+            let (so, library) = built(dir.path(), name, source.as_ref(), flags);
+            // Its own legal misses the column: 3 at (0, 1) clashes with
+            // the 3 at (3, 1).
+            let board = Board::from_cells(2, campus.to_vec()).expect("a board");
+            assert!(library.legal(&board, 0, 1, 3), "{name}: the bug is there");
+            let slots = library.stand_in_legal(&so, 2).expect("a slot for legal");
+            assert!(slots >= 1, "{name}");
+            let before = calls().0;
+            let mut board = Board::from_cells(2, campus.to_vec()).expect("a board");
+            assert!(library.solve(&mut board), "{name}");
+            assert_eq!(board.cells(), solved, "{name}");
+            assert!(
+                calls().0 > before,
+                "{name}: solve called the grader's legal"
+            );
+            // The grader's own tests of legal still reach the student's.
+            let board = Board::from_cells(2, campus.to_vec()).expect("a board");
+            assert!(library.legal(&board, 0, 1, 3), "{name}");
+        }
+    }
+
+    /// A `solve` that checks the rules through a `static` helper never
+    /// calls `legal` through a slot: the experiment is not possible.
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn without_a_slot_for_legal_nothing_is_redirected() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let source = dir.path().join("inline.c");
+        let listing = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/submissions/c-listing.c"
+        ))
+        .expect("the listing");
+        // The listing's legal becomes a static helper that solve calls;
+        // legal itself only forwards to it.
+        let inline = listing
+            .replacen("bool legal(", "static bool rules_hold(", 1)
+            .replace("if (legal(board,", "if (rules_hold(board,")
+            + "\nbool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v) {\n    return rules_hold(board, n, r, c, v);\n}\n";
+        assert!(
+            inline.contains("if (rules_hold(board,"),
+            "the listing calls legal in solve"
+        );
+        std::fs::write(&source, inline).expect("write");
+        let (so, library) = built(dir.path(), "inline.so", &source, &[]);
+        let refused = library.stand_in_legal(&so, 2).expect_err("no slot");
+        assert!(refused.contains("does not call legal through"), "{refused}");
+    }
+
     #[test]
     fn strange_arguments_are_answered_false_and_counted() {
         TEST_N.store(2, Ordering::Relaxed);

@@ -353,6 +353,16 @@ const HINTS: &[(&str, &str)] = &[
         "unwritten",
         "without writing a digit, though every empty cell",
     ),
+    // Blame across functions on evidence: a run of the student's solve
+    // with the grader's own legal passed, or still failed.
+    (
+        "legal-swap-passes",
+        "with the grader's own legal in place of yours, your solve passes",
+    ),
+    (
+        "legal-swap-fails",
+        "your solve fails even with a correct legal",
+    ),
 ];
 
 /// The hint table: for each fixture, the hints of [`HINTS`] that must
@@ -363,7 +373,11 @@ const HINTS: &[(&str, &str)] = &[
 /// is told only with several sizes to compare).
 const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("c-listing.c", &[], &[]),
-    ("bug-box-origin.c", &["wrong-box", "gave-up"], &[]),
+    (
+        "bug-box-origin.c",
+        &["wrong-box", "gave-up", "legal-swap-passes"],
+        &[],
+    ),
     (
         "bug-digit-loop-short.c",
         &["bound-first", "unwritten", "gave-up"],
@@ -378,7 +392,18 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("bug-legal-no-box.c", &["no-box"], &[]),
     (
         "bug-legal-no-column.c",
-        &["illegal-write", "rule-forbids", "no-column", "no-solution"],
+        &[
+            "illegal-write",
+            "rule-forbids",
+            "no-column",
+            "no-solution",
+            "legal-swap-passes",
+        ],
+        &[],
+    ),
+    (
+        "bug-legal-no-column-no-clear.c",
+        &["leftover", "no-column", "no-solution", "legal-swap-fails"],
         &[],
     ),
     ("bug-no-clear.c", &["leftover"], &[]),
@@ -397,7 +422,12 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("py-solves-copy.py", &["copy-or-base"], &[]),
     (
         "py-legal-no-column.py",
-        &["no-column", "illegal-write"],
+        &["no-column", "illegal-write", "legal-swap-passes"],
+        &[],
+    ),
+    (
+        "py-solve-inline-rules.py",
+        &["illegal-write", "no-box"],
         &[],
     ),
     (
@@ -911,4 +941,105 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
         shown.contains("holds no submission: it holds notes.txt, sudoku.rs (a .rs file alone is not a crate: upload Cargo.toml with src/); put one .c, .py, .ipynb or .so file in it, or make it a crate with Cargo.toml"),
         "{shown}"
     );
+}
+
+/// Blame crosses from `solve` to `legal` only on evidence: `grader check`
+/// runs the failing `solve` once more with the grader's own `legal` in
+/// place of the student's. A `legal` without the column check under a
+/// right `solve` (C, Python) is proven the cause; a `solve` that checks
+/// the rules itself never calls the grader's `legal`, and nothing is said;
+/// a wrong `legal` beside a `solve` that never clears still fails with the
+/// grader's `legal`, and `legal` is not blamed. The runs themselves: the
+/// stand-in is called where `solve` calls `legal`, never where it does not.
+#[test]
+fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
+    use grader::runner::grade::{Asks, run_test_asking};
+
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    for name in [
+        "bug-legal-no-column.c",
+        "py-legal-no-column.py",
+        "py-solve-inline-rules.py",
+        "bug-legal-no-column-no-clear.c",
+    ] {
+        let (status, shown) = check_fixture(&kit, &cases, name);
+        assert_eq!(status, 1, "{name}: {shown}");
+        assert_hints(name, &shown);
+    }
+
+    let plan = plan_for(case::builtin());
+    let asks = Asks {
+        reference_legal: true,
+        ..Asks::default()
+    };
+    for (name, kind, case_name, calls_legal, passes) in [
+        (
+            "bug-legal-no-column.c",
+            SubmissionKind::C,
+            "campus-clash",
+            true,
+            true,
+        ),
+        (
+            "py-legal-no-column.py",
+            SubmissionKind::Python,
+            "campus-clash",
+            true,
+            true,
+        ),
+        (
+            "py-solve-inline-rules.py",
+            SubmissionKind::Python,
+            "campus-clash",
+            false,
+            false,
+        ),
+        (
+            "bug-legal-no-column-no-clear.c",
+            SubmissionKind::C,
+            "campus-dead-end",
+            true,
+            false,
+        ),
+    ] {
+        let (mut sandbox, code) = built(name, &plan);
+        let case = campus_case(case_name);
+        let real = run_test_judged(
+            &mut sandbox,
+            code.path(),
+            kind,
+            &case,
+            Function::Solve,
+            &plan,
+        );
+        assert_eq!(real.report.verdict, Verdict::Wrong, "{name} on {case_name}");
+        assert_eq!(real.legal_swap, None, "{name}: a test never swaps legal");
+        let swapped = run_test_asking(
+            &mut sandbox,
+            code.path(),
+            kind,
+            &case,
+            Function::Solve,
+            &plan,
+            asks,
+        );
+        let said = swapped
+            .legal_swap
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no word of the experiment"));
+        assert_eq!(said.not_possible, None, "{name}");
+        assert_eq!(said.calls > 0, calls_legal, "{name}: {said:?}");
+        assert_eq!(said.strange, 0, "{name}: {said:?}");
+        let verdict = if passes {
+            Verdict::Pass
+        } else {
+            Verdict::Wrong
+        };
+        assert_eq!(
+            swapped.report.verdict, verdict,
+            "{name}: {}",
+            swapped.report.message
+        );
+    }
 }
