@@ -9,7 +9,9 @@
 # library's test child writes (loading, loaded, load_error, trace, exception,
 # done). For solve, the board is a list of TraceRow lists that records every
 # cell write, and the module's global `solve` is wrapped to record calls and
-# returns, so the grader can replay the search.
+# returns, so the grader can replay the search. For grader check's experiment
+# (the request's "reference_legal"), the module's global `legal` is the
+# grader's own before solve runs (see reference_legal below).
 
 import binascii
 import json
