@@ -39,7 +39,10 @@
 //! on, starting with the library's load-time constructors). After
 //! `loading`: `load_error` (the code could not be loaded: a missing symbol,
 //! not a library) or `loaded`. After `loaded`: one `done` (then exit status
-//! 0). At any point after `loading`, `forbidden` (the sandbox refused a
+//! 0), after a `trace` when one was asked for and a `legal_swap` when
+//! `grader check` asked for its run with the grader's `legal`
+//! ([`WorkerRequest::reference_legal`]; a `legal_swap` alone when that run
+//! is not possible). At any point after `loading`, `forbidden` (the sandbox refused a
 //! system call), or nothing more at all (the process died: init reports
 //! the wait status). A test child that dies before `loading` failed on the
 //! grader's side. For example:
