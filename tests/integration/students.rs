@@ -949,8 +949,9 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
 /// right `solve` (C, Python) is proven the cause; a `solve` that checks
 /// the rules itself never calls the grader's `legal`, and nothing is said;
 /// a wrong `legal` beside a `solve` that never clears still fails with the
-/// grader's `legal`, and `legal` is not blamed. The runs themselves: the
-/// stand-in is called where `solve` calls `legal`, never where it does not.
+/// grader's `legal`, and `legal` is not blamed. The runs themselves, in a
+/// child of the test zygote and in a child of init: the stand-in is called
+/// where `solve` calls `legal`, never where it does not.
 #[test]
 fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
     use grader::runner::grade::{Asks, run_test_asking};
@@ -968,78 +969,87 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
         assert_hints(name, &shown);
     }
 
-    let plan = plan_for(case::builtin());
     let asks = Asks {
         reference_legal: true,
         ..Asks::default()
     };
-    for (name, kind, case_name, calls_legal, passes) in [
-        (
-            "bug-legal-no-column.c",
-            SubmissionKind::C,
-            "campus-clash",
-            true,
-            true,
-        ),
-        (
-            "py-legal-no-column.py",
-            SubmissionKind::Python,
-            "campus-clash",
-            true,
-            true,
-        ),
-        (
-            "py-solve-inline-rules.py",
-            SubmissionKind::Python,
-            "campus-clash",
-            false,
-            false,
-        ),
-        (
-            "bug-legal-no-column-no-clear.c",
-            SubmissionKind::C,
-            "campus-dead-end",
-            true,
-            false,
-        ),
-    ] {
-        let (mut sandbox, code) = built(name, &plan);
-        let case = campus_case(case_name);
-        let real = run_test_judged(
-            &mut sandbox,
-            code.path(),
-            kind,
-            &case,
-            Function::Solve,
-            &plan,
-        );
-        assert_eq!(real.report.verdict, Verdict::Wrong, "{name} on {case_name}");
-        assert_eq!(real.legal_swap, None, "{name}: a test never swaps legal");
-        let swapped = run_test_asking(
-            &mut sandbox,
-            code.path(),
-            kind,
-            &case,
-            Function::Solve,
-            &plan,
-            asks,
-        );
-        let said = swapped
-            .legal_swap
-            .as_ref()
-            .unwrap_or_else(|| panic!("{name}: no word of the experiment"));
-        assert_eq!(said.not_possible, None, "{name}");
-        assert_eq!(said.calls > 0, calls_legal, "{name}: {said:?}");
-        assert_eq!(said.strange, 0, "{name}: {said:?}");
-        let verdict = if passes {
-            Verdict::Pass
-        } else {
-            Verdict::Wrong
-        };
-        assert_eq!(
-            swapped.report.verdict, verdict,
-            "{name}: {}",
-            swapped.report.message
-        );
+    // A library test runs in a child of the test zygote, or, without one,
+    // in a child of init that confines itself: the stand-in works in both.
+    for zygote in [true, false] {
+        let mut plan = plan_for(case::builtin());
+        plan.sandbox.test_zygote = zygote;
+        for (name, kind, case_name, calls_legal, passes) in [
+            (
+                "bug-legal-no-column.c",
+                SubmissionKind::C,
+                "campus-clash",
+                true,
+                true,
+            ),
+            (
+                "py-legal-no-column.py",
+                SubmissionKind::Python,
+                "campus-clash",
+                true,
+                true,
+            ),
+            (
+                "py-solve-inline-rules.py",
+                SubmissionKind::Python,
+                "campus-clash",
+                false,
+                false,
+            ),
+            (
+                "bug-legal-no-column-no-clear.c",
+                SubmissionKind::C,
+                "campus-dead-end",
+                true,
+                false,
+            ),
+        ] {
+            let (mut sandbox, code) = built(name, &plan);
+            let case = campus_case(case_name);
+            let real = run_test_judged(
+                &mut sandbox,
+                code.path(),
+                kind,
+                &case,
+                Function::Solve,
+                &plan,
+            );
+            assert_eq!(real.report.verdict, Verdict::Wrong, "{name} on {case_name}");
+            assert_eq!(real.legal_swap, None, "{name}: a test never swaps legal");
+            let swapped = run_test_asking(
+                &mut sandbox,
+                code.path(),
+                kind,
+                &case,
+                Function::Solve,
+                &plan,
+                asks,
+            );
+            let said = swapped
+                .legal_swap
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name} (zygote {zygote}): no word of the experiment"));
+            assert_eq!(said.not_possible, None, "{name} (zygote {zygote})");
+            assert_eq!(
+                said.calls > 0,
+                calls_legal,
+                "{name} (zygote {zygote}): {said:?}"
+            );
+            assert_eq!(said.strange, 0, "{name} (zygote {zygote}): {said:?}");
+            let verdict = if passes {
+                Verdict::Pass
+            } else {
+                Verdict::Wrong
+            };
+            assert_eq!(
+                swapped.report.verdict, verdict,
+                "{name} (zygote {zygote}): {}",
+                swapped.report.message
+            );
+        }
     }
 }
