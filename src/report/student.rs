@@ -695,6 +695,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         submission: &'a SubmissionReport,
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
+        legal_swap: Option<&'a crate::runner::legal_swap::LegalSwapView>,
         size_note: Option<&'a str>,
     }
     let doc = Json {
@@ -706,6 +707,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         submission: &run.submission,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
+        legal_swap: run.legal_swap.as_ref(),
         size_note: run.size_note.as_deref(),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;

@@ -968,6 +968,21 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
         assert_eq!(status, 1, "{name}: {shown}");
         assert_hints(name, &shown);
     }
+    // For editors, in the JSON: what was proven, and of which case.
+    let path = fixture("bug-legal-no-column.c");
+    let out = kit.grader(
+        ".",
+        &[
+            "check",
+            "--json",
+            "--cases",
+            cases.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["legal_swap"]["proven"], "from_legal", "{doc}");
+    assert_eq!(doc["legal_swap"]["case"], "campus-clash", "{doc}");
 
     let asks = Asks {
         reference_legal: true,
