@@ -108,6 +108,7 @@ pub(crate) struct LegalSwap<'p> {
     legal_failed: bool,
     /// The case of the first failing `solve` test.
     solve_failed: Option<String>,
+    /// The run was made, or will never be.
     ran: bool,
     proof: Option<LegalSwapView>,
 }
@@ -141,9 +142,15 @@ impl<'p> LegalSwap<'p> {
         }
         match function {
             Function::Legal => self.legal_failed = true,
-            // A refused call or a load error has nothing to do with legal.
-            Function::Solve if !matches!(report.verdict, Verdict::Forbidden | Verdict::Error) => {
-                self.solve_failed.get_or_insert_with(|| case.name.clone());
+            // The first failure of solve, the one shown in full.
+            Function::Solve if self.solve_failed.is_none() => {
+                // A refused call or a load error has nothing to do with
+                // legal: nothing to run.
+                if matches!(report.verdict, Verdict::Forbidden | Verdict::Error) {
+                    self.ran = true;
+                    return;
+                }
+                self.solve_failed = Some(case.name.clone());
             }
             _ => {}
         }
