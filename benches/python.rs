@@ -148,6 +148,7 @@ mod bench {
             },
             python: Some(python.clone()),
             trace: false,
+            reference_legal: false,
         };
         let mut sandboxed = Vec::new();
         for _ in 0..RUNS {

@@ -619,6 +619,7 @@ mod bench {
             },
             python: None,
             trace: false,
+            reference_legal: false,
         };
         let mut walls = Vec::new();
         for _ in 0..RUNS {

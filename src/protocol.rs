@@ -39,7 +39,10 @@
 //! on, starting with the library's load-time constructors). After
 //! `loading`: `load_error` (the code could not be loaded: a missing symbol,
 //! not a library) or `loaded`. After `loaded`: one `done` (then exit status
-//! 0). At any point after `loading`, `forbidden` (the sandbox refused a
+//! 0), after a `trace` when one was asked for and a `legal_swap` when
+//! `grader check` asked for its run with the grader's `legal`
+//! ([`WorkerRequest::reference_legal`]; a `legal_swap` alone when that run
+//! is not possible). At any point after `loading`, `forbidden` (the sandbox refused a
 //! system call), or nothing more at all (the process died: init reports
 //! the wait status). A test child that dies before `loading` failed on the
 //! grader's side. For example:
@@ -242,6 +245,14 @@ pub struct WorkerRequest {
     /// Python traces every `solve` whatever this says.
     #[serde(default)]
     pub trace: bool,
+    /// `grader check`'s experiment on a failing `solve`: run the
+    /// student's `solve` with the grader's own `legal` in place of the
+    /// student's (a Python module's global, a C library's PLT/GOT slot; see
+    /// `worker/interpose.rs`), everything else the student's, and send a
+    /// [`WorkerMessage::LegalSwap`] before `done`. Never asked by `grader
+    /// grade`; its answer never decides a verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reference_legal: bool,
 }
 
 /// The machine's `python3`, as found by the grader before any student code
@@ -303,6 +314,12 @@ pub enum WorkerMessage {
         /// The writes and the calls and returns of `solve`.
         trace: crate::check::WriteTrace,
     },
+    /// How the experiment of [`WorkerRequest::reference_legal`] went: sent
+    /// alone when the grader's `legal` could not stand in for the student's
+    /// (no student `solve` ran then), else just before `done`. Student code
+    /// can write this line too: it only decides whether `grader check`
+    /// words a failure with the experiment, never a verdict.
+    LegalSwap(LegalSwap),
     /// Student code raised an exception (Python): the `crash` verdict, or
     /// `memory` for a `MemoryError`.
     Exception {
@@ -319,6 +336,23 @@ pub enum WorkerMessage {
         /// What went wrong.
         message: String,
     },
+}
+
+/// What a test child of [`WorkerRequest::reference_legal`] tells of its
+/// experiment ([`WorkerMessage::LegalSwap`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalSwap {
+    /// Why the grader's `legal` could not stand in; `None` when it did.
+    #[serde(default)]
+    pub not_possible: Option<String>,
+    /// How many times the student's code called the grader's `legal`.
+    #[serde(default)]
+    pub calls: u64,
+    /// Of those, the calls whose arguments are outside the lab's (another
+    /// `n`, a cell off the board, a digit outside 1..=N), answered false: a
+    /// run with any proves nothing.
+    #[serde(default)]
+    pub strange: u64,
 }
 
 // ---------------------------------------------------------------------------

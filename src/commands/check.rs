@@ -2,7 +2,8 @@
 //! public cases, in the lab's order (the campus 4x4, then 9x9, then the big
 //! boards), and reads what went wrong like a lab partner would say it
 //! (`report::student`): one block per failing function, the smallest board on
-//! which a failing `solve` still fails, a closing line that says hidden
+//! which a failing `solve` still fails, what a run with the grader's own
+//! `legal` proved (`runner::legal_swap`), a closing line that says hidden
 //! tests also count.
 //!
 //! Exit codes ([`exit`]): 0 every test passed, 1 some test failed, 2 bad
@@ -24,6 +25,7 @@ use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, picture};
 use crate::runner::grade::kind_name;
+use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
 use crate::runner::session::{Next, Session, tests_left_out};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
@@ -117,7 +119,9 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
     let mut solve_failed = false;
+    let mut legal_swap = LegalSwap::new(plan, kind);
     let report = session.run(|session, case, function, judged| {
+        legal_swap.after(session, case, function, judged);
         let test = &judged.report;
         let fault = judged.report.fault.is_some();
         let first_solve_failure = function == Function::Solve
@@ -242,6 +246,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         submission,
         shrunk,
         first_steps,
+        legal_swap: legal_swap.proof(),
         not_run,
         path,
         size_note,

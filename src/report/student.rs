@@ -6,7 +6,10 @@
 //! code printed), the other failing cases one line each. Each function's
 //! failure stands alone: a later function's failure is never blamed on an
 //! earlier one's (`find_empty` never calls `legal`, and a `solve` may not
-//! call either), so no message is cut short for a cause that was not seen.
+//! call either), so no message is cut short for a cause that was not seen;
+//! the one exception is proven by a run: a `solve` that passes with the
+//! grader's own `legal` in place of the student's is told its failure comes
+//! from `legal` (`runner::legal_swap`).
 //! `-v` shows every test and every failure in full. The closing line says
 //! how many public tests passed and that hidden tests also count.
 //!
@@ -118,6 +121,9 @@ pub(crate) struct CheckRun {
     /// The first rule-breaking step of failing `solve` tests of libraries
     /// (Python's own messages already quote their steps).
     pub first_steps: Vec<FirstStepView>,
+    /// What the first failing `solve` test's run with the grader's own
+    /// `legal` proved, when it proved anything.
+    pub legal_swap: Option<crate::runner::legal_swap::LegalSwapView>,
     /// Tests not run because of `--fail-fast`.
     pub not_run: usize,
     /// The source checked, as given.
@@ -138,6 +144,7 @@ impl CheckRun {
             submission,
             shrunk: Vec::new(),
             first_steps: Vec::new(),
+            legal_swap: None,
             not_run: 0,
             path,
             size_note: None,
@@ -314,6 +321,12 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
     }
     let kind = run.submission.kind.as_deref();
     let message = failure_message(run, test);
+    // What the run with the grader's own legal proved comes first: it
+    // names the function to fix.
+    let swap = run.legal_swap.as_ref().filter(|s| s.case == test.case);
+    if let Some(swap) = swap.filter(|_| test.function == Function::Solve) {
+        writeln!(out, "    {}", swap.says.yellow().bold())?;
+    }
     let shrunk = run.shrunk.iter().find(|s| s.case == test.case);
     let first = run
         .first_steps
@@ -765,6 +778,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         submission: &'a SubmissionReport,
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
+        legal_swap: Option<&'a crate::runner::legal_swap::LegalSwapView>,
         size_note: Option<&'a str>,
     }
     let doc = Json {
@@ -776,6 +790,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         submission: &run.submission,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
+        legal_swap: run.legal_swap.as_ref(),
         size_note: run.size_note.as_deref(),
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
@@ -823,6 +838,7 @@ mod tests {
             },
             shrunk: Vec::new(),
             first_steps: Vec::new(),
+            legal_swap: None,
             not_run: 0,
             path: "sudoku.c".into(),
             size_note: None,

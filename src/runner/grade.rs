@@ -98,6 +98,20 @@ pub struct JudgedTest {
     pub failure: Option<check::Failure>,
     /// Who recorded the write trace the test was judged with, if it had one.
     pub trace_source: Option<check::TraceSource>,
+    /// For a run of [`Asks::reference_legal`]: what the test child said of
+    /// its experiment (its last `legal_swap` line after `loaded`, if any).
+    pub legal_swap: Option<crate::protocol::LegalSwap>,
+}
+
+/// What a run is asked for beyond its test: `grader check`'s extra runs
+/// (never `grader grade`'s, whose runs ask for nothing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Asks {
+    /// Record a library `solve`'s writes ([`WorkerRequest::trace`]).
+    pub trace: bool,
+    /// Run `solve` with the grader's `legal` in place of the student's
+    /// ([`WorkerRequest::reference_legal`]).
+    pub reference_legal: bool,
 }
 
 /// One test of `case` run and judged in the submission's box, keeping the failed check.
@@ -125,6 +139,23 @@ pub fn run_test_traced(
     plan: &GradePlan,
     trace: bool,
 ) -> JudgedTest {
+    let asks = Asks {
+        trace,
+        ..Asks::default()
+    };
+    run_test_asking(sandbox, code, kind, case, function, plan, asks)
+}
+
+/// [`run_test_traced`] with everything a run can be asked for.
+pub fn run_test_asking(
+    sandbox: &mut SubmissionBox<'_>,
+    code: &Path,
+    kind: SubmissionKind,
+    case: &Case,
+    function: Function,
+    plan: &GradePlan,
+    asks: Asks,
+) -> JudgedTest {
     let mut failed = None;
     let probe = check::plan(case, function);
     let limits = Limits {
@@ -145,6 +176,7 @@ pub fn run_test_traced(
                     loaded: false,
                     failure: None,
                     trace_source: None,
+                    legal_swap: None,
                 };
             }
         },
@@ -156,10 +188,12 @@ pub fn run_test_traced(
         probe,
         limits,
         python,
-        trace,
+        trace: asks.trace,
+        reference_legal: asks.reference_legal,
     };
     let mut board = None;
     let mut trace_source = None;
+    let mut legal_swap = None;
     let mut loaded = false;
     let mut wall_ms = None;
     let (result, reruns) = run_timed(sandbox, &request);
@@ -171,6 +205,21 @@ pub fn run_test_traced(
         Ok(run) => {
             loaded = run.loaded();
             wall_ms = Some(run.wall_ms as f64);
+            if asks.reference_legal {
+                // One line, after `loaded`; two (one forged) prove nothing.
+                let mut said = run
+                    .messages
+                    .iter()
+                    .skip_while(|m| !matches!(m, WorkerMessage::Loaded))
+                    .filter_map(|m| match m {
+                        WorkerMessage::LegalSwap(swap) => Some(swap),
+                        _ => None,
+                    });
+                legal_swap = match (said.next(), said.next()) {
+                    (Some(swap), None) => Some(swap.clone()),
+                    _ => None,
+                };
+            }
             let output = run.output.clone();
             let mut outcome = match outcome::outcome(&run, &limits) {
                 Err(outcome) => outcome,
@@ -219,6 +268,7 @@ pub fn run_test_traced(
         loaded,
         failure: failed,
         trace_source,
+        legal_swap,
     }
 }
 

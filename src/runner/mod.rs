@@ -2,8 +2,10 @@
 //! a verdict ([`outcome`]), one submission's session, its only loop over
 //! the tests (`session`), one test run and judged and the class graded
 //! ([`grade`]), the time limit of each test (`limits`),
-//! and shrinking a failing board ([`shrink`]).
+//! shrinking a failing board ([`shrink`]) and `grader check`'s run with
+//! the grader's own `legal` (`legal_swap`).
 pub mod grade;
+pub(crate) mod legal_swap;
 pub(crate) mod limits;
 pub mod outcome;
 pub mod plan;

@@ -5,8 +5,9 @@
 //! [`super::grade::grade_one`]), `grader check`, the timing of the lab's
 //! listing (`super::limits`) and the benches all run a [`Session`]. What
 //! differs between them is what they do *after* each test, which they say
-//! in the callback of `Session::run`: `check` shrinks a failing board and
-//! asks for a traced run with the same session, and may stop early
+//! in the callback of `Session::run`: `check` shrinks a failing board,
+//! asks for a traced run and for a run with the grader's `legal`
+//! (`super::legal_swap`) with the same session, and may stop early
 //! (`--fail-fast`); `grade` records and goes on. The rules every caller
 //! shares live here once: a box that cannot be made and a build that fails
 //! (with whose fault it is), the first test that cannot load the code
@@ -16,7 +17,7 @@
 
 use crate::case::Case;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::grade::{JudgedTest, kind_name, run_test_traced};
+use crate::runner::grade::{Asks, JudgedTest, kind_name, run_test_asking, run_test_traced};
 use crate::runner::plan::GradePlan;
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
 use crate::sandbox::SubmissionBox;
@@ -116,6 +117,20 @@ impl<'p> Session<'p> {
             function,
             self.plan,
             trace,
+        )
+    }
+
+    /// Runs and judges one test of `case` with everything `asks` asks for
+    /// (`grader check`'s extra runs: a trace, the grader's `legal`).
+    pub fn test_asking(&mut self, case: &Case, function: Function, asks: Asks) -> JudgedTest {
+        run_test_asking(
+            &mut self.sandbox,
+            self.code.path(),
+            self.kind,
+            case,
+            function,
+            self.plan,
+            asks,
         )
     }
 

@@ -634,6 +634,7 @@ mod tests {
             },
             python: None,
             trace: false,
+            reference_legal: false,
         };
         let sandbox = SandboxPlan {
             uid: Some(61_000),

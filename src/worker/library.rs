@@ -91,6 +91,18 @@ impl CLibrary {
         })
     }
 
+    /// `grader check`'s experiment: makes the library's own calls of
+    /// `legal` call the grader's instead (see [`super::interpose`]), for
+    /// a test of boxes of side `n`; `file` is the library's file, read to
+    /// find the slots. The grader's tests of `legal` still call the
+    /// student's (`self.legal`, resolved before).
+    ///
+    /// # Errors
+    /// Why it is not possible (no PLT slot for `legal`, not x86-64 Linux).
+    pub(crate) fn stand_in_legal(&self, file: &Path, n: usize) -> Result<usize, String> {
+        super::interpose::redirect_legal(file, self.legal as usize, n)
+    }
+
     /// Copies `board`'s cells into the scratch buffer and returns a pointer
     /// to them.
     fn scratch_copy(&self, board: &Board) -> std::cell::RefMut<'_, Vec<u8>> {

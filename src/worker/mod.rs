@@ -23,6 +23,7 @@
 
 mod clock;
 mod identity;
+mod interpose;
 mod landlock;
 /// The student's shared library as a [`sudoku_lab::Sudoku`]; public so the
 /// `sandbox` bench can call the same code in-process, unconfined.
@@ -147,8 +148,9 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
             return;
         }
     };
-    drop(code);
     send(&WorkerMessage::Loaded);
+    stand_in_legal(&library, request, &load_path);
+    drop(code);
 
     if let Some(allow) = allow {
         // On every thread: the constructor may have started some.
@@ -158,6 +160,32 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     }
 
     answer(&library, request)
+}
+
+/// For `grader check`'s experiment ([`crate::protocol::WorkerRequest::reference_legal`]),
+/// puts the grader's `legal` in place of the library's (at `load_path`,
+/// still readable: before the allow list, and before the fd it may go
+/// through is closed); when that is not possible, says why and ends the
+/// test without running `solve`.
+fn stand_in_legal(
+    library: &library::CLibrary,
+    request: &crate::protocol::WorkerRequest,
+    load_path: &Path,
+) {
+    if !request.reference_legal {
+        return;
+    }
+    let crate::check::Probe::Solve { n, .. } = &request.probe else {
+        return;
+    };
+    if let Err(reason) = library.stand_in_legal(load_path, *n) {
+        send(&WorkerMessage::LegalSwap(crate::protocol::LegalSwap {
+            not_possible: Some(reason),
+            calls: 0,
+            strange: 0,
+        }));
+        sys::exit_now(0);
+    }
 }
 
 /// Asks the loaded library the test's question, reports the answer (and
@@ -176,6 +204,14 @@ fn answer(library: &library::CLibrary, request: &crate::protocol::WorkerRequest)
         probe => crate::check::execute(library, probe),
     };
     let time_ms = start.elapsed().as_secs_f64() * 1000.0;
+    if request.reference_legal {
+        let (calls, strange) = interpose::calls();
+        send(&WorkerMessage::LegalSwap(crate::protocol::LegalSwap {
+            not_possible: None,
+            calls,
+            strange,
+        }));
+    }
     match result {
         Ok(response) => send(&WorkerMessage::Done { response, time_ms }),
         Err(err) => send(&WorkerMessage::WorkerFailed {

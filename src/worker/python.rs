@@ -169,6 +169,10 @@ struct HarnessRequest<'a> {
     trace: bool,
     /// The most writes to record.
     trace_cap: usize,
+    /// Run `solve` with the grader's `legal` as the module's global
+    /// `legal` (`WorkerRequest::reference_legal`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    reference_legal: bool,
     /// The test's CPU rlimit in seconds (soft; hard is one more), for a
     /// child of the test zygote, which sets its own.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -193,6 +197,7 @@ pub fn harness_input(
         probe,
         trace,
         trace_cap: TRACE_CAP,
+        reference_legal: false,
         cpu_limit_s: None,
     })
 }
@@ -229,6 +234,7 @@ pub(super) fn zygote_line(input: &WorkerInput) -> Result<Vec<u8>, PrepareError> 
         probe: &request.probe,
         trace: true,
         trace_cap: TRACE_CAP,
+        reference_legal: request.reference_legal,
         cpu_limit_s: Some(request.limits.time_limit_ms.div_ceil(1000).max(1)),
     })
     .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
@@ -364,8 +370,16 @@ pub fn prepare(input: &WorkerInput) -> Result<PreparedPython, PrepareError> {
         PrepareError::Grader("the request names no Python interpreter".to_string())
     })?;
     let (name, source) = student_source(input)?;
-    let json = harness_input(&name, &source, &request.probe, true)
-        .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
+    let json = serde_json::to_vec(&HarnessRequest {
+        name: &name,
+        source: &source,
+        probe: &request.probe,
+        trace: true,
+        trace_cap: TRACE_CAP,
+        reference_legal: request.reference_legal,
+        cpu_limit_s: None,
+    })
+    .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
     let memfd = memfd(&json)
         .map_err(|err| PrepareError::Grader(format!("cannot hand the request to Python: {err}")))?;
     let argv = interpreter_argv(&interpreter, &[])?;

@@ -9,7 +9,9 @@
 # library's test child writes (loading, loaded, load_error, trace, exception,
 # done). For solve, the board is a list of TraceRow lists that records every
 # cell write, and the module's global `solve` is wrapped to record calls and
-# returns, so the grader can replay the search.
+# returns, so the grader can replay the search. For grader check's experiment
+# (the request's "reference_legal"), the module's global `legal` is the
+# grader's own before solve runs (see reference_legal below).
 
 import binascii
 import json
@@ -259,6 +261,85 @@ def takes_n(function, positional):
     return "n" in params or len(params) > positional
 
 
+# ---------------------------------------------------------------- the grader's legal
+
+# grader check's experiment (the request's "reference_legal"): the student's
+# solve run with the grader's legal as the module's global legal, which the
+# student's solve looks up at call time. Counted: calls, and calls whose
+# arguments are not the lab's (another n, a cell off the board, a digit
+# outside 1..N, a board of another shape), answered False: a run with any
+# proves nothing.
+SWAP = [0, 0]
+NO_DEFAULT = object()
+
+
+def default_n(function):
+    """The student's default for legal's n (by name, else the fifth
+    positional parameter), or NO_DEFAULT."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return NO_DEFAULT
+    positional = code.co_varnames[:code.co_argcount]
+    defaults = getattr(function, "__defaults__", None) or ()
+    at = positional.index("n") if "n" in positional else 4 if len(positional) > 4 else None
+    if at is not None:
+        first_default = len(positional) - len(defaults)
+        return defaults[at - first_default] if at >= first_default else NO_DEFAULT
+    kwdefaults = getattr(function, "__kwdefaults__", None) or {}
+    return kwdefaults.get("n", NO_DEFAULT)
+
+
+def the_rule(board, r, c, v, n, test_n):
+    """The lab's rule: v is not already in row r, column c or the n x n box
+    of (r, c), the cell itself not counted. n is None for a legal without
+    one: the board's size tells it."""
+    SWAP[0] += 1
+    side = test_n * test_n
+    try:
+        if n is None:
+            n = test_n if len(board) == side else None
+        lab = (type(n) is int and n == test_n and type(r) is int and type(c) is int
+               and type(v) is int and 0 <= r < side and 0 <= c < side and 1 <= v <= side
+               and len(board) == side and len(board[r]) == side)
+        if not lab:
+            SWAP[1] += 1
+            return False
+        row = board[r]
+        for i in range(side):
+            if (i != c and row[i] == v) or (i != r and board[i][c] == v):
+                return False
+        br, bc = n * (r // n), n * (c // n)
+        for i in range(br, br + n):
+            cells = board[i]
+            for j in range(bc, bc + n):
+                if (i, j) != (r, c) and cells[j] == v:
+                    return False
+        return True
+    except BaseException:
+        # A board of another shape (a short row): not the lab's question.
+        SWAP[1] += 1
+        return False
+
+
+def reference_legal(student_legal, test_n):
+    """The grader's legal with the student's legal's signature: with an n
+    (the student's default for it, if any) or without one (n then from the
+    board's size)."""
+    if not takes_n(student_legal, 4):
+        def legal(board, r, c, v):
+            return the_rule(board, r, c, v, None, test_n)
+        return legal
+    default = default_n(student_legal)
+    if default is NO_DEFAULT:
+        def legal(board, r, c, v, n):
+            return the_rule(board, r, c, v, n, test_n)
+        return legal
+
+    def legal(board, r, c, v, n=default):
+        return the_rule(board, r, c, v, n, test_n)
+    return legal
+
+
 def load():
     send({"type": "loading"})
     module = {"__name__": "__student__", "__file__": NAME, "__builtins__": __builtins__}
@@ -336,12 +417,17 @@ def run(module, probe):
         event(1 if result is False else 2 if result is True else 3)
         return result
 
+    swap = REQUEST.get("reference_legal", False)
+    if swap:
+        module["legal"] = reference_legal(module["legal"], n)
     module["solve"] = traced_solve if REQUEST["trace"] else solve
     board = trace_board(rows_of(n, args["board"])) if REQUEST["trace"] else rows_of(n, args["board"])
     entry = module["solve"]
     solved = entry(board, n) if with_n else entry(board)
     if REQUEST["trace"]:
         send({"type": "trace", "trace": {"records": LOG.hex(), "capped": CAPPED}})
+    if swap:
+        send({"type": "legal_swap", "not_possible": None, "calls": SWAP[0], "strange": SWAP[1]})
     return {"function": "solve", "args": {"solved": bool(solved), "board": flat(board)}}
 
 

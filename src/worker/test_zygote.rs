@@ -277,11 +277,12 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
     };
+    super::send(&WorkerMessage::Loaded);
+    super::stand_in_legal(&library, request, &confined.load_path);
     if let Some(file) = &confined.file {
         use std::os::fd::AsRawFd;
         sys::close(file.as_raw_fd());
     }
-    super::send(&WorkerMessage::Loaded);
     if let Some(tighten) = &confined.tighten {
         // On every thread: the constructor may have started some.
         if let Err(err) = seccomp::apply_all_threads(tighten) {

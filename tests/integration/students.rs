@@ -369,6 +369,16 @@ const HINTS: &[(&str, &str)] = &[
     ("macro-clash", "that macro defines legal"),
     ("helpers-first", "make those pass first"),
     ("full-board-false", "on a board with no empty cell"),
+    // Blame across functions on evidence: a run of the student's solve
+    // with the grader's own legal passed, or still failed.
+    (
+        "legal-swap-passes",
+        "with the grader's own legal in place of yours, your solve passes",
+    ),
+    (
+        "legal-swap-fails",
+        "your solve fails even with a correct legal",
+    ),
 ];
 
 /// The hint table: for each fixture, the hints of [`HINTS`] that must
@@ -381,7 +391,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("c-listing.c", &[], &[]),
     (
         "bug-box-origin.c",
-        &["wrong-box", "gave-up", "helpers-first"],
+        &["wrong-box", "gave-up", "helpers-first", "legal-swap-passes"],
         &[],
     ),
     (
@@ -398,7 +408,17 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("bug-legal-no-box.c", &["no-box"], &[]),
     (
         "bug-legal-no-column.c",
-        &["illegal-write", "no-column", "no-solution"],
+        &[
+            "illegal-write",
+            "no-column",
+            "no-solution",
+            "legal-swap-passes",
+        ],
+        &[],
+    ),
+    (
+        "bug-legal-no-column-no-clear.c",
+        &["leftover", "no-column", "no-solution", "legal-swap-fails"],
         &[],
     ),
     ("bug-no-clear.c", &["leftover"], &[]),
@@ -421,7 +441,12 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("py-solves-copy.py", &["copy-first", "copy-proved"], &[]),
     (
         "py-legal-no-column.py",
-        &["no-column", "illegal-write"],
+        &["no-column", "illegal-write", "legal-swap-passes"],
+        &[],
+    ),
+    (
+        "py-solve-inline-rules.py",
+        &["illegal-write", "no-box"],
         &[],
     ),
     (
@@ -464,7 +489,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     // crashes and wrong answers; its illegal writes quote legal's rule.
     (
         "py-fixed-4x4.py",
-        &["size", "illegal-write"],
+        &["size", "illegal-write", "legal-swap-fails"],
         &["rule-forbids", "gave-up", "no-solution"],
     ),
     // No test runs: the build or load error and its hint.
@@ -1070,4 +1095,130 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
         shown.contains("holds no submission: it holds notes.txt, sudoku.rs (a .rs file alone is not a crate: upload Cargo.toml with src/); put one .c, .py, .ipynb or .so file in it, or make it a crate with Cargo.toml"),
         "{shown}"
     );
+}
+
+/// Blame crosses from `solve` to `legal` only on evidence: `grader check`
+/// runs the failing `solve` once more with the grader's own `legal` in
+/// place of the student's. A `legal` without the column check under a
+/// right `solve` (C, Python) is proven the cause; a `solve` that checks
+/// the rules itself never calls the grader's `legal`, and nothing is said;
+/// a wrong `legal` beside a `solve` that never clears still fails with the
+/// grader's `legal`, and `legal` is not blamed. The runs themselves, in a
+/// child of the test zygote and in a child of init: the stand-in is called
+/// where `solve` calls `legal`, never where it does not.
+#[test]
+fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
+    use grader::runner::grade::{Asks, run_test_asking};
+
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    for name in [
+        "bug-legal-no-column.c",
+        "py-legal-no-column.py",
+        "py-solve-inline-rules.py",
+        "bug-legal-no-column-no-clear.c",
+    ] {
+        let (status, shown) = check_fixture(&kit, &cases, name);
+        assert_eq!(status, 1, "{name}: {shown}");
+        assert_hints(name, &shown);
+    }
+    // For editors, in the JSON: what was proven, and of which case.
+    let path = fixture("bug-legal-no-column.c");
+    let out = kit.grader(
+        ".",
+        &[
+            "check",
+            "--json",
+            "--cases",
+            cases.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["legal_swap"]["proven"], "from_legal", "{doc}");
+    assert_eq!(doc["legal_swap"]["case"], "campus-clash", "{doc}");
+
+    let asks = Asks {
+        reference_legal: true,
+        ..Asks::default()
+    };
+    // A library test runs in a child of the test zygote, or, without one,
+    // in a child of init that confines itself: the stand-in works in both.
+    for zygote in [true, false] {
+        let mut plan = plan_for(case::builtin());
+        plan.sandbox.test_zygote = zygote;
+        for (name, kind, case_name, calls_legal, passes) in [
+            (
+                "bug-legal-no-column.c",
+                SubmissionKind::C,
+                "campus-clash",
+                true,
+                true,
+            ),
+            (
+                "py-legal-no-column.py",
+                SubmissionKind::Python,
+                "campus-clash",
+                true,
+                true,
+            ),
+            (
+                "py-solve-inline-rules.py",
+                SubmissionKind::Python,
+                "campus-clash",
+                false,
+                false,
+            ),
+            (
+                "bug-legal-no-column-no-clear.c",
+                SubmissionKind::C,
+                "campus-dead-end",
+                true,
+                false,
+            ),
+        ] {
+            let (mut sandbox, code) = built(name, &plan);
+            let case = campus_case(case_name);
+            let real = run_test_judged(
+                &mut sandbox,
+                code.path(),
+                kind,
+                &case,
+                Function::Solve,
+                &plan,
+            );
+            assert_eq!(real.report.verdict, Verdict::Wrong, "{name} on {case_name}");
+            assert_eq!(real.legal_swap, None, "{name}: a test never swaps legal");
+            let swapped = run_test_asking(
+                &mut sandbox,
+                code.path(),
+                kind,
+                &case,
+                Function::Solve,
+                &plan,
+                asks,
+            );
+            let said = swapped
+                .legal_swap
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name} (zygote {zygote}): no word of the experiment"));
+            assert_eq!(said.not_possible, None, "{name} (zygote {zygote})");
+            assert_eq!(
+                said.calls > 0,
+                calls_legal,
+                "{name} (zygote {zygote}): {said:?}"
+            );
+            assert_eq!(said.strange, 0, "{name} (zygote {zygote}): {said:?}");
+            let verdict = if passes {
+                Verdict::Pass
+            } else {
+                Verdict::Wrong
+            };
+            assert_eq!(
+                swapped.report.verdict, verdict,
+                "{name} (zygote {zygote}): {}",
+                swapped.report.message
+            );
+        }
+    }
 }
