@@ -520,11 +520,17 @@ fn failure_message(run: &CheckRun, test: &TestReport) -> String {
         .tests
         .iter()
         .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
-    if test.function == Function::Solve
+    let gave_up = test.function == Function::Solve
         && test.check == Some(Check::SolveGaveUp)
-        && helpers_fail
-        && message.starts_with("solve returned false and left the board as it was passed in")
-    {
+        && message.starts_with("solve returned false and left the board as it was passed in");
+    // The run with the grader's legal proved the cause: the fact is enough.
+    let legal_proven = run.legal_swap.as_ref().is_some_and(|s| {
+        s.case == test.case && s.proven == crate::runner::legal_swap::Proven::FromLegal
+    });
+    if gave_up && legal_proven {
+        return fact(&message).to_string();
+    }
+    if gave_up && helpers_fail {
         return format!(
             "{}: your legal or find_empty fails its own tests above, and a solve that asks them \
              acts on their wrong answers: make those pass first",

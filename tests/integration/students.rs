@@ -391,7 +391,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("c-listing.c", &[], &[]),
     (
         "bug-box-origin.c",
-        &["wrong-box", "gave-up", "helpers-first", "legal-swap-passes"],
+        &["wrong-box", "gave-up", "legal-swap-passes"],
         &[],
     ),
     (
