@@ -141,6 +141,9 @@ checks! {
     SolveTraceClearedSolution = "solve.trace.cleared_solution", "solve",
         checks "the search keeps a complete board once found (explains a failure)",
         means "a hint: the board was complete, then a cell was cleared (a clear after the recursive call returned true)";
+    SolveTraceTooDeep = "solve.trace.too_deep", "solve",
+        checks "the search nests no deeper than a search that fills a cell a call (explains a crash, in `grader check`)",
+        means "`solve` called itself deeper than any search needs, and the write watch stopped it: what it wrote before";
 }
 
 impl Check {

@@ -92,6 +92,12 @@ pub struct WriteTrace {
     /// Who recorded it, which says how a student writes a cell.
     #[serde(default)]
     pub source: TraceSource,
+    /// The write watch stopped `solve` at this many nested calls, more
+    /// than a search needs (an endless recursion; see `grader_watch`'s
+    /// `DeepStop`): the trace ends with that call. Read for the write
+    /// watch only, and only to word a failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_deep: Option<u32>,
 }
 
 /// Who recorded a [`WriteTrace`].
@@ -691,6 +697,12 @@ pub(crate) fn judge(
             }
         }
     }
+    if let Some(depth) = trace
+        .stopped_deep
+        .filter(|_| trace.source == TraceSource::WriteWatch)
+    {
+        return Err(too_deep(&givens, &board, &last, depth, &words));
+    }
     if capped {
         return Ok(summary);
     }
@@ -768,6 +780,79 @@ pub(crate) fn judge(
         }
     }
     Ok(summary)
+}
+
+/// What fits a recursion that changed no cell, most likely first (a
+/// write of the value a cell holds changes nothing, so none is seen).
+pub(crate) const NO_CHANGE_CAUSES: &str = "most likely it calls itself before it writes; or it \
+     writes where that digit already is (at another cell than find_empty's: a given, say), or \
+     writes 0 (a digit loop that starts at 0)";
+
+/// The write watch stopped `solve` at `depth` nested calls (see
+/// [`WriteTrace::stopped_deep`]), with `board` as the writes left it: no
+/// write at all means it recursed before writing (or wrote 0, which is no
+/// write); writes, with the first empty cell never written, mean the
+/// digits went to other cells than the one a find_empty like the
+/// listing's returns. What was seen is said as fact, the cause as what
+/// fits.
+fn too_deep(
+    givens: &Board,
+    board: &Board,
+    last: &[Option<LastWrite>],
+    depth: u32,
+    words: &Words,
+) -> Failure {
+    let side = givens.side();
+    let empty = givens.empty_cells().count();
+    let seen = format!(
+        "solve called itself {depth} deep, and the grader stopped it there (a board with {empty} \
+         empty cell{} needs at most {} nested calls of a search that fills a cell a call; \
+         unwatched, this recursion runs until the stack overflows)",
+        if empty == 1 { "" } else { "s" },
+        empty + 1
+    );
+    let written: Vec<usize> = (0..side * side).filter(|&i| last[i].is_some()).collect();
+    let Some(&latest) = written.iter().max_by_key(|&&i| last[i].map(|w| w.step)) else {
+        return Failure::new(
+            Check::SolveTraceTooDeep,
+            format!(
+                "{seen}, and no cell of the board changed: {NO_CHANGE_CAUSES}; write a digit from 1 \
+                 to N into the cell find_empty returned, then call solve"
+            ),
+        )
+        .on(board, givens.empty_cells().next());
+    };
+    // The first empty cell when it was stopped: where a find_empty like
+    // the listing's points.
+    let never = board
+        .empty_cells()
+        .next()
+        .filter(|&(r, c)| last[r * side + c].is_none());
+    let mut latest_first = written.clone();
+    latest_first.sort_by_key(|&i| std::cmp::Reverse(last[i].map_or(0, |w| w.step)));
+    let cells: Vec<String> = latest_first
+        .iter()
+        .take(3)
+        .map(|&i| cell(i / side, i % side))
+        .collect();
+    let message = match never {
+        Some((r, c)) => format!(
+            "{seen}: its last writes went to {}, but {}, the first empty cell when it was stopped, \
+             was never written: most likely the write lands on another cell than the one \
+             find_empty returned, so find_empty returns that cell again and again (check the \
+             write's index: {})",
+            cells.join(", "),
+            cell(r, c),
+            words.index
+        ),
+        None => format!(
+            "{seen}: its last write was {} at {}; each call must fill the cell find_empty returned \
+             before it calls solve",
+            shown(board.get(latest / side, latest % side)),
+            cell(latest / side, latest % side)
+        ),
+    };
+    Failure::new(Check::SolveTraceTooDeep, message).on(board, never)
 }
 
 /// How the hint of [`misplaced`] for a first illegal write deeper than
@@ -856,6 +941,8 @@ struct Words {
     off_board: &'static str,
     /// The digit loop that reaches N, as the language spells it.
     digit_loop: &'static str,
+    /// How a cell's write is indexed.
+    index: &'static str,
 }
 
 impl Words {
@@ -869,6 +956,7 @@ impl Words {
                            write cells with board[r][c] = v",
                 off_board: "write cells with board[r][c] = v and leave the board's rows as they are",
                 digit_loop: "for v in range(1, N + 1), not range(1, N)",
+                index: "board[r][c] = v",
             },
             TraceSource::RustBoard => Words {
                 falsy: "false",
@@ -877,6 +965,7 @@ impl Words {
                 untraced: "the board was changed some other way; write cells with board.set(r, c, v)",
                 off_board: "write cells with board.set(r, c, v)",
                 digit_loop: "for v in 1..=N, not 1..N",
+                index: "board.set(r, c, v)",
             },
             TraceSource::WriteWatch => Words {
                 falsy: "false",
@@ -886,6 +975,7 @@ impl Words {
                            (a system call, or the memory's protection changed); write cells with board[r * N + c] = v",
                 off_board: "write only the board's N*N cells",
                 digit_loop: "loop while v <= N, not v < N",
+                index: "board[r * N + c] = v, with N = n * n",
             },
         }
     }
@@ -1076,6 +1166,7 @@ mod tests {
             records: parts.concat(),
             capped: false,
             source: TraceSource::Python,
+            stopped_deep: None,
         }
     }
 
@@ -1211,7 +1302,49 @@ mod tests {
             records: parts.concat(),
             capped: false,
             source,
+            stopped_deep: None,
         }
+    }
+
+    #[test]
+    fn a_recursion_the_watch_stopped_says_what_it_wrote() {
+        // Calls on calls and no change: recursing before writing.
+        let calls: Vec<String> = (1..=12).map(|_| event(0)).collect();
+        let mut stopped = trace(&calls);
+        stopped.source = TraceSource::WriteWatch;
+        stopped.stopped_deep = Some(12);
+        let err = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &stopped).expect_err("a finding");
+        assert_eq!(err.check, Check::SolveTraceTooDeep);
+        assert!(
+            err.message.starts_with("solve called itself 12 deep"),
+            "{}",
+            err.message
+        );
+        assert!(err.message.contains(NO_CHANGE_CAUSES), "{}", err.message);
+        // A digit written at (row 0, col 2) again and again while (row 0,
+        // col 1), the first empty cell, stays empty: a misplaced write.
+        let mut parts = vec![event(0), write(0, 2, 0, 3, 1), event(0)];
+        parts.extend((0..10).map(|_| event(0)));
+        let mut misplaced = trace(&parts);
+        misplaced.source = TraceSource::WriteWatch;
+        misplaced.stopped_deep = Some(12);
+        let mut after = CAMPUS;
+        after[2] = 3;
+        let err = judge(&campus(), 2, &CAMPUS, false, &after, &misplaced).expect_err("a finding");
+        assert!(
+            err.message.contains("its last writes went to (row 0, col 2), but (row 0, col 1), the first empty cell when it was stopped, was never written"),
+            "{}",
+            err.message
+        );
+        // Only the write watch stops a search: a Python trace's claim is
+        // not read.
+        let mut python = trace(&calls);
+        python.stopped_deep = Some(12);
+        let said = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &python);
+        assert!(
+            !said.is_err_and(|e| e.check == Check::SolveTraceTooDeep),
+            "a Python trace cannot stop a search"
+        );
     }
 
     #[test]
@@ -1566,6 +1699,7 @@ mod tests {
                 records: records.to_string(),
                 capped: false,
                 source: TraceSource::Python,
+                stopped_deep: None,
             };
             let err = judge(&campus(), 2, &CAMPUS, true, &CAMPUS, &bad).unwrap_err();
             assert_eq!(err.check, "solve.trace", "{records}: {err}");

@@ -173,6 +173,20 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                 if step.is_none() && traced.is_some() {
                     step = first_step(session, case, case);
                 }
+                // A recursion that changed no cell of the small board
+                // (its one write may have hit a cell holding that digit)
+                // can show its misplaced writes on the case itself.
+                if traced.is_some()
+                    && step
+                        .as_ref()
+                        .is_some_and(|s| s.message.contains(crate::check::trace::NO_CHANGE_CAUSES))
+                {
+                    if let Some(on_case) = first_step(session, case, case)
+                        .filter(|s| !s.message.contains(crate::check::trace::NO_CHANGE_CAUSES))
+                    {
+                        step = Some(on_case);
+                    }
+                }
                 first_steps.extend(step);
             }
         }

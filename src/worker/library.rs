@@ -174,10 +174,15 @@ pub fn solve_traced(
     let (solved, trace) = match library.solve_traced {
         Some(traced) => recorded_solve(traced, &mut board),
         None => {
+            let stop = grader_watch::DeepStop {
+                depth: deepest_search(&board),
+                then: stopped_too_deep,
+            };
             // SAFETY: `library.solve` is the loaded library's `solve`, and
             // `library` keeps it loaded for the call.
-            let watched =
-                unsafe { grader_watch::solve_watched(library.solve, &mut board, WATCH_CAP) };
+            let watched = unsafe {
+                grader_watch::solve_watched(library.solve, &mut board, WATCH_CAP, Some(stop))
+            };
             match watched {
                 Ok((solved, trace)) => (solved, Some(watched_trace(&trace))),
                 Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
@@ -206,7 +211,36 @@ fn watched_trace(trace: &grader_watch::Trace) -> WriteTrace {
         records,
         capped: trace.capped,
         source: crate::check::TraceSource::WriteWatch,
+        stopped_deep: None,
     }
+}
+
+/// The most nested calls of `solve` the watch lets run on `board`: a
+/// search that fills one cell a call needs one more than the empty cells;
+/// this allows a call a digit at each, more than any search the lab
+/// teaches and far less than a stack holds.
+fn deepest_search(board: &Board) -> usize {
+    (board.empty_cells().count() + 1) * board.side() + 1
+}
+
+/// The watch's [`grader_watch::DeepStop`]: `solve` nested deeper than
+/// [`deepest_search`], an endless recursion whose stack overflow would lose
+/// the trace. Reports the trace so far, marked with the depth, and the
+/// board as it is (with `false`: solve never returned) as the test's
+/// answer, and ends the test. Only `grader check`'s traced run gets here;
+/// its verdict stays the untraced run's.
+fn stopped_too_deep(cells: &[u8], trace: grader_watch::Trace, depth: usize) -> ! {
+    let mut trace = watched_trace(&trace);
+    trace.stopped_deep = Some(u32::try_from(depth).unwrap_or(u32::MAX));
+    super::send(&crate::protocol::WorkerMessage::Trace { trace });
+    super::send(&crate::protocol::WorkerMessage::Done {
+        response: Response::Solve {
+            solved: false,
+            board: cells.to_vec(),
+        },
+        time_ms: 0.0,
+    });
+    super::sys::exit_now(0)
 }
 
 /// Calls the Rust lab crate's recording `solve` on `board`.
@@ -237,6 +271,7 @@ fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<Wri
         records: records.iter().map(|b| format!("{b:02x}")).collect(),
         capped: status & sudoku_lab::ffi::TRACED_CAPPED != 0,
         source: crate::check::TraceSource::RustBoard,
+        stopped_deep: None,
     };
     (solved, Some(trace))
 }

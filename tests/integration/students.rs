@@ -309,7 +309,7 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ),
     ("bug-clear-after-success.c", "but solve then cleared"),
     ("bug-swapped-coordinates.c", "row and column swapped"),
-    ("bug-index-with-n.c", "a write at another cell"),
+    ("bug-index-with-n.c", "the write lands on another cell"),
 ];
 
 /// Every hint `grader check` can give, by a phrase only that hint says.
@@ -361,6 +361,9 @@ const HINTS: &[(&str, &str)] = &[
         "without writing a digit, though every empty cell",
     ),
     ("swapped", "the cell written with row and column swapped"),
+    ("too-deep", "and the grader stopped it there"),
+    ("misplaced-write", "the write lands on another cell"),
+    ("no-change", "no cell of the board changed"),
     ("n-index", "uses n where N belongs"),
     ("recursive-args", "passes other arguments than solve got"),
     ("base-case-proved", "which a search on a copy would not do"),
@@ -425,7 +428,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("bug-out-of-range.c", &["range"], &[]),
     ("bug-overwrites-givens.c", &["given", "given-changed"], &[]),
     ("bug-partial-clear.c", &["leftover"], &[]),
-    ("bug-recurse-without-write.c", &["stack"], &[]),
+    (
+        "bug-recurse-without-write.c",
+        &["stack", "too-deep", "no-change"],
+        &[],
+    ),
     (
         "bug-solve-always-true.c",
         &["in-place", "no-solution", "true-empty"],
@@ -476,7 +483,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &["swapped", "illegal-write", "gave-up", "stack"],
         &[],
     ),
-    ("bug-index-with-n.c", &["stack"], &[]),
+    (
+        "bug-index-with-n.c",
+        &["stack", "too-deep", "misplaced-write"],
+        &[],
+    ),
     // On the public cases: these pass every campus board.
     ("bug-early-return-false.c", &["early-first", "gave-up"], &[]),
     ("py-early-return-false.py", &["early-first"], &[]),
@@ -532,11 +543,11 @@ fn assert_hints(name: &str, shown: &str) {
 }
 
 /// The C bug fixtures whose failing `solve` breaks a rule the write watch
-/// can see on the campus cases, and what the first rule-breaking step must
-/// say. The others fail by their end state only (a `legal` without the box
-/// check passes `solve` on the campus boards; a loop bound leaves nothing
-/// to try on its one-cell board; a crash ends the trace) or do not fail
-/// `solve`.
+/// can see on the campus cases (an endless recursion included: the watch
+/// stops it before the stack overflows), and what the first rule-breaking
+/// step must say. The others fail by their end state only (a `legal`
+/// without the box check passes `solve` on the campus boards) or do not
+/// fail `solve`.
 const FIRST_STEPS: &[(&str, &str)] = &[
     (
         "bug-find-empty-never-none.c",
@@ -553,6 +564,11 @@ const FIRST_STEPS: &[(&str, &str)] = &[
     ("bug-base-case-inverted.c", "its base case returns true"),
     ("bug-clear-after-success.c", "but solve then cleared"),
     ("bug-swapped-coordinates.c", "row and column swapped"),
+    ("bug-index-with-n.c", "the write lands on another cell"),
+    (
+        "bug-recurse-without-write.c",
+        "no cell of the board changed",
+    ),
 ];
 
 /// The line after the "first step" heading of `grader check`'s output.

@@ -93,11 +93,28 @@ pub unsafe fn solve_watched(
     solve: SolveFn,
     board: &mut Board,
     cap: usize,
+    stop: Option<DeepStop>,
 ) -> Result<(bool, Trace), String> {
     // One watch at a time in this process: the handlers and their state are
     // process-wide.
     let _guard = imp::LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    imp::run(solve, board, cap)
+    imp::run(solve, board, cap, stop)
+}
+
+/// What the watch does when `solve` nests deeper than `depth` active
+/// calls (a search that fills one cell a call never does; an endless
+/// recursion would end in a stack overflow that loses the trace): instead
+/// of that call, `then` runs, on the student's stack, with the board's
+/// cells as they are, the trace so far (its last record that call) and the
+/// depth reached. The watch's handlers are gone by then; the student's
+/// frames below it are abandoned, so `then` must end the process.
+/// Followed only where the calls are (see the module doc).
+#[derive(Clone, Copy, Debug)]
+pub struct DeepStop {
+    /// The most active calls of `solve` let run.
+    pub depth: usize,
+    /// What ends the process in place of the next call.
+    pub then: fn(&[u8], Trace, usize) -> !,
 }
 
 /// Runs `solve` on `board` under the watch, recording at most `cap` writes.
@@ -112,8 +129,9 @@ pub unsafe fn solve_watched(
     solve: SolveFn,
     board: &mut Board,
     cap: usize,
+    stop: Option<DeepStop>,
 ) -> Result<(bool, Trace), String> {
-    let _ = (solve, board, cap);
+    let _ = (solve, board, cap, stop);
     Err("the write watch needs Linux on x86-64".to_string())
 }
 
@@ -125,7 +143,7 @@ mod imp {
 
     use sudoku_lab::Board;
 
-    use super::{RECORD_BYTES, SolveFn, Trace};
+    use super::{DeepStop, RECORD_BYTES, SolveFn, Trace};
 
     /// Serialises [`super::solve_watched`] calls.
     pub(super) static LOCK: Mutex<()> = Mutex::new(());
@@ -249,6 +267,20 @@ mod imp {
         frames: [const { AtomicUsize::new(0) }; MAX_FRAMES],
         depth: AtomicUsize::new(0),
         reinsert: AtomicUsize::new(0),
+    };
+
+    /// The [`DeepStop`] of the running watch: the depth (0: none), `then`
+    /// as an address, and the depth reached when it fired.
+    struct Stop {
+        depth: AtomicUsize,
+        then: AtomicUsize,
+        reached: AtomicUsize,
+    }
+
+    static STOP: Stop = Stop {
+        depth: AtomicUsize::new(0),
+        then: AtomicUsize::new(0),
+        reached: AtomicUsize::new(0),
     };
 
     /// The SIGSEGV and SIGTRAP dispositions from before the watch.
@@ -584,7 +616,14 @@ mod imp {
         if EVENTS.on.load(Ordering::SeqCst) && EVENTS.thread.load(Ordering::SeqCst) == me {
             if slot == 0 {
                 // SAFETY: per the contract.
-                unsafe { called(context) };
+                if unsafe { called(context) } {
+                    // Too deep: the handler returns into `stopped`, in
+                    // place of this call of solve (its entry's stack is a
+                    // function's entry's).
+                    // SAFETY: per the contract.
+                    unsafe { set_rip(context, stopped as extern "C" fn() -> ! as usize) };
+                    return;
+                }
             } else {
                 // SAFETY: per the contract.
                 unsafe { returned(context) };
@@ -610,16 +649,24 @@ mod imp {
     ///
     /// # Safety
     /// As for [`breakpoint`].
-    unsafe fn called(context: *mut libc::c_void) {
+    unsafe fn called(context: *mut libc::c_void) -> bool {
         // SAFETY: per the contract.
         let rsp = unsafe { register(context, libc::REG_RSP) };
         let depth = EVENTS.depth.load(Ordering::SeqCst);
         if depth >= MAX_FRAMES {
-            return events_off();
+            events_off();
+            return false;
         }
         EVENTS.frames[depth].store(rsp, Ordering::SeqCst);
         EVENTS.depth.store(depth + 1, Ordering::SeqCst);
         append_event(0, depth + 1);
+        let limit = STOP.depth.load(Ordering::SeqCst);
+        if limit > 0 && depth + 1 > limit && STOP.then.load(Ordering::SeqCst) != 0 {
+            STOP.reached.store(depth + 1, Ordering::SeqCst);
+            events_off();
+            WATCH.state.store(OFF, Ordering::SeqCst);
+            return true;
+        }
         // SAFETY: at a function's entry the stack pointer points at the
         // return address the call pushed (an entry reached some other way
         // with a bad stack would have faulted on its first push anyway).
@@ -632,11 +679,12 @@ mod imp {
             || !(lo..hi).contains(&back)
             || breakpoint_at(back).is_some()
         {
-            return;
+            return false;
         }
         let count = EVENTS.count.load(Ordering::SeqCst);
         if count >= MAX_BREAKPOINTS {
-            return events_off();
+            events_off();
+            return false;
         }
         // SAFETY: `back` is inside the writable text (checked above).
         let byte = unsafe { text_byte(back) };
@@ -644,6 +692,7 @@ mod imp {
         EVENTS.at[count].store(back, Ordering::SeqCst);
         EVENTS.count.store(count + 1, Ordering::SeqCst);
         arm(back);
+        false
     }
 
     /// A return site was reached: a return of the frame whose entry stack
@@ -887,12 +936,51 @@ mod imp {
         }
     }
 
+    /// Where a call too deep goes instead of `solve` (see [`DeepStop`]):
+    /// puts the signal dispositions back, then hands the board and the
+    /// trace so far to `then`, which ends the process.
+    extern "C" fn stopped() -> ! {
+        restore(libc::SIGTRAP, TRAP);
+        restore(libc::SIGSEGV, SEGV);
+        let page = WATCH.page.load(Ordering::SeqCst);
+        let cells = WATCH.cells.load(Ordering::SeqCst);
+        let len = WATCH
+            .len
+            .load(Ordering::SeqCst)
+            .min(WATCH.capacity.load(Ordering::SeqCst));
+        let records = WATCH.records.load(Ordering::SeqCst);
+        // SAFETY: `run` is still running below the student's frames, so the
+        // board page (read-only, `cells` bytes) and the record mapping
+        // (`len` records written) it owns are both mapped.
+        let (board, written) = unsafe {
+            (
+                std::slice::from_raw_parts(page as *const u8, cells),
+                match records.is_null() {
+                    true => &[][..],
+                    false => std::slice::from_raw_parts(records, len * RECORD),
+                },
+            )
+        };
+        let trace = Trace {
+            records: written.to_vec(),
+            capped: WATCH.capped.load(Ordering::SeqCst),
+        };
+        // SAFETY: `run` stored a `fn(&[u8], Trace, usize) -> !` here.
+        let then = unsafe {
+            std::mem::transmute::<usize, fn(&[u8], Trace, usize) -> !>(
+                STOP.then.load(Ordering::SeqCst),
+            )
+        };
+        then(board, trace, STOP.reached.load(Ordering::SeqCst))
+    }
+
     /// [`super::solve_watched`] without the lock, for a caller that holds it
     /// (or a forked child, where nobody else can).
     pub(super) fn run(
         solve: SolveFn,
         board: &mut Board,
         cap: usize,
+        stop: Option<DeepStop>,
     ) -> Result<(bool, Trace), String> {
         let n = board.n();
         let side = board.side();
@@ -951,6 +1039,11 @@ mod imp {
         EVENTS.count.store(0, Ordering::SeqCst);
         EVENTS.depth.store(0, Ordering::SeqCst);
         EVENTS.reinsert.store(0, Ordering::SeqCst);
+        STOP.depth
+            .store(stop.map_or(0, |s| s.depth.max(1)), Ordering::SeqCst);
+        STOP.then
+            .store(stop.map_or(0, |s| s.then as usize), Ordering::SeqCst);
+        STOP.reached.store(0, Ordering::SeqCst);
 
         let stack = AltStack::install()?;
         install(libc::SIGSEGV, SEGV, on_segv)?;
@@ -1162,7 +1255,7 @@ mod tests {
         let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
         // SAFETY: `built` keeps the library that `solve` is from loaded.
         let (solved, trace) =
-            unsafe { super::solve_watched(built.solve, &mut board, cap) }.expect("watch");
+            unsafe { super::solve_watched(built.solve, &mut board, cap, None) }.expect("watch");
         let writes = decode(&trace);
         (solved, board.into_cells(), writes, trace.capped)
     }
@@ -1238,7 +1331,7 @@ mod tests {
         let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
         // SAFETY: `built` keeps the library that `solve` is from loaded.
         let (solved, trace) =
-            unsafe { super::solve_watched(built.solve, &mut board, cap) }.expect("watch");
+            unsafe { super::solve_watched(built.solve, &mut board, cap, None) }.expect("watch");
         (solved, board.into_cells(), decode_all(&trace))
     }
 
@@ -1479,7 +1572,7 @@ bool solve(uint8_t *board, size_t n) {
         in_child(move || {
             let mut board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("board");
             if watch {
-                let _ = imp::run(solve, &mut board, 1000);
+                let _ = imp::run(solve, &mut board, 1000, None);
             } else {
                 // SAFETY: the board's cells, writable, for the call.
                 unsafe { solve(board.cells_mut().as_mut_ptr(), 2) };
@@ -1541,6 +1634,62 @@ bool solve(uint8_t *board, size_t n) {
         // overflow and aborts, watched or not.
         assert_eq!(unwatched, Some(libc::SIGABRT), "the control");
         assert_eq!(watched, unwatched);
+    }
+
+    /// The [`super::DeepStop`] of the test below: exits 40 + the depth
+    /// reached when the trace ends with that call, holds its one write (a
+    /// write of the value a cell holds is none) and a call a depth, and the
+    /// board holds the write.
+    fn stopped_here(board: &[u8], trace: Trace, depth: usize) -> ! {
+        let records = decode_all(&trace);
+        let last_is_the_call = records.last() == Some(&(255, 0, 0, 0, depth as u16));
+        let writes = records.iter().filter(|r| r.0 != 255).count();
+        let calls = records.iter().filter(|r| r.0 == 255 && r.1 == 0).count();
+        let ok = last_is_the_call && writes == 1 && calls == depth && board[1] == 2;
+        // SAFETY: ends this forked child at once.
+        unsafe { libc::_exit(if ok { 40 + depth as i32 } else { 1 }) }
+    }
+
+    #[test]
+    fn a_recursion_deeper_than_the_stop_ends_with_its_trace() {
+        // Writes at another cell than the empty one (a wrong index), then
+        // recurses: endless, and a stack overflow unwatched.
+        let built = build(
+            r#"
+bool solve(uint8_t *board, size_t n) {
+    volatile uint8_t frame[64];
+    for (size_t i = 0; i < sizeof frame; i++) {
+        frame[i] = board[0];
+    }
+    board[1] = 2;
+    bool deeper = solve(board, n);
+    return deeper && frame[n] == 0;
+}
+"#,
+        );
+        let solve = built.solve;
+        let status = in_child(move || {
+            let mut board = Board::from_cells_unchecked_values(2, CAMPUS.to_vec()).expect("board");
+            let stop = super::DeepStop {
+                depth: 5,
+                then: stopped_here,
+            };
+            let _ = imp::run(solve, &mut board, 1000, Some(stop));
+        });
+        assert!(libc::WIFEXITED(status), "{status}");
+        assert_eq!(libc::WEXITSTATUS(status), 46, "the stop fired at depth 6");
+        // A search within the depth runs to its end as without a stop.
+        let fine = build_source(LISTING);
+        let status = in_child(move || {
+            let mut board = Board::from_cells_unchecked_values(2, CAMPUS.to_vec()).expect("board");
+            let stop = super::DeepStop {
+                depth: 9,
+                then: stopped_here,
+            };
+            let (solved, _) = imp::run(fine.solve, &mut board, 1000, Some(stop)).expect("watch");
+            assert!(solved);
+        });
+        assert_eq!(status, 0);
     }
 
     #[test]
