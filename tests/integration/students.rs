@@ -478,6 +478,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &[],
     ),
     ("py-clear-after-success.py", &["cleared-after-success"], &[]),
+    ("py-swapped-coordinates.py", &["swapped", "illegal-write"], &[]),
     (
         "bug-swapped-coordinates.c",
         &["swapped", "illegal-write", "gave-up", "stack"],
@@ -694,6 +695,7 @@ fn the_hint_table_holds_for_python() {
         "py-legal-no-column.py",
         "py-digits-from-zero.py",
         "py-clear-after-success.py",
+        "py-swapped-coordinates.py",
     ] {
         let (status, shown) = check_fixture(&kit, &cases, name);
         assert_eq!(

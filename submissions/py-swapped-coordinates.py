@@ -1,0 +1,36 @@
+# py-swapped-coordinates.py: solve writes board[c][r], not board[r][c].
+#
+# Bug: the write and the clear in solve swap row and column, so off the
+# diagonal the digit lands in the mirrored cell, which legal never looked at.
+# Expected: legal pass, find_empty pass, solve wrong.
+
+def legal(board, r, c, v, n=2):
+    N = n * n
+    if v in board[r] or v in (board[i][c] for i in range(N)):
+        return False
+    br, bc = n * (r // n), n * (c // n)
+    for i in range(br, br + n):
+        for j in range(bc, bc + n):
+            if board[i][j] == v:
+                return False
+    return True
+
+def find_empty(board):
+    for i, row in enumerate(board):
+        for j, v in enumerate(row):
+            if v == 0:
+                return i, j
+    return None
+
+def solve(board, n=2):
+    spot = find_empty(board)
+    if spot is None:
+        return True
+    r, c = spot
+    for v in range(1, n * n + 1):
+        if legal(board, r, c, v, n):
+            board[c][r] = v
+            if solve(board, n):
+                return True
+            board[c][r] = 0
+    return False
