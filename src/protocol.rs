@@ -44,8 +44,9 @@
 //! ([`WorkerRequest::reference_legal`]; a `legal_swap` alone when that run
 //! is not possible). At any point after `loading`, `forbidden` (the sandbox refused a
 //! system call), or nothing more at all (the process died: init reports
-//! the wait status). A test child that dies before `loading` failed on the
-//! grader's side. For example:
+//! the wait status; a library's crash handler first writes one
+//! `crash_site` saying where). A test child that dies before `loading`
+//! failed on the grader's side. For example:
 //!
 //! ```text
 //! stdin:  {"namespaces":true,"uid":61000,"gid":61000,"dir":"/tmp/grader-run-x/box-y","views":[...],"hide":[...]}
@@ -327,6 +328,16 @@ pub enum WorkerMessage {
         name: String,
         /// What happened, with the traceback cut to the student's frames.
         message: String,
+    },
+    /// Where a library's code crashed (SIGSEGV, SIGBUS, SIGFPE, SIGILL),
+    /// written by the test child's crash handler (`worker/crash.rs`) just
+    /// before the signal ends the process: `site` is `SIGNAL PLACE` in the
+    /// exact format [`crate::runner::crash_site::CrashSite::parse`]
+    /// accepts. It words the crash verdict (the wait status decides it),
+    /// and only when its signal is the one that ended the process.
+    CrashSite {
+        /// The signal's number and the faulting instruction's place.
+        site: String,
     },
     /// The test child could not do its job for a reason that is the
     /// grader's, not the student's: a safeguard the grader asked for could

@@ -13,6 +13,7 @@ use crate::check::Response;
 use crate::protocol::{Limits, WorkerMessage};
 use crate::verdict::{FaultKind, Outcome, Verdict};
 
+use crate::runner::crash_site::CrashSite;
 use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
 
 /// Decides what a finished test child means: `Ok` with the answers and the
@@ -163,6 +164,9 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
                 );
             }
             if output.contains("has overflowed its stack") {
+                // Not worded by the crash handler's line: where the stack
+                // ran out (`solve`, or the `legal` it called) changes from
+                // run to run with where the stack starts.
                 return fail(
                     Verdict::Crash,
                     format!("stack overflow{during} (recursion too deep?), ended by SIGABRT"),
@@ -176,10 +180,16 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             }
             fail(Verdict::Crash, format!("aborted{during} (SIGABRT)"))
         }
-        Status::Signaled(signal) => fail(
-            Verdict::Crash,
-            format!("crashed{during} with {}", signal_description(signal)),
-        ),
+        Status::Signaled(signal) => {
+            let message = match crash_place(run, signal) {
+                Some(place) => {
+                    let (name, meaning) = signal_meaning(signal);
+                    format!("crashed with {name} {place}, {meaning}")
+                }
+                None => format!("crashed{during} with {}", signal_description(signal)),
+            };
+            fail(Verdict::Crash, message)
+        }
         Status::Exited(code) if !loaded => fail(
             Verdict::Crash,
             format!(
@@ -276,8 +286,40 @@ mod libc_signal {
     pub(super) const SIGSYS: i32 = 31;
 }
 
+/// Where a library's code crashed with `signal`, in words ("in your
+/// function `legal` (legal+0x1c)"), from the crash handler's one
+/// `crash_site` line after `loaded` (see [`CrashSite`]); `None` when there
+/// is none, more than one, a malformed one, or one of another signal. It
+/// only words the crash: the wait status decided it.
+fn crash_place(run: &TestRun, signal: i32) -> Option<String> {
+    let mut sites = run
+        .messages
+        .iter()
+        .skip_while(|m| !matches!(m, WorkerMessage::Loaded))
+        .filter_map(|m| match m {
+            WorkerMessage::CrashSite { site } => Some(site),
+            _ => None,
+        });
+    let (Some(site), None) = (sites.next(), sites.next()) else {
+        return None;
+    };
+    let site = CrashSite::parse(site)?;
+    (site.signal == signal).then(|| site.words())
+}
+
 /// A signal's name with what it usually means.
 fn signal_description(signal: i32) -> String {
+    let (name, meaning) = signal_meaning(signal);
+    if meaning.is_empty() {
+        name
+    } else {
+        format!("{name} ({meaning})")
+    }
+}
+
+/// A signal's name, and what it usually means (empty for a signal without
+/// a usual meaning).
+fn signal_meaning(signal: i32) -> (String, &'static str) {
     let name = signal_name(signal);
     let meaning = match name.as_str() {
         "SIGSEGV" => {
@@ -291,11 +333,7 @@ fn signal_description(signal: i32) -> String {
         "SIGXFSZ" => "wrote to a file",
         _ => "",
     };
-    if meaning.is_empty() {
-        name
-    } else {
-        format!("{name} ({meaning})")
-    }
+    (name, meaning)
 }
 
 /// The first line of `text` containing `needle`, trimmed and capped.
@@ -386,6 +424,11 @@ mod tests {
     }
 
     use WorkerMessage::{Loaded, Loading};
+
+    /// The crash handler's line (or a forgery of it).
+    fn site(site: &str) -> WorkerMessage {
+        WorkerMessage::CrashSite { site: site.into() }
+    }
 
     /// What the grader observed, built up one fact at a time.
     #[derive(Clone)]
@@ -670,6 +713,97 @@ mod tests {
                 Ended(Verdict::Crash, Student, "SIGSEGV (an invalid memory access"),
             ),
             (
+                "SIGSEGV with the crash handler's line: the place words it",
+                seen(SIGSEGV, vec![Loading, Loaded, site("11 in legal+0x1c")]),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "crashed with SIGSEGV in your function `legal` (legal+0x1c), an invalid memory access",
+                ),
+            ),
+            (
+                "SIGFPE at an offset of the library no function covers",
+                seen(
+                    Status::Signaled(8),
+                    vec![Loading, Loaded, site("8 at 0x115c")],
+                ),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "crashed with SIGFPE at offset 0x115c of your library, an arithmetic error",
+                ),
+            ),
+            (
+                "SIGSEGV in libc",
+                seen(SIGSEGV, vec![Loading, Loaded, site("11 lib libc.so.6")]),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "crashed with SIGSEGV outside your library (in libc.so.6), an invalid",
+                ),
+            ),
+            (
+                "a crash line of another signal than the one that ended it: as without",
+                seen(SIGSEGV, vec![Loading, Loaded, site("8 in legal+0x1c")]),
+                Ended(Verdict::Crash, Student, "crashed with SIGSEGV (an invalid"),
+            ),
+            (
+                "two crash lines (one forged): as without",
+                seen(
+                    SIGSEGV,
+                    vec![
+                        Loading,
+                        Loaded,
+                        site("11 in solve+0x0"),
+                        site("11 in legal+0x1c"),
+                    ],
+                ),
+                Ended(Verdict::Crash, Student, "crashed with SIGSEGV (an invalid"),
+            ),
+            (
+                "a malformed crash line: as without",
+                seen(
+                    SIGSEGV,
+                    vec![Loading, Loaded, site("11 in your function `x`+0x0")],
+                ),
+                Ended(Verdict::Crash, Student, "crashed with SIGSEGV (an invalid"),
+            ),
+            (
+                "a crash line before loaded (a constructor's): as without",
+                seen(SIGSEGV, vec![Loading, site("11 in legal+0x1c"), Loaded]),
+                Ended(Verdict::Crash, Student, "crashed with SIGSEGV (an invalid"),
+            ),
+            (
+                "a crash line, then a clean done: judged, the line changes nothing",
+                seen(
+                    Status::Exited(0),
+                    vec![Loading, Loaded, site("11 in legal+0x1c"), done(0.1)],
+                ),
+                Judged(5.0),
+            ),
+            (
+                "a crash line, then exit: the exit's message",
+                seen(
+                    Status::Exited(3),
+                    vec![Loading, Loaded, site("11 in legal+0x1c")],
+                ),
+                Ended(Verdict::Crash, Student, "exited with status 3"),
+            ),
+            (
+                "a crash line, then abort: aborted",
+                seen(SIGABRT, vec![Loading, Loaded, site("11 in legal+0x1c")]).printed("boom"),
+                Ended(Verdict::Crash, Student, "aborted (SIGABRT)"),
+            ),
+            (
+                "Rust's stack overflow, with the crash handler's line: as without",
+                seen(SIGABRT, vec![Loading, Loaded, site("11 in legal+0xb")]).printed(overflow),
+                Ended(
+                    Verdict::Crash,
+                    Student,
+                    "stack overflow (recursion too deep?), ended by SIGABRT",
+                ),
+            ),
+            (
                 "SIGFPE",
                 ran(Status::Signaled(8)),
                 Ended(Verdict::Crash, Student, "SIGFPE"),
@@ -775,8 +909,8 @@ mod tests {
 
     proptest! {
         /// Whatever student code writes on fd 3 and however the process
-        /// ends, the classifier never panics, and a judged test's time is
-        /// the grader's.
+        /// ends, the classifier never panics, a judged test's time is the
+        /// grader's, and crash lines change no verdict.
         #[test]
         fn forged_messages_never_panic_and_never_set_the_time(
             lines in prop::collection::vec(
@@ -786,6 +920,9 @@ mod tests {
                     ".{0,40}".prop_map(|message| failed(&message)),
                     ".{0,40}".prop_map(|message| load_error(&message)),
                     any::<i64>().prop_map(|syscall| WorkerMessage::Forbidden { syscall }),
+                    ".{0,140}".prop_map(|s| site(&s)),
+                    "(4|7|8|11) (in [a-z_.]{1,70}\\+0x[0-9a-f]{1,17}|at 0x[0-9a-f]{1,17}|lib [a-z.]{1,70}|program|file|unknown)"
+                        .prop_map(|s| site(&s)),
                     (any::<f64>(), prop::collection::vec(any::<u8>(), 0..90), any::<bool>())
                         .prop_map(|(time_ms, board, solved)| WorkerMessage::Done {
                             response: Response::Solve { solved, board },
@@ -795,7 +932,7 @@ mod tests {
                 0..8,
             ),
             signaled in any::<bool>(),
-            code in any::<i32>(),
+            code in prop_oneof![Just(4), Just(6), Just(7), Just(8), Just(11), any::<i32>()],
             cpu_ms in any::<u64>(),
             wall_ms in any::<u64>(),
             killed in prop::option::of(any::<bool>()),
@@ -808,9 +945,20 @@ mod tests {
             run.wall_ms = wall_ms;
             run.killed = killed.map(|cpu| if cpu { Kill::Cpu } else { Kill::Idle });
             run.oom_killed = oom;
-            if let Ok((_, time)) = outcome(&run, &LIMITS) {
-                prop_assert_eq!(time, cpu_ms as f64);
+            let decided = outcome(&run, &LIMITS);
+            if let Ok((_, time)) = &decided {
+                prop_assert_eq!(*time, cpu_ms as f64);
             }
+            // A crash line words a verdict, never decides one.
+            let mut without = run.clone();
+            without
+                .messages
+                .retain(|m| !matches!(m, WorkerMessage::CrashSite { .. }));
+            let verdict = |decided: &Result<(Response, f64), Outcome>| match decided {
+                Ok((response, _)) => Ok(response.clone()),
+                Err(outcome) => Err((outcome.verdict, outcome.blame())),
+            };
+            prop_assert_eq!(verdict(&decided), verdict(&outcome(&without, &LIMITS)));
         }
     }
 

@@ -12,7 +12,8 @@
 //! the child is forked; everything that confines comes *before* the
 //! library is loaded, because loading runs the library's own constructors:
 //! the parent-death signal, rlimits, the SIGSYS handler, Landlock on the
-//! test's view, the uid drop, the seccomp kill list. The test zygote
+//! test's view, the uid drop, the seccomp kill list, and the crash handler
+//! (`crash.rs`, which only words a crash). The test zygote
 //! applies what does not depend on the test once, and each of its children
 //! adds the rest (its CPU limit, its own kill rules); a child of init
 //! without a zygote (`run_library`) applies it all itself. Only then
@@ -22,6 +23,7 @@
 //! init, neither of which student code touches.
 
 mod clock;
+mod crash;
 mod identity;
 mod interpose;
 mod landlock;
@@ -140,6 +142,10 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
         None
     };
 
+    // Read confined, before any student code runs (the file is student
+    // input); the handler goes on before loading, armed after it.
+    let functions = crash::Functions::read_path(&load_path);
+    crash::install();
     send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&load_path, &request.code) {
         Ok(library) => library,
@@ -148,6 +154,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
             return;
         }
     };
+    crash::arm(&load_path, functions.as_ref());
     send(&WorkerMessage::Loaded);
     stand_in_legal(&library, request, &load_path);
     drop(code);

@@ -6,14 +6,16 @@
 //! library test. The zygote applies, once, everything a test is held to
 //! that does not depend on the test: the rlimits but CPU, Landlock on the
 //! library test view, the uid drop, `no_new_privs`, and the long seccomp
-//! filters (K_z, E and A_z, see `seccomp.rs`). It never loads the
+//! filters (K_z, E and A_z, see `seccomp.rs`); then it reads the
+//! library's function symbols for the children's crash handlers
+//! (`crash.rs`). It never loads the
 //! student's library and never runs student code: it reads a test from
 //! init, forks a child, tells init the child's pid, reaps it, and tells
 //! init how it ended.
 //!
 //! Each child, before anything of the student's runs, sets its own CPU
-//! limit and installs its own short filter (K's rules that name its pid);
-//! then it loads the library (`dlopen` after the fork, so constructors run
+//! limit, installs its own short filter (K's rules that name its pid) and
+//! the crash handler; then it loads the library (`dlopen` after the fork, so constructors run
 //! confined and every test starts from a fresh copy), installs the
 //! tightening filter T on every thread, and answers. Stacked, the filters
 //! answer exactly as the per-test K, E and A did. A child cannot reach
@@ -31,7 +33,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::FromRawFd;
 use std::path::PathBuf;
 
-use super::{library, seccomp, sys};
+use super::{crash, library, seccomp, sys};
 use crate::protocol::{
     CodeKind, MAX_INPUT_BYTES, PythonInterpreter, SandboxPlan, View, WorkerInput, WorkerMessage,
 };
@@ -83,6 +85,9 @@ struct Confined {
     tighten: Option<seccompiler::BpfProgram>,
     /// Whether the seccomp filters are on.
     seccomp: bool,
+    /// The library's function symbols, read once here, confined, for
+    /// each child's crash handler.
+    functions: Option<crash::Functions>,
     /// The library, opened while privileged, when `load_path` goes through
     /// it; each child closes it once loaded.
     file: Option<std::fs::File>,
@@ -194,12 +199,14 @@ fn confine(first: &WorkerInput, view: Option<&View>) -> Confined {
     } else {
         None
     };
+    let functions = crash::Functions::read_path(&load_path);
     Confined {
         load_path,
         code,
         landlock_note,
         tighten,
         seccomp: plan.seccomp,
+        functions,
         file,
     }
 }
@@ -269,6 +276,7 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
             "the test zygote holds another library",
         );
     }
+    crash::install();
     super::send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&confined.load_path, &request.code) {
         Ok(library) => library,
@@ -277,6 +285,7 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
     };
+    crash::arm(&confined.load_path, confined.functions.as_ref());
     super::send(&WorkerMessage::Loaded);
     super::stand_in_legal(&library, request, &confined.load_path);
     if let Some(file) = &confined.file {
