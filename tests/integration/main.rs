@@ -8,6 +8,8 @@
 //!   graders side by side, a missing compiler, SIGTERM;
 //! - `cases_cli`: `grader solve` and `grader reference` on boards and case files;
 //! - `conventions`: `-q`, and the summary table lined up for wide names;
+//! - `crashes`: a C library's crash named by its signal and the student's
+//!   function (the crash handler's line), the verdict unchanged;
 //! - `docs`: the docs agree with the code (the files that hold `unsafe`,
 //!   the test tiers' marks);
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
@@ -39,6 +41,7 @@ mod attacks;
 mod boxes;
 mod cases_cli;
 mod conventions;
+mod crashes;
 mod docs;
 mod fuzz_seeds;
 mod generate;
