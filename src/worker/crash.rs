@@ -274,7 +274,9 @@ impl Armed {
         line.push_decimal(signal);
         line.push(b" ");
         if (self.start..self.end).contains(&ip) {
-            let offset = (ip - self.base) as u64;
+            // Wrapping: a hostile ELF may put a segment below its base, and
+            // nothing in a signal handler may panic.
+            let offset = ip.wrapping_sub(self.base) as u64;
             match self.functions.as_ref().and_then(|f| f.at(offset)) {
                 Some((function, into)) if !function.name.is_empty() => {
                     line.push(b"in ");
@@ -654,6 +656,12 @@ mod tests {
         };
         assert_eq!(site(&bare, 11, 0x7000_111c), "11 at 0x111c");
         assert!(line(&armed, 11, 0x7000_111c).ends_with("\"}\n"));
+        // A segment below the base (a hostile ELF): an offset, no panic.
+        let below = Armed {
+            base: 0x7000_1000,
+            ..table()
+        };
+        assert_eq!(site(&below, 11, 0x7000_0010), "11 at 0xfffffffffffff010");
     }
 
     #[test]
