@@ -478,7 +478,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &[],
     ),
     ("py-clear-after-success.py", &["cleared-after-success"], &[]),
-    ("py-swapped-coordinates.py", &["swapped", "illegal-write"], &[]),
+    (
+        "py-swapped-coordinates.py",
+        &["swapped", "illegal-write"],
+        &[],
+    ),
     (
         "bug-swapped-coordinates.c",
         &["swapped", "illegal-write", "gave-up", "stack"],
