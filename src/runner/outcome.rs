@@ -287,7 +287,7 @@ mod libc_signal {
 }
 
 /// Where a library's code crashed with `signal`, in words ("in your
-/// function `legal` (legal+0x1c)"), from the crash handler's one
+/// function `legal`"), from the crash handler's one
 /// `crash_site` line after `loaded` (see [`CrashSite`]); `None` when there
 /// is none, more than one, a malformed one, or one of another signal. It
 /// only words the crash: the wait status decided it.
@@ -718,7 +718,7 @@ mod tests {
                 Ended(
                     Verdict::Crash,
                     Student,
-                    "crashed with SIGSEGV in your function `legal` (legal+0x1c), an invalid memory access",
+                    "crashed with SIGSEGV in your function `legal`, an invalid memory access",
                 ),
             ),
             (

@@ -310,6 +310,7 @@ const BUG_CLASSES: &[(&str, &str)] = &[
     ("bug-clear-after-success.c", "but solve then cleared"),
     ("bug-swapped-coordinates.c", "row and column swapped"),
     ("bug-index-with-n.c", "the write lands on another cell"),
+    ("bug-legal-board-as-rows.c", "in your function `legal`"),
 ];
 
 /// Every hint `grader check` can give, by a phrase only that hint says.
@@ -362,6 +363,10 @@ const HINTS: &[(&str, &str)] = &[
     ),
     ("swapped", "the cell written with row and column swapped"),
     ("too-deep", "and the grader stopped it there"),
+    (
+        "crash-site",
+        "crashed with SIGSEGV in your function `legal`",
+    ),
     ("misplaced-write", "the write lands on another cell"),
     ("no-change", "no cell of the board changed"),
     ("n-index", "uses n where N belongs"),
@@ -491,6 +496,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     (
         "bug-index-with-n.c",
         &["stack", "too-deep", "misplaced-write"],
+        &[],
+    ),
+    (
+        "bug-legal-board-as-rows.c",
+        &["crash-site", "legal-swap-passes"],
         &[],
     ),
     // On the public cases: these pass every campus board.
