@@ -201,7 +201,14 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     }
     let not_run = tests_left_out(plan, &report);
     let mut submission = report;
-    narrow_causes(&mut submission, &mut first_steps, &mut shrunk, plan, kind);
+    narrow_causes(
+        &mut submission,
+        &mut first_steps,
+        &mut shrunk,
+        plan,
+        kind,
+        not_run,
+    );
     let tests = &submission.tests;
     // The small board's causes assume the helpers are right: with legal or
     // find_empty failing, their wrong answers fit the failure too.
@@ -279,16 +286,17 @@ fn narrow_causes(
     shrunk: &mut [ShrunkView],
     plan: &GradePlan,
     kind: SubmissionKind,
+    not_run: usize,
 ) {
-    let legal_passes = submission
-        .tests
-        .iter()
-        .all(|t| t.function != Function::Legal || t.verdict == Verdict::Pass);
-    let messages = submission
-        .tests
+    // The tests' own messages are worded so by the session already.
+    let legal_passes = not_run == 0
+        && submission
+            .tests
+            .iter()
+            .all(|t| t.function != Function::Legal || t.verdict == Verdict::Pass);
+    let messages = first_steps
         .iter_mut()
-        .map(|t| &mut t.message)
-        .chain(first_steps.iter_mut().map(|f| &mut f.message))
+        .map(|f| &mut f.message)
         .chain(shrunk.iter_mut().map(|s| &mut s.message));
     for message in messages {
         if let Some(worded) = across::deeper_illegal_write(message, legal_passes) {
