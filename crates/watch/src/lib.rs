@@ -1135,6 +1135,16 @@ mod tests {
 
     use super::{RECORD_BYTES, SolveFn, Trace, imp};
 
+    /// One test at a time: a test that forks ([`in_child`]) while another
+    /// thread is inside `dlopen` or `dlclose` (building or dropping a
+    /// library) gives its child the loader's lock held for good, and the
+    /// watch's `dl_iterate_phdr` in the child then waits forever.
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The lab listing in C, the correct fixture every grading test uses.
     const LISTING: &str = include_str!("../../../submissions/c-listing.c");
 
@@ -1337,6 +1347,7 @@ mod tests {
 
     #[test]
     fn calls_and_returns_of_solve_are_recorded_with_depths() {
+        let _serial = serial();
         let built = build_source(LISTING);
         let (solved, _, records) = watched_records(&built, &BACKTRACK, 1000);
         assert!(solved);
@@ -1358,6 +1369,7 @@ mod tests {
 
     #[test]
     fn tail_calls_return_together() {
+        let _serial = serial();
         // The recursive call through a volatile pointer, with no local whose
         // address escapes, compiles to an indirect jump (`jmp *`): a sibling
         // call. Every call shares the outermost return address.
@@ -1386,6 +1398,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn listing_on_the_campus_board_writes_eight_digits_in_reading_order() {
+        let _serial = serial();
         let built = build_source(LISTING);
         let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
         assert!(solved);
@@ -1403,6 +1416,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_dead_branch_left_on_the_board_shows_as_an_overwrite() {
+        let _serial = serial();
         let built = build_source(NO_CLEAR);
         let (solved, after, writes, capped) = watched(&built, &BACKTRACK, 1000);
         assert!(solved && !capped);
@@ -1415,6 +1429,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn one_store_that_changes_several_cells_records_its_clears_first() {
+        let _serial = serial();
         // One 16-byte SSE store over the campus board.
         let built = build(
             r#"
@@ -1445,6 +1460,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn memset_and_memcpy_are_recorded_cell_by_cell() {
+        let _serial = serial();
         let built = build(
             r#"
 static const uint8_t solved4[16] = {1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1};
@@ -1470,6 +1486,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_solve_that_writes_nothing_has_an_empty_trace() {
+        let _serial = serial();
         let built =
             build("bool solve(uint8_t *board, size_t n) { (void)board; (void)n; return true; }");
         let (solved, after, writes, capped) = watched(&built, &CAMPUS, 1000);
@@ -1480,6 +1497,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn rewriting_a_cell_with_its_own_value_is_not_a_write() {
+        let _serial = serial();
         let built = build(
             r#"
 bool solve(uint8_t *board, size_t n) {
@@ -1500,6 +1518,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn the_cap_stops_the_trace_not_the_search() {
+        let _serial = serial();
         let built = build_source(LISTING);
         let (solved, after, writes, capped) = watched(&built, &CAMPUS, 3);
         assert!(solved && capped);
@@ -1516,6 +1535,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn writes_around_the_watch_are_not_recorded_and_do_not_hang() {
+        let _serial = serial();
         // The student makes the page writable, then unreadable, itself.
         let built = build(
             r#"
@@ -1586,6 +1606,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_null_pointer_write_dies_of_sigsegv() {
+        let _serial = serial();
         let built = build(
             r#"
 bool solve(uint8_t *board, size_t n) {
@@ -1611,6 +1632,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_stack_overflow_ends_as_it_does_unwatched() {
+        let _serial = serial();
         let built = build(
             r#"
 bool solve(uint8_t *board, size_t n) {
@@ -1652,6 +1674,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_recursion_deeper_than_the_stop_ends_with_its_trace() {
+        let _serial = serial();
         // Writes at another cell than the empty one (a wrong index), then
         // recurses: endless, and a stack overflow unwatched.
         let built = build(
@@ -1694,6 +1717,7 @@ bool solve(uint8_t *board, size_t n) {
 
     #[test]
     fn a_trap_flag_of_the_students_own_ends_the_process() {
+        let _serial = serial();
         let built = build(
             r#"
 bool solve(uint8_t *board, size_t n) {
