@@ -149,6 +149,7 @@ mod bench {
             python: Some(python.clone()),
             trace: false,
             reference_legal: false,
+            deep_stop: false,
         };
         let mut sandboxed = Vec::new();
         for _ in 0..RUNS {

@@ -620,6 +620,7 @@ mod bench {
             python: None,
             trace: false,
             reference_legal: false,
+            deep_stop: false,
         };
         let mut walls = Vec::new();
         for _ in 0..RUNS {

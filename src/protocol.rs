@@ -254,6 +254,14 @@ pub struct WorkerRequest {
     /// grade`; its answer never decides a verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reference_legal: bool,
+    /// `grader check`'s run of a Python `solve` whose test crashed with a
+    /// RecursionError: the harness stops `solve` once it nests deeper than
+    /// any search that fills a cell a call, and sends the trace so far
+    /// (marked `stopped_deep`) with the board as it is. Never asked by
+    /// `grader grade`; it only words a failure. (A C library's watched
+    /// run always stops so; see `grader_watch::DeepStop`.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deep_stop: bool,
 }
 
 /// The machine's `python3`, as found by the grader before any student code

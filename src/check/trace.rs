@@ -92,10 +92,11 @@ pub struct WriteTrace {
     /// Who recorded it, which says how a student writes a cell.
     #[serde(default)]
     pub source: TraceSource,
-    /// The write watch stopped `solve` at this many nested calls, more
-    /// than a search needs (an endless recursion; see `grader_watch`'s
-    /// `DeepStop`): the trace ends with that call. Read for the write
-    /// watch only, and only to word a failure.
+    /// The write watch (see `grader_watch`'s `DeepStop`) or the Python
+    /// harness (`WorkerRequest::deep_stop`) stopped `solve` at this many
+    /// nested calls, more than a search needs (an endless recursion): the
+    /// trace ends with that call. Set in the student's process, so it only
+    /// words a failure, never makes one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_deep: Option<u32>,
 }
@@ -699,7 +700,7 @@ pub(crate) fn judge(
     }
     if let Some(depth) = trace
         .stopped_deep
-        .filter(|_| trace.source == TraceSource::WriteWatch)
+        .filter(|_| trace.source != TraceSource::RustBoard)
     {
         return Err(too_deep(&givens, &board, &last, depth, &words));
     }
@@ -807,9 +808,10 @@ fn too_deep(
     let seen = format!(
         "solve called itself {depth} deep, and the grader stopped it there (a board with {empty} \
          empty cell{} needs at most {} nested calls of a search that fills a cell a call; \
-         unwatched, this recursion runs until the stack overflows)",
+         unwatched, this recursion runs until {})",
         if empty == 1 { "" } else { "s" },
-        empty + 1
+        empty + 1,
+        words.overflow
     );
     let written: Vec<usize> = (0..side * side).filter(|&i| last[i].is_some()).collect();
     let Some(&latest) = written.iter().max_by_key(|&&i| last[i].map(|w| w.step)) else {
@@ -943,6 +945,8 @@ struct Words {
     digit_loop: &'static str,
     /// How a cell's write is indexed.
     index: &'static str,
+    /// What ends an endless recursion.
+    overflow: &'static str,
 }
 
 impl Words {
@@ -957,6 +961,7 @@ impl Words {
                 off_board: "write cells with board[r][c] = v and leave the board's rows as they are",
                 digit_loop: "for v in range(1, N + 1), not range(1, N)",
                 index: "board[r][c] = v",
+                overflow: "Python's recursion limit stops it (RecursionError)",
             },
             TraceSource::RustBoard => Words {
                 falsy: "false",
@@ -966,6 +971,7 @@ impl Words {
                 off_board: "write cells with board.set(r, c, v)",
                 digit_loop: "for v in 1..=N, not 1..N",
                 index: "board.set(r, c, v)",
+                overflow: "the stack overflows",
             },
             TraceSource::WriteWatch => Words {
                 falsy: "false",
@@ -976,6 +982,7 @@ impl Words {
                 off_board: "write only the board's N*N cells",
                 digit_loop: "loop while v <= N, not v < N",
                 index: "board[r * N + c] = v, with N = n * n",
+                overflow: "the stack overflows",
             },
         }
     }
@@ -1336,14 +1343,15 @@ mod tests {
             "{}",
             err.message
         );
-        // Only the write watch stops a search: a Python trace's claim is
+        // The Rust lab crate's board never stops a search: its claim is
         // not read.
-        let mut python = trace(&calls);
-        python.stopped_deep = Some(12);
-        let said = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &python);
+        let mut rust = trace(&calls);
+        rust.source = TraceSource::RustBoard;
+        rust.stopped_deep = Some(12);
+        let said = judge(&campus(), 2, &CAMPUS, false, &CAMPUS, &rust);
         assert!(
             !said.is_err_and(|e| e.check == Check::SolveTraceTooDeep),
-            "a Python trace cannot stop a search"
+            "a Rust board cannot stop a search"
         );
     }
 

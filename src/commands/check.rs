@@ -24,6 +24,7 @@ use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, picture};
+use crate::runner::grade::Asks;
 use crate::runner::grade::kind_name;
 use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
@@ -162,6 +163,26 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                         .as_ref()
                         .is_some_and(|f| f.explained_by.is_some_and(|c| c.is_trace_finding())),
                 });
+            }
+            // A Python solve's trace words its own failure, except when
+            // the recursion ran into Python's limit: its run again, stopped
+            // before the limit, keeps the trace.
+            let endless_python = session.kind() == SubmissionKind::Python
+                && test.verdict == Verdict::Crash
+                && test.message.starts_with("recursed too deep in solve");
+            if endless_python {
+                let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
+                let asks = Asks {
+                    trace: true,
+                    deep_stop: true,
+                    ..Asks::default()
+                };
+                first_steps.extend(first_step_asking(
+                    session,
+                    traced.as_ref().unwrap_or(case),
+                    case,
+                    asks,
+                ));
             }
             if session.kind() != SubmissionKind::Python {
                 let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
@@ -327,7 +348,21 @@ fn narrow_causes(
 /// or the case itself) with its writes recorded, and returns the first
 /// step that breaks the lab's rules, if the trace shows one.
 fn first_step(session: &mut Session<'_>, traced: &Case, case: &Case) -> Option<FirstStepView> {
-    let judged = session.test(traced, Function::Solve, true);
+    let asks = Asks {
+        trace: true,
+        ..Asks::default()
+    };
+    first_step_asking(session, traced, case, asks)
+}
+
+/// [`first_step`] with `asks` for the run (a Python deep stop).
+fn first_step_asking(
+    session: &mut Session<'_>,
+    traced: &Case,
+    case: &Case,
+    asks: Asks,
+) -> Option<FirstStepView> {
+    let judged = session.test_asking(traced, Function::Solve, asks);
     let failure = judged.failure?;
     let source = judged.trace_source?;
     let finding = failure.explained_by?;

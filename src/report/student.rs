@@ -751,7 +751,19 @@ fn printed(output: &str) -> String {
 /// The fact of a message: the part before the advice (the first ": ").
 fn fact(message: &str) -> &str {
     let first_line = message.lines().next().unwrap_or("");
-    match first_line.find(": ") {
+    // The first ": " outside parentheses ("(RecursionError: ...)" is part
+    // of the fact).
+    let mut depth = 0usize;
+    let cut = first_line.char_indices().find_map(|(i, ch)| {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && first_line[i..].starts_with(": ") => return Some(i),
+            _ => {}
+        }
+        None
+    });
+    match cut {
         Some(i) => &first_line[..i],
         // "raised IndexError in legal:", the traceback on the next lines.
         None => first_line.strip_suffix(':').unwrap_or(first_line),

@@ -112,6 +112,9 @@ pub struct Asks {
     /// Run `solve` with the grader's `legal` in place of the student's
     /// ([`WorkerRequest::reference_legal`]).
     pub reference_legal: bool,
+    /// Stop a Python `solve` that nests too deep, with its trace
+    /// ([`WorkerRequest::deep_stop`]).
+    pub deep_stop: bool,
 }
 
 /// One test of `case` run and judged in the submission's box, keeping the failed check.
@@ -190,6 +193,7 @@ pub fn run_test_asking(
         python,
         trace: asks.trace,
         reference_legal: asks.reference_legal,
+        deep_stop: asks.deep_stop,
     };
     let mut board = None;
     let mut trace_source = None;

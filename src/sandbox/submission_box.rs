@@ -635,6 +635,7 @@ mod tests {
             python: None,
             trace: false,
             reference_legal: false,
+            deep_stop: false,
         };
         let sandbox = SandboxPlan {
             uid: Some(61_000),

@@ -173,6 +173,9 @@ struct HarnessRequest<'a> {
     /// `legal` (`WorkerRequest::reference_legal`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     reference_legal: bool,
+    /// Stop `solve` when it nests too deep (`WorkerRequest::deep_stop`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    deep_stop: bool,
     /// The test's CPU rlimit in seconds (soft; hard is one more), for a
     /// child of the test zygote, which sets its own.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -198,6 +201,7 @@ pub fn harness_input(
         trace,
         trace_cap: TRACE_CAP,
         reference_legal: false,
+        deep_stop: false,
         cpu_limit_s: None,
     })
 }
@@ -235,6 +239,7 @@ pub(super) fn zygote_line(input: &WorkerInput) -> Result<Vec<u8>, PrepareError> 
         trace: true,
         trace_cap: TRACE_CAP,
         reference_legal: request.reference_legal,
+        deep_stop: request.deep_stop,
         cpu_limit_s: Some(request.limits.time_limit_ms.div_ceil(1000).max(1)),
     })
     .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;
@@ -377,6 +382,7 @@ pub fn prepare(input: &WorkerInput) -> Result<PreparedPython, PrepareError> {
         trace: true,
         trace_cap: TRACE_CAP,
         reference_legal: request.reference_legal,
+        deep_stop: request.deep_stop,
         cpu_limit_s: None,
     })
     .map_err(|err| PrepareError::Grader(format!("cannot encode the harness request: {err}")))?;

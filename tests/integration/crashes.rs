@@ -115,6 +115,7 @@ fn request(code: &Path, trace: bool) -> WorkerRequest {
         python: None,
         trace,
         reference_legal: false,
+        deep_stop: false,
     }
 }
 

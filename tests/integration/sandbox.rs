@@ -122,6 +122,7 @@ fn request(code: &Path, time_limit_ms: u64, memory_limit_mb: u64) -> WorkerReque
         python: None,
         trace: false,
         reference_legal: false,
+        deep_stop: false,
     }
 }
 

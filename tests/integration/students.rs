@@ -489,6 +489,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &[],
     ),
     (
+        "py-recurse-before-write.py",
+        &["too-deep", "no-change"],
+        &[],
+    ),
+    (
         "bug-swapped-coordinates.c",
         &["swapped", "illegal-write", "gave-up", "stack"],
         &[],
@@ -710,6 +715,7 @@ fn the_hint_table_holds_for_python() {
         "py-digits-from-zero.py",
         "py-clear-after-success.py",
         "py-swapped-coordinates.py",
+        "py-recurse-before-write.py",
     ] {
         let (status, shown) = check_fixture(&kit, &cases, name);
         assert_eq!(

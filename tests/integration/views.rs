@@ -238,6 +238,7 @@ fn test_run(sandbox: &mut SubmissionBox<'_>, kind: CodeKind, code: &Path) -> Str
         python: grader::worker::python::interpreter().ok().cloned(),
         trace: false,
         reference_legal: false,
+        deep_stop: false,
     };
     let run = sandbox.run_test(&request).expect("the box runs it");
     run.output
