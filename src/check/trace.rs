@@ -882,37 +882,33 @@ fn misplaced(
     depth_one_wrote: bool,
     source: TraceSource,
 ) -> Option<String> {
-    let side = board.side();
-    let n = board.n();
     // Only the first empty cell in reading order, where a find_empty
     // like the listing's points, counts as the cell meant: any other
     // empty cell the digit fits is chance.
-    let first = board.empty_cells().next()?;
-    let fits =
-        |r: usize, c: usize| (r, c) == first && (r, c) != (row, col) && !board.conflicts(r, c, v);
-    if fits(col, row) {
-        let (swapped, meant) = match source {
-            TraceSource::Python => ("board[c][r] = v", "board[r][c] = v"),
-            TraceSource::RustBoard => ("board.set(c, r, v)", "board.set(r, c, v)"),
-            TraceSource::WriteWatch => ("board[c * N + r] = v", "board[r * N + c] = v"),
-        };
-        return Some(format!(
-            "{v} fits {}, the first empty cell, which is the cell written with row and column \
-             swapped: most likely the write swaps them ({swapped} where {meant} belongs)",
-            cell(col, row)
-        ));
-    }
-    let index = row * side + col;
-    if source == TraceSource::WriteWatch {
-        if let Some((r, c)) = (0..side)
-            .flat_map(|r| (0..side).map(move |c| (r, c)))
-            .find(|&(r, c)| r * n + c == index && fits(r, c))
-        {
+    let meant = board
+        .empty_cells()
+        .next()
+        .filter(|&(r, c)| (r, c) != (row, col) && !board.conflicts(r, c, v));
+    if let Some((fr, fc)) = meant {
+        if (fr, fc) == (col, row) {
+            let (swapped, right) = match source {
+                TraceSource::Python => ("board[c][r] = v", "board[r][c] = v"),
+                TraceSource::RustBoard => ("board.set(c, r, v)", "board.set(r, c, v)"),
+                TraceSource::WriteWatch => ("board[c * N + r] = v", "board[r * N + c] = v"),
+            };
             return Some(format!(
-                "{v} fits {}, the first empty cell, and index {r} * n + {c} is the cell written: \
+                "{v} fits {}, the first empty cell, which is the cell written with row and column \
+                 swapped: most likely the write swaps them ({swapped} where {right} belongs)",
+                cell(fr, fc)
+            ));
+        }
+        // Only C indexes a flat board.
+        if source == TraceSource::WriteWatch && fr * board.n() + fc == row * board.side() + col {
+            return Some(format!(
+                "{v} fits {}, the first empty cell, and index {fr} * n + {fc} is the cell written: \
                  most likely the write's index uses n where N belongs (board[r * N + c] = v, with \
                  N = n * n)",
-                cell(r, c)
+                cell(fr, fc)
             ));
         }
     }
@@ -1311,6 +1307,57 @@ mod tests {
             source,
             stopped_deep: None,
         }
+    }
+
+    #[test]
+    fn an_illegal_write_is_told_what_fits_it_best() {
+        // The campus board: (row 0, col 1) is the first empty cell, and 2
+        // fits there; (row 1, col 0) is its mirror, where column 0's 2
+        // (at (row 2, col 0)) makes 2 illegal.
+        let board = Board::from_cells(2, CAMPUS.to_vec()).expect("a board");
+        let swapped = misplaced(&board, (1, 0), 2, 1, false, TraceSource::Python).expect("a hint");
+        assert!(swapped.contains("row and column swapped"), "{swapped}");
+        assert!(swapped.contains("board[c][r] = v"), "{swapped}");
+        // In C, index 0 * 2 + 1 = 1 is (row 0, col 1) itself: no index
+        // hint there; on a board whose first empty cell is (row 1, col 0),
+        // index 1 * 2 + 0 = 2 names (row 0, col 2).
+        let mut cells = CAMPUS;
+        cells[1] = 2;
+        cells[2] = 0;
+        let board = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("a board");
+        let wrong_index = misplaced(&board, (0, 2), 3, 1, false, TraceSource::WriteWatch);
+        // (row 0, col 2) is before (row 1, col 0) in reading order: the
+        // first empty cell is the one written, so nothing fits better.
+        assert_eq!(wrong_index, None);
+        // Row 0 filled (1 2 4 3): the first empty cell is (row 1, col 0),
+        // where 3 fits, and index 1 * 2 + 0 = 2 is (row 0, col 2), where
+        // row 0's 3 makes it illegal.
+        let mut cells = CAMPUS;
+        cells[..4].copy_from_slice(&[1, 2, 4, 3]);
+        let filled = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("a board");
+        let index =
+            misplaced(&filled, (0, 2), 3, 1, false, TraceSource::WriteWatch).expect("a hint");
+        assert!(index.contains("uses n where N belongs"), "{index}");
+        // Python has no flat index.
+        assert_eq!(
+            misplaced(&filled, (0, 2), 3, 1, false, TraceSource::Python),
+            None
+        );
+        // The depth hint stands without a cell that fits better.
+        let deeper = misplaced(&board, (0, 2), 3, 2, true, TraceSource::Python).expect("a hint");
+        assert!(
+            deeper.contains("solve(board, n), not solve(board)"),
+            "{deeper}"
+        );
+        // The outermost call, or no legal write at depth 1 before: nothing.
+        assert_eq!(
+            misplaced(&board, (0, 2), 3, 1, true, TraceSource::Python),
+            None
+        );
+        assert_eq!(
+            misplaced(&board, (0, 2), 3, 2, false, TraceSource::Python),
+            None
+        );
     }
 
     #[test]
