@@ -80,6 +80,16 @@ impl BaseCase {
     }
 }
 
+/// True when `legal` is known to pass its own tests: some ran, every one
+/// passed, and none was left out (`complete`: no `--fail-fast` stop).
+pub(crate) fn legal_passes(tests: &[TestReport], complete: bool) -> bool {
+    let mut legal = tests
+        .iter()
+        .filter(|t| t.function == Function::Legal)
+        .peekable();
+    complete && legal.peek().is_some() && legal.all(|t| t.verdict == Verdict::Pass)
+}
+
 /// The hint of a first illegal write deeper than the outermost call (the
 /// recursive call's arguments), worded by what `legal`'s own tests showed:
 /// with `legal` passing every one of them, its condition is met and goes;
@@ -208,6 +218,19 @@ mod tests {
             "{failing}"
         );
         assert_eq!(deeper_illegal_write("solve wrote 1", true), None);
+        // No legal test run (`--function solve`), or one left out: legal
+        // is not known to pass.
+        let legal = |verdict| TestReport {
+            function: Function::Legal,
+            ..test("open", verdict, None, "")
+        };
+        assert!(legal_passes(&[legal(Verdict::Pass)], true));
+        assert!(!legal_passes(&[legal(Verdict::Pass)], false));
+        assert!(!legal_passes(&[legal(Verdict::Wrong)], true));
+        assert!(!legal_passes(
+            &[test("open", Verdict::Wrong, None, "")],
+            true
+        ));
     }
 
     #[test]

@@ -170,8 +170,8 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             let endless_python = session.kind() == SubmissionKind::Python
                 && test.verdict == Verdict::Crash
                 && test.message.starts_with("recursed too deep in solve");
+            let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
             if endless_python {
-                let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
                 let asks = Asks {
                     trace: true,
                     deep_stop: true,
@@ -185,7 +185,6 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                 ));
             }
             if session.kind() != SubmissionKind::Python {
-                let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
                 let mut step = first_step(session, traced.as_ref().unwrap_or(case), case);
                 // A small board can leave the search nothing to do (one
                 // cell whose digit is never tried: no write at all); the
@@ -310,11 +309,7 @@ fn narrow_causes(
     not_run: usize,
 ) {
     // The tests' own messages are worded so by the session already.
-    let legal_passes = not_run == 0
-        && submission
-            .tests
-            .iter()
-            .all(|t| t.function != Function::Legal || t.verdict == Verdict::Pass);
+    let legal_passes = across::legal_passes(&submission.tests, not_run == 0);
     let messages = first_steps
         .iter_mut()
         .map(|f| &mut f.message)

@@ -205,10 +205,7 @@ impl<'p> Session<'p> {
         // A hint that hangs on legal's own tests is worded by them, in
         // every report alike (see `check::across`); with tests left out
         // (`--fail-fast`), legal's are not all known to pass.
-        let legal_passes = !stopped
-            && tests
-                .iter()
-                .all(|t| t.function != Function::Legal || t.verdict == Verdict::Pass);
+        let legal_passes = crate::check::across::legal_passes(&tests, !stopped);
         for test in &mut tests {
             if let Some(worded) =
                 crate::check::across::deeper_illegal_write(&test.message, legal_passes)
