@@ -633,51 +633,61 @@ fn in_lab_words(function: Function, verdict: Verdict, message: &str, kind: Optio
 }
 
 /// The board size the code was written for, when the tests show it: every
-/// test on boxes of one size `n` passes, and on each of at least two other
+/// test on boxes of one size `n` passes, on each of at least two other
 /// sizes some test fails, and on at least one of them the failure has the
 /// shape a fixed size predicts: a test of `legal` or `find_empty` fails
 /// (those two take no search strategy, only the board's size), or, on a
-/// smaller board, `solve` wrote a digit past its N (a digit loop to the
-/// fixed N). A `solve` that fails on bigger boards alone (an early
-/// `return false`, a lost argument) does not fit, and is not told it. A search that works on one size and fails on
-/// every other one is told what fixed numbers do (a 4x4 read with rows of
-/// 9 raises IndexError, or reads off its end; a 16x16 is searched in its
+/// smaller board, `solve` left a digit past its N (`solve.range`: a digit
+/// loop to the fixed N). A `solve` that fails on bigger boards alone (an
+/// early `return false`, a lost argument) does not fit, and is not told
+/// it. The note says what fixed numbers do (a 4x4 read with rows of 9
+/// raises IndexError, or reads off its end; a 16x16 is searched in its
 /// top-left 9x9), in `kind`'s spelling. `size_of` gives a case's `n`.
 pub(crate) fn fixed_board_size(
     tests: &[TestReport],
     size_of: impl Fn(&str) -> Option<usize>,
     kind: Option<&str>,
 ) -> Option<String> {
-    // (n, tests, failing, failing tests of legal or find_empty, solve
-    // tests that wrote a digit past N)
-    let mut sizes: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    /// One box size's tests.
+    #[derive(Default)]
+    struct Tally {
+        n: usize,
+        tests: usize,
+        failing: usize,
+        /// Failing tests of `legal` or `find_empty`.
+        helpers_failing: usize,
+        /// `solve` tests that left a digit past N.
+        past_n: usize,
+    }
+    let mut sizes: Vec<Tally> = Vec::new();
     for test in tests {
         let n = size_of(&test.case)?;
-        let failing = usize::from(test.verdict != Verdict::Pass);
-        let helper = usize::from(failing == 1 && test.function != Function::Solve);
-        let past_n = usize::from(
-            test.function == Function::Solve
-                && (test.message.contains("outside 1..=") || test.message.contains("outside 0..=")),
-        );
-        match sizes.iter_mut().find(|s| s.0 == n) {
-            Some(entry) => {
-                entry.1 += 1;
-                entry.2 += failing;
-                entry.3 += helper;
-                entry.4 += past_n;
+        let at = match sizes.iter().position(|s| s.n == n) {
+            Some(at) => at,
+            None => {
+                sizes.push(Tally {
+                    n,
+                    ..Tally::default()
+                });
+                sizes.len() - 1
             }
-            None => sizes.push((n, 1, failing, helper, past_n)),
-        }
+        };
+        let tally = &mut sizes[at];
+        let failing = test.verdict != Verdict::Pass;
+        tally.tests += 1;
+        tally.failing += usize::from(failing);
+        tally.helpers_failing += usize::from(failing && test.function != Function::Solve);
+        tally.past_n += usize::from(test.check == Some(Check::SolveRange));
     }
-    sizes.sort_unstable();
-    let mut passing = sizes.iter().filter(|s| s.2 == 0);
-    let (n, ..) = *passing.next()?;
-    let others: Vec<_> = sizes.iter().filter(|s| s.0 != n).collect();
+    sizes.sort_unstable_by_key(|s| s.n);
+    let mut passing = sizes.iter().filter(|s| s.failing == 0);
+    let n = passing.next()?.n;
+    let others: Vec<&Tally> = sizes.iter().filter(|s| s.n != n).collect();
     // A digit past N shows the fixed size only on a smaller board.
-    let shaped = |s: &&(usize, usize, usize, usize, usize)| s.3 > 0 || (s.0 < n && s.4 > 0);
+    let shaped = |s: &&Tally| s.helpers_failing > 0 || (s.n < n && s.past_n > 0);
     if passing.next().is_some()
         || others.len() < 2
-        || others.iter().any(|s| s.2 == 0)
+        || others.iter().any(|s| s.failing == 0)
         || !others.iter().any(shaped)
     {
         return None;
@@ -685,8 +695,9 @@ pub(crate) fn fixed_board_size(
     let side = n * n;
     let failed: Vec<String> = others
         .iter()
-        .map(|&&(m, total, failing, ..)| {
-            format!("{failing} of {total} tests on the {}x{}s", m * m, m * m)
+        .map(|s| {
+            let side = s.n * s.n;
+            format!("{} of {} tests on the {side}x{side}s", s.failing, s.tests)
         })
         .collect();
     let spelled = match kind {
@@ -950,7 +961,7 @@ mod tests {
         assert_eq!(fixed_board_size(&solve_only, size, None), None);
         // ...unless it wrote a digit past a smaller board's N: a digit
         // loop to the fixed N.
-        solve_only[0].message = "step 3: solve wrote 5 at (row 0, col 1), outside 1..=4".into();
+        solve_only[0].check = Some(Check::SolveRange);
         assert!(fixed_board_size(&solve_only, size, None).is_some());
         // Every size failing: not a size bug.
         let mut all = tests.clone();
