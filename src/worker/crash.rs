@@ -72,6 +72,13 @@ impl Functions {
         Functions::read(&File::open(path).ok()?)
     }
 
+    /// [`Functions::read_path`], kept for the rest of the process (which
+    /// ends after its last test): every test forked from it arms the
+    /// handler with the same table, without a copy.
+    pub(super) fn read_path_for_good(path: &Path) -> Option<&'static Functions> {
+        Self::read_path(path).map(|functions| &*Box::leak(Box::new(functions)))
+    }
+
     /// Reads the function symbols of the ELF file `file` (read whole, from
     /// its start, into memory: at most [`MAX_FILE_BYTES`], so a hostile
     /// file costs no more than its size): `.symtab` when it has functions,
@@ -167,8 +174,23 @@ pub(super) fn nameable(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && suffix.is_none_or(plain_suffix)
         && name.len() <= MAX_NAME
-        && !name.starts_with("_R")
-        && !name.starts_with("_Z")
+        && !toolchain_name(identifier)
+}
+
+/// A name the compiler, the C runtime or the Rust runtime puts into every
+/// library, never the student's own: mangled names (`_R`, `_Z`), names C
+/// reserves (`__x`, `_X`), the crt's helpers, the Rust runtime's shims.
+fn toolchain_name(identifier: &str) -> bool {
+    let reserved = identifier.starts_with("__")
+        || identifier
+            .strip_prefix('_')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
+    reserved
+        || identifier.starts_with("rust_")
+        || matches!(
+            identifier,
+            "frame_dummy" | "register_tm_clones" | "deregister_tm_clones" | "_init" | "_fini"
+        )
 }
 
 /// A file other than the student's library, by its address range.
@@ -199,7 +221,10 @@ struct Armed {
     /// The lowest and highest address of its loaded segments.
     start: usize,
     end: usize,
-    functions: Option<Functions>,
+    /// Read once per process that loads the library (the zygote, or a
+    /// child of init) and shared by every test forked from it: never
+    /// copied per test.
+    functions: Option<&'static Functions>,
     others: Vec<Mapped>,
 }
 
@@ -331,7 +356,7 @@ pub(super) fn install() {}
 
 /// Elsewhere there is nothing to arm.
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-pub(super) fn arm(_load_path: &Path, _functions: Option<&Functions>) {}
+pub(super) fn arm(_load_path: &Path, _functions: Option<&'static Functions>) {}
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod handler {
@@ -439,7 +464,7 @@ mod handler {
     /// the library's `functions`, for the handler. Call after loading,
     /// before the test. Without the library among the loaded files the
     /// handler stays unarmed (a crash is told by its signal alone).
-    pub(crate) fn arm(load_path: &Path, functions: Option<&Functions>) {
+    pub(crate) fn arm(load_path: &Path, functions: Option<&'static Functions>) {
         use std::os::unix::ffi::OsStrExt;
         let mut files: Vec<(usize, usize, usize, Vec<u8>)> = Vec::new();
         // SAFETY: the callback only reads the `dl_phdr_info` the loader
@@ -465,7 +490,7 @@ mod handler {
             base,
             start,
             end,
-            functions: functions.cloned(),
+            functions,
             others,
         });
         ARMED.store(Box::into_raw(armed), Ordering::SeqCst);
@@ -601,12 +626,12 @@ mod tests {
             base: 0x7000_0000,
             start: 0x7000_0000,
             end: 0x7000_4000,
-            functions: Some(Functions::from_unsorted(vec![
+            functions: Some(Box::leak(Box::new(Functions::from_unsorted(vec![
                 function(0x1200, 0x1280, "solve"),
                 function(0x1100, 0x1150, "legal"),
                 function(0x1100, 0x1150, ""),
                 function(0x1300, 0x1310, ""),
-            ])),
+            ])))),
             others: vec![
                 Mapped {
                     start: 0x1000,
@@ -694,6 +719,11 @@ mod tests {
             "semi;colon",
             "_ZN4core9panicking5panic17h0123456789abcdefE",
             "_RNvCs1234_5crate5legal",
+            "__rust_alloc",
+            "__udivti3",
+            "_Unwind_Resume",
+            "rust_begin_unwind",
+            "frame_dummy",
             long.as_str(),
             "lé",
         ] {

@@ -87,7 +87,7 @@ struct Confined {
     seccomp: bool,
     /// The library's function symbols, read once here, confined, for
     /// each child's crash handler.
-    functions: Option<crash::Functions>,
+    functions: Option<&'static crash::Functions>,
     /// The library, opened while privileged, when `load_path` goes through
     /// it; each child closes it once loaded.
     file: Option<std::fs::File>,
@@ -199,7 +199,7 @@ fn confine(first: &WorkerInput, view: Option<&View>) -> Confined {
     } else {
         None
     };
-    let functions = crash::Functions::read_path(&load_path);
+    let functions = crash::Functions::read_path_for_good(&load_path);
     Confined {
         load_path,
         code,
@@ -285,7 +285,7 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
     };
-    crash::arm(&confined.load_path, confined.functions.as_ref());
+    crash::arm(&confined.load_path, confined.functions);
     super::send(&WorkerMessage::Loaded);
     super::stand_in_legal(&library, request, &confined.load_path);
     if let Some(file) = &confined.file {
