@@ -51,8 +51,9 @@ impl Proven {
             }
             Proven::NotOnlyLegal => {
                 "your solve fails even with a correct legal: with the grader's own legal in \
-                 place of yours it still fails this test, so solve or find_empty has a bug of \
-                 its own, besides legal's"
+                 place of yours (its calls of legal by that name went to the grader's) it still \
+                 fails this test, so unless solve also checks the rules some other way, solve or \
+                 find_empty has a bug of its own, besides legal's"
             }
         }
     }

@@ -304,9 +304,10 @@ mod tests {
         (so, library)
     }
 
-    /// A `legal` without the column check, its `solve` the listing's: with
-    /// the grader's `legal` in its slot, `solve` solves the campus board,
-    /// and the calls are counted. Built as the grader builds (lazy binding,
+    /// A `legal` without the column check, its `solve` the listing's: on
+    /// the campus clash (no solution: two 1s in row 0) its own `legal`
+    /// lets `solve` answer true; with the grader's `legal` in its slot,
+    /// `solve` answers false and leaves the board, as the listing does. Built as the grader builds (lazy binding,
     /// the PLT's jump slot), with `-z now` (full RELRO: the slot's page is
     /// read-only after loading) and with `-fno-plt` (a GLOB_DAT slot).
     #[test]
@@ -319,7 +320,7 @@ mod tests {
             "/submissions/bug-legal-no-column.c"
         );
         let campus = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
-        let solved = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1];
+        let clash = [1, 1, 2, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0];
         for (name, flags) in [
             ("lazy.so", &[][..]),
             ("now.so", &["-Wl,-z,relro,-z,now"][..]),
@@ -330,12 +331,20 @@ mod tests {
             // the 3 at (3, 1).
             let board = Board::from_cells(2, campus.to_vec()).expect("a board");
             assert!(library.legal(&board, 0, 1, 3), "{name}: the bug is there");
+            let mut board = Board::from_cells_unchecked_values(2, clash.to_vec()).expect("a board");
+            assert!(
+                library.solve(&mut board),
+                "{name}: its own legal lets solve answer true"
+            );
             let slots = library.stand_in_legal(&so, 2).expect("a slot for legal");
             assert!(slots >= 1, "{name}");
             let before = calls().0;
-            let mut board = Board::from_cells(2, campus.to_vec()).expect("a board");
-            assert!(library.solve(&mut board), "{name}");
-            assert_eq!(board.cells(), solved, "{name}");
+            let mut board = Board::from_cells_unchecked_values(2, clash.to_vec()).expect("a board");
+            assert!(
+                !library.solve(&mut board),
+                "{name}: with the grader's legal"
+            );
+            assert_eq!(board.cells(), clash, "{name}");
             assert!(
                 calls().0 > before,
                 "{name}: solve called the grader's legal"
