@@ -35,6 +35,7 @@ pub mod python;
 pub(crate) mod seccomp;
 mod sys;
 mod test_zygote;
+mod wipe;
 mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
@@ -55,6 +56,7 @@ pub const FAILED_EXIT: u8 = 2;
 /// # Errors
 /// When started by hand, without the grader's pipes.
 pub fn main() -> anyhow::Result<u8> {
+    wipe::enable();
     zygote::main()
 }
 

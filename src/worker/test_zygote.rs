@@ -117,8 +117,12 @@ pub(super) fn serve_python(first: &WorkerInput, view: Option<&View>) -> ! {
 /// The zygote's life: confine once per `first` (the first test's input)
 /// and `view`, then fork a child per test read from `commands`, reporting
 /// on `reports`. Ends when init closes `commands`.
-pub(super) fn serve(first: &WorkerInput, view: Option<&View>, commands: i32, reports: i32) -> ! {
-    let confined = confine(first, view);
+///
+/// Nothing of one test outlives it here: after each child is reaped, the
+/// request's line, its parsed form and the reader's buffer are freed (and
+/// so wiped, `wipe.rs`), so the next child inherits none of it.
+pub(super) fn serve(key: ZygoteKey, view: Option<&View>, commands: i32, reports: i32) -> ! {
+    let confined = confine(&key, view);
     // SAFETY: the fd was made for this process by init and is owned here
     // alone.
     let mut commands = BufReader::new(unsafe { std::fs::File::from_raw_fd(commands) });
@@ -127,6 +131,13 @@ pub(super) fn serve(first: &WorkerInput, view: Option<&View>, commands: i32, rep
     use std::os::fd::AsRawFd;
     let (command_fd, report_fd) = (commands.get_ref().as_raw_fd(), reports.as_raw_fd());
     loop {
+        if commands.buffer().is_empty() {
+            commands = BufReader::new(commands.into_inner());
+        } else {
+            // Init sends a test only once the last one ended: bytes past
+            // a line are not a test of this protocol.
+            sys::exit_now(i32::from(super::FAILED_EXIT));
+        }
         let mut line = Vec::new();
         match commands
             .by_ref()
@@ -160,21 +171,22 @@ pub(super) fn serve(first: &WorkerInput, view: Option<&View>, commands: i32, rep
         if writeln!(reports, "{ended}").is_err() {
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
+        drop((line, input));
     }
 }
 
 /// Applies the confinement shared by every test; a safeguard that cannot
 /// be applied ends the zygote with a `worker_failed` on the protocol fd
 /// (which the first test then reports), before any student code ran.
-fn confine(first: &WorkerInput, view: Option<&View>) -> Confined {
-    let plan = &first.sandbox;
+fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
+    let plan = &key.plan;
     let parent = confine_start(plan);
     if plan.seccomp {
         if let Err(err) = sys::install_sigsys_handler() {
             super::safeguard_failed("install the SIGSYS handler", err);
         }
     }
-    let code = first.request.code.clone();
+    let code = key.code.clone();
     // Opened while still privileged (see `run_library`).
     let file = match std::fs::File::open(&code) {
         Ok(file) => file,

@@ -126,6 +126,18 @@ fn send(event: &BoxEvent) {
     }
 }
 
+/// The same pipe behind a new, empty buffer: the old one, freed, is wiped
+/// (`wipe.rs`), so no child forked later finds an earlier command in it.
+/// A reader that holds bytes past the line it gave (the grader sent the
+/// next command early) is kept, so nothing is lost.
+fn fresh_reader(reader: BufReader<std::fs::File>) -> BufReader<std::fs::File> {
+    if !reader.buffer().is_empty() {
+        return reader;
+    }
+    let capacity = reader.capacity();
+    BufReader::with_capacity(capacity, reader.into_inner())
+}
+
 /// One line from the command pipe, without its newline; `None` at the end.
 fn read_line(reader: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
@@ -328,6 +340,11 @@ impl Init {
                 Ok(command) => command,
                 Err(err) => return failed(format!("a malformed command: {err}")),
             };
+            // The request's bytes leave init's heap before anything is
+            // forked: the line is freed (and so wiped, `wipe.rs`), and the
+            // reader's buffer, which holds them too, is made anew.
+            drop(line);
+            commands = fresh_reader(commands);
             let end = match command {
                 BoxCommand::Test { input, deadlines } => {
                     let fd = commands.get_ref().as_raw_fd();
@@ -427,17 +444,15 @@ impl Init {
         &mut self,
         deadlines: Deadlines,
         command_fd: i32,
-        input: WorkerInput,
+        mut input: WorkerInput,
     ) -> std::io::Result<RunEnd> {
         let start = Instant::now();
-        let line = match input.request.kind {
-            CodeKind::Library => {
-                let mut line = serde_json::to_vec(&input).map_err(std::io::Error::other)?;
-                line.push(b'\n');
-                line
-            }
+        // A Python zygote execs the interpreter at once (a fresh address
+        // space), so its line may exist before the fork.
+        let python_line = match input.request.kind {
+            CodeKind::Library => None,
             CodeKind::Python => match super::python::zygote_line(&input) {
-                Ok(line) => line,
+                Ok(line) => Some(line),
                 // A source that cannot be used: the per-test child says so
                 // as it always has.
                 Err(_) => return self.run(deadlines, command_fd, Child::Test(Box::new(input))),
@@ -447,7 +462,8 @@ impl Init {
             self.stop_zygote();
         }
         if self.zygote.is_none() {
-            match self.start_zygote(command_fd, &input, ZygoteKey::of(&input))? {
+            let key = ZygoteKey::of(&input);
+            match self.start_zygote(command_fd, &mut input, key)? {
                 Started::Ready(zygote) => self.zygote = Some(zygote),
                 Started::Failed(zygote) => {
                     self.zygote = Some(zygote);
@@ -459,10 +475,23 @@ impl Init {
                 }
             }
         }
+        // A library's line is made only now, after any fork of a zygote:
+        // a library zygote keeps for good what init held when it was forked.
+        let line = match python_line {
+            Some(line) => line,
+            None => {
+                let mut line = serde_json::to_vec(&input).map_err(std::io::Error::other)?;
+                line.push(b'\n');
+                line
+            }
+        };
+        drop(input);
         let Some(zygote) = self.zygote.as_mut() else {
             return Err(std::io::Error::other("no test zygote"));
         };
-        let started = match zygote.commands.write_all(&line) {
+        let written = zygote.commands.write_all(&line);
+        drop(line);
+        let started = match written {
             Ok(()) => test_zygote::read_report(&mut zygote.reports),
             Err(_) => None,
         };
@@ -524,7 +553,7 @@ impl Init {
     fn start_zygote(
         &self,
         command_fd: i32,
-        input: &WorkerInput,
+        input: &mut WorkerInput,
         key: ZygoteKey,
     ) -> std::io::Result<Started> {
         let (command_read, command_write) = sys::pipe()?;
@@ -547,13 +576,21 @@ impl Init {
                 CodeKind::Python => ViewKind::PythonTest,
             };
             let view = self.setup.views.iter().find(|v| v.kind == view_kind);
+            // The first test's questions stay with init: the zygote keeps
+            // only what every test shares (this frame never returns here,
+            // so what it does not free now, every child would inherit).
+            let empty = crate::check::Probe::Solve {
+                n: 0,
+                board: Vec::new(),
+            };
+            drop(std::mem::replace(&mut input.request.probe, empty));
             match input.request.kind {
                 CodeKind::Library => {
                     if sys::null_fd(0).is_err() || sys::new_process_group().is_err() {
                         sys::exit_now(EXEC_FAILED);
                     }
                     test_zygote::serve(
-                        input,
+                        key,
                         view,
                         command_read.into_raw_fd(),
                         report_write.into_raw_fd(),
