@@ -2,9 +2,11 @@
 //!
 //! The binary is a thin shell over this library (see `main.rs`). The parts:
 //!
-//! - [`board_text`]: the board text format of SPEC 1, parsed and printed;
-//! - [`case`]: case files (SPEC 3) and `grader.toml`;
-//! - [`check`]: the checks of SPEC 4, written once against the lab trait;
+//! - [`board_text`], [`verdict`], and most of [`case`] and [`check`]: the
+//!   judge, the crate `grader-judge` (`crates/judge`), which needs no
+//!   operating system; here [`case`] adds reading case files from a folder
+//!   and writing them, [`check`] what several tests prove together and the
+//!   spelling of a hint in the submission's language;
 //! - [`protocol`]: the messages between the grader and a submission's box;
 //! - [`sandbox`]: the box from the grader's side: one per submission, the
 //!   one child-process layer for builds and tests;
@@ -18,7 +20,7 @@
 //! - `report`: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
 //! - `generate`: fresh puzzles for `grader generate`; [`cli`]: the arguments;
-//! - [`verdict`], [`exit`], [`color`]: the vocabulary shared by all of them.
+//! - [`exit`], [`color`]: the vocabulary shared by all of them.
 //!
 //! ARCHITECTURE.md draws the flow and every process of a box.
 #![deny(missing_docs)]
@@ -31,19 +33,18 @@ compile_error!(
     "grader runs student code in Linux namespaces, cgroups, Landlock and seccomp: it builds on Linux only"
 );
 
-pub mod board_text;
+pub use grader_judge::{board_text, verdict};
 pub mod case;
 pub mod check;
 pub mod cli;
 pub mod color;
 pub mod commands;
 pub mod exit;
-pub(crate) mod generate;
+pub(crate) use grader_judge::generate;
 pub mod protocol;
 pub mod quiet;
 pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod submission;
-pub mod verdict;
 pub mod worker;

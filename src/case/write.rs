@@ -13,10 +13,7 @@ use std::path::Path;
 use sudoku_lab::Board;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use super::Solutions;
-use super::error::CaseError;
-use super::listing::ListingCost;
-use super::load::StoredListing;
+use super::{CaseError, ListingCost, Solutions, StoredListing};
 use crate::board_text::format_grid;
 
 /// What the reference says about one case: the answers and the listing

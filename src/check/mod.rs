@@ -1,33 +1,11 @@
-//! The checks of SPEC 4, written once against the lab trait.
-//!
-//! A test is three steps, so that expected answers never enter the process
-//! that runs student code:
-//!
-//! 1. [`plan`] (grader): the [`Probe`], the boards and questions to ask;
-//! 2. [`execute`] (a test child in the box, or in-process for the
-//!    reference): ask them of any
-//!    [`Sudoku`](sudoku_lab::Sudoku) and collect the [`Response`];
-//! 3. [`judge`] (grader): compare the response with the rule and the
-//!    reference, and name the first failed check and its cell.
+//! The checks of SPEC 4 are the judge's (`grader_judge::check`,
+//! re-exported here): plan, execute in process, judge, the trace replay.
+//! This module adds what several tests of one submission prove together
+//! (`across.rs`) and how a hint spells code in the submission's language
+//! (`spelling.rs`).
 
 pub(crate) mod across;
-mod catalog;
-mod error;
-mod execute;
-mod judge;
-mod plan;
-mod probe;
-mod rule;
 mod spelling;
-#[cfg(test)]
-mod tests;
-pub(crate) mod trace;
 
-pub use catalog::{Check, CheckInfo};
-pub use error::ProbeError;
-pub use execute::execute;
-pub use judge::{Failure, Judgement, judge, judge_traced};
-pub use plan::{MAX_LEGAL_QUERIES, plan};
-pub use probe::{Probe, Response};
-pub use spelling::{DIGIT_LOOP_ANY, digit_loop};
-pub use trace::{TraceSource, TraceSummary, WriteTrace};
+pub use grader_judge::check::*;
+pub use spelling::digit_loop;

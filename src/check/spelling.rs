@@ -16,10 +16,6 @@ pub fn digit_loop(kind: SubmissionKind) -> &'static str {
     }
 }
 
-/// The digit loop in all three languages, for a message that does not know
-/// which one the student wrote.
-pub const DIGIT_LOOP_ANY: &str = "1..=n*n in Rust, range(1, n*n + 1) in Python, v <= n*n in C";
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@
 //!   the test tiers' marks);
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
+//! - `layout`: the code's layout: the judge reaches no operating system;
 //! - `html_class`: the HTML report of 200 students in Chromium and
 //!   Lighthouse (slow tier);
 //! - `package`: the Gradescope package in a simulated `/autograder`;
@@ -46,6 +47,7 @@ mod docs;
 mod fuzz_seeds;
 mod generate;
 mod html_class;
+mod layout;
 mod package;
 mod recipes;
 mod reports;

@@ -48,16 +48,16 @@ pub const LISTING_WALK_CAP: u64 = 10_000_000;
 
 /// Writes per second of the seed's listing in plain C on the project
 /// machine, for box sizes 2, 3, 4, 5 (see the module doc).
-pub(crate) const C_LISTING_RATE: [u64; 4] = [30_000_000, 15_000_000, 5_500_000, 3_500_000];
+pub const C_LISTING_RATE: [u64; 4] = [30_000_000, 15_000_000, 5_500_000, 3_500_000];
 
 /// How many times slower the seed's Python listing is than the C one.
-pub(crate) const PYTHON_SLOWDOWN: u64 = 100;
+pub const PYTHON_SLOWDOWN: u64 = 100;
 
 /// Headroom for loaded machines and sandbox start-up.
-pub(crate) const SAFETY: u64 = 3;
+pub const SAFETY: u64 = 3;
 
 /// The smallest suggested time limit: the default per-test limit.
-pub(crate) const MIN_SUGGESTED_MS: u64 = crate::case::DEFAULT_TIME_LIMIT_MS;
+pub const MIN_SUGGESTED_MS: u64 = crate::case::DEFAULT_TIME_LIMIT_MS;
 
 /// What the seed's listing does on a case's puzzle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +89,7 @@ impl ListingCost {
 
 /// The suggested time limit in milliseconds for a case of box size `n`
 /// (2..=5) on which the listing writes `writes` digits (module doc).
-pub(crate) fn suggested_time_limit_ms(n: usize, writes: u64) -> u64 {
+pub fn suggested_time_limit_ms(n: usize, writes: u64) -> u64 {
     let rate = C_LISTING_RATE[n.clamp(2, 5) - 2];
     let scaled = u128::from(writes) * u128::from(PYTHON_SLOWDOWN * SAFETY) * 1000;
     let ms = scaled.div_ceil(u128::from(rate));

@@ -20,24 +20,24 @@
 //! puzzle by `(seed, index)`, so puzzle `i` of a seed does not depend on how
 //! many were asked for.
 
-pub(crate) mod band;
-pub(crate) mod carve;
-pub(crate) mod deep;
-pub(crate) mod grid;
-pub(crate) mod rng;
-pub(crate) mod stats;
+pub mod band;
+pub mod carve;
+pub mod deep;
+pub mod grid;
+pub mod rng;
+pub mod stats;
 
 use std::time::Instant;
 
 use sudoku_lab::{Board, MAX_BOX, MIN_BOX};
 
-pub(crate) use band::{BandFit, LISTING_CAP, MAX_BAND, UndoBand};
-pub(crate) use rng::Rng;
-pub(crate) use stats::Stats;
+pub use band::{BandFit, LISTING_CAP, MAX_BAND, UndoBand};
+pub use rng::Rng;
+pub use stats::Stats;
 
 /// Candidates tried per puzzle before giving up, unless a request says
 /// otherwise.
-pub(crate) const DEFAULT_MAX_ATTEMPTS: u32 = 200;
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 200;
 
 /// The givens a 25x25 puzzle keeps unless `--clues` says otherwise.
 ///
@@ -47,11 +47,11 @@ pub(crate) const DEFAULT_MAX_ATTEMPTS: u32 = 200;
 /// second per check at 300 on the machine this was measured on), so the
 /// default stops at a comfortable 350 and `--minimal` (which would need a
 /// full pass, far below that) is refused for 25x25.
-pub(crate) const DEFAULT_CLUES_25X25: usize = 350;
+pub const DEFAULT_CLUES_25X25: usize = 350;
 
 /// What to generate (one puzzle at a time; see [`generate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Request {
+pub struct Request {
     /// Box size, 2..=5.
     pub n: usize,
     /// Givens to keep; `None`: as few as uniqueness allows (for 25x25:
@@ -73,7 +73,7 @@ pub(crate) struct Request {
 
 /// A generated puzzle.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Generated {
+pub struct Generated {
     /// The puzzle.
     pub puzzle: Board,
     /// Its only solution; `None` for an unsolvable-deep puzzle.
@@ -84,7 +84,7 @@ pub(crate) struct Generated {
 
 /// Why nothing could be generated.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub(crate) enum GenerateError {
+pub enum GenerateError {
     /// The box size is not supported.
     #[error("box size {0} is not supported: use --n 2 (4x4), 3 (9x9), 4 (16x16) or 5 (25x25)")]
     BoxSize(usize),
@@ -142,7 +142,7 @@ pub(crate) enum GenerateError {
 impl Request {
     /// A request for unique puzzles of box size `n`, as few givens as
     /// uniqueness allows, no band, seed 1.
-    pub(crate) fn new(n: usize) -> Request {
+    pub fn new(n: usize) -> Request {
         Request {
             n,
             clues: None,
@@ -156,19 +156,19 @@ impl Request {
 
     /// The givens the removal aims at for the final board: `clues`, or the
     /// 25x25 default; `None` for as few as uniqueness allows.
-    pub(crate) fn target_clues(&self) -> Option<usize> {
+    pub fn target_clues(&self) -> Option<usize> {
         self.clues
             .or((self.n == MAX_BOX).then_some(DEFAULT_CLUES_25X25))
     }
 
     /// True iff every unique puzzle made is minimal: asked for, or implied
     /// by a removal pass that runs to the end (see [`carve`]).
-    pub(crate) fn makes_minimal(&self) -> bool {
+    pub fn makes_minimal(&self) -> bool {
         self.minimal || self.target_clues().is_none()
     }
 
     /// Checks that the request can be met at all.
-    pub(crate) fn validate(&self) -> Result<(), GenerateError> {
+    pub fn validate(&self) -> Result<(), GenerateError> {
         if !(MIN_BOX..=MAX_BOX).contains(&self.n) {
             return Err(GenerateError::BoxSize(self.n));
         }
@@ -271,7 +271,7 @@ impl Miss {
 ///
 /// The request must have passed [`Request::validate`] (this returns its
 /// error otherwise). Time is added to `stats`.
-pub(crate) fn generate(
+pub fn generate(
     request: &Request,
     index: u64,
     stats: &mut Stats,

@@ -3,14 +3,13 @@
 
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use sudoku_lab::Board;
 use toml::Spanned;
 
-use super::config::{CONFIG_FILE, parse_config};
 use super::error::CaseError;
 use super::span::{line_col, toml_error};
-use super::{Case, CaseConfig, CaseSet, Solutions};
+use super::{Case, Solutions};
 use crate::board_text::{BoardTextError, parse_board};
 use crate::verdict::Function;
 
@@ -41,7 +40,7 @@ struct RawCase {
 
 /// Whether the stored answers (`solutions`, `solution`) are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Answers {
+pub enum Answers {
     /// Check them and put them in the [`Case`] (for grading).
     Check,
     /// Leave them out of the [`Case`] and hand them back raw, unchecked
@@ -51,7 +50,7 @@ pub(crate) enum Answers {
 
 /// The answers a case file holds, as written.
 #[derive(Clone, Debug)]
-pub(crate) struct StoredAnswers {
+pub struct StoredAnswers {
     /// `solutions`, if present.
     pub solutions: Option<i64>,
     /// `solution`, if present: the board, or why it is not one.
@@ -63,7 +62,7 @@ pub(crate) struct StoredAnswers {
 /// The listing keys of a case as written (see [`super::listing`]); all
 /// `None` when `grader reference` has not stored them yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct StoredListing {
+pub struct StoredListing {
     /// `listing_writes`.
     pub writes: Option<u64>,
     /// `listing_undos`.
@@ -76,125 +75,22 @@ pub(crate) struct StoredListing {
 
 impl StoredListing {
     /// True iff no listing key is present.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         *self == StoredListing::default()
     }
 }
 
 /// The cases of one file.
 #[derive(Debug)]
-pub(crate) struct FileCases {
+pub struct FileCases {
     /// In file order.
     pub cases: Vec<Case>,
     /// One per case, in the same order.
     pub stored: Vec<StoredAnswers>,
 }
 
-/// Loads the cases in `paths`: case files, or folders of them (their
-/// `.toml` files sorted by name, `grader.toml` excepted). The `grader.toml`
-/// of a folder given (or of a file's folder) sets the defaults; two that
-/// disagree are refused. Case names must be unique across the set.
-pub fn load(paths: &[PathBuf]) -> Result<CaseSet, CaseError> {
-    let (files, config) = case_files(paths)?;
-    let mut cases = Vec::new();
-    for file in &files {
-        let text = read(file)?;
-        cases.extend(parse_file(file, &text, Answers::Check)?.cases);
-    }
-    check_unique(&cases)?;
-    Ok(CaseSet { config, cases })
-}
-
-/// The case files `paths` stands for, in order, and the defaults from
-/// their `grader.toml`.
-pub(crate) fn case_files(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, CaseConfig), CaseError> {
-    let mut files = Vec::new();
-    let mut config: Option<(PathBuf, CaseConfig)> = None;
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|source| CaseError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let folder = if meta.is_dir() {
-            let mut found = Vec::new();
-            let entries = std::fs::read_dir(path).map_err(|source| CaseError::Read {
-                path: path.clone(),
-                source,
-            })?;
-            for entry in entries {
-                let entry = entry.map_err(|source| CaseError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-                let p = entry.path();
-                if p.is_file() && is_case_file(&p) {
-                    found.push(p);
-                }
-            }
-            if found.is_empty() {
-                return Err(CaseError::NoCases { path: path.clone() });
-            }
-            found.sort();
-            for f in found {
-                if !files.contains(&f) {
-                    files.push(f);
-                }
-            }
-            path.clone()
-        } else {
-            if !files.contains(path) {
-                files.push(path.clone());
-            }
-            path.parent().map(Path::to_path_buf).unwrap_or_default()
-        };
-        let config_path = if folder.as_os_str().is_empty() {
-            PathBuf::from(CONFIG_FILE)
-        } else {
-            folder.join(CONFIG_FILE)
-        };
-        if config_path.is_file() {
-            let here = parse_config(&config_path, &read(&config_path)?)?;
-            match &config {
-                Some((first, seen)) if *seen != here && *first != config_path => {
-                    return Err(CaseError::Invalid {
-                        file: config_path,
-                        line: 1,
-                        column: 1,
-                        case: None,
-                        message: format!(
-                            "its defaults differ from those of {}: load one folder at a time",
-                            first.display()
-                        ),
-                    });
-                }
-                Some(_) => {}
-                None => config = Some((config_path, here)),
-            }
-        }
-    }
-    if files.is_empty() {
-        return Err(CaseError::NoCases {
-            path: paths.first().cloned().unwrap_or_default(),
-        });
-    }
-    Ok((files, config.map(|(_, c)| c).unwrap_or_default()))
-}
-
-/// True for a `.toml` file other than `grader.toml`.
-fn is_case_file(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "toml")
-        && path.file_name().is_some_and(|n| n != CONFIG_FILE)
-}
-
-pub(crate) fn read(path: &Path) -> Result<String, CaseError> {
-    std::fs::read_to_string(path).map_err(|source| CaseError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// Refuses a case name used twice, naming both places.
-pub(crate) fn check_unique(cases: &[Case]) -> Result<(), CaseError> {
+pub fn check_unique(cases: &[Case]) -> Result<(), CaseError> {
     let mut seen: HashMap<&str, &Case> = HashMap::new();
     for case in cases {
         if let Some(first) = seen.insert(&case.name, case) {
@@ -254,11 +150,7 @@ fn content_start(text: &str, span: &std::ops::Range<usize>) -> (usize, usize) {
 }
 
 /// Parses the cases of one file's text; `file` names it in errors.
-pub(crate) fn parse_file(
-    file: &Path,
-    text: &str,
-    answers: Answers,
-) -> Result<FileCases, CaseError> {
+pub fn parse_file(file: &Path, text: &str, answers: Answers) -> Result<FileCases, CaseError> {
     let raw: RawFile = toml::from_str(text).map_err(|e| toml_error(file, text, &e, None))?;
     if raw.case.is_empty() {
         return Err(CaseError::Invalid {
@@ -507,7 +399,7 @@ fn build_case(
 
 /// `Ok` iff `solution` is a full, valid board that keeps every given of
 /// `puzzle`; else what is wrong with it.
-pub(crate) fn completes(puzzle: &Board, solution: &Board) -> Result<(), String> {
+pub fn completes(puzzle: &Board, solution: &Board) -> Result<(), String> {
     if solution.n() != puzzle.n() {
         return Err(format!(
             "it is {s}x{s} but the puzzle is {p}x{p}",
@@ -756,63 +648,6 @@ solutions = 0
         assert!(
             e.starts_with("cases/x.toml:4:1: case \"six\": bad `puzzle`: found 36 rows"),
             "{e}"
-        );
-    }
-
-    #[test]
-    fn load_folders_configs_and_duplicates() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        std::fs::write(
-            d.join("grader.toml"),
-            "time_limit_ms = 300\nfind_empty_policy = \"first\"\n",
-        )
-        .unwrap();
-        std::fs::write(
-            d.join("b.toml"),
-            "[[case]]\nname = \"b1\"\npuzzle = \"1..4.41.2..3.32.\"\n",
-        )
-        .unwrap();
-        std::fs::write(
-            d.join("a.toml"),
-            "\n[[case]]\nname = \"a1\"\npuzzle = \"1..4.41.2..3.32.\"\n",
-        )
-        .unwrap();
-        std::fs::write(d.join("notes.txt"), "not a case").unwrap();
-        let set = load(&[d.to_path_buf()]).unwrap();
-        let names: Vec<&str> = set.cases.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["a1", "b1"]);
-        assert_eq!(set.cases[0].line, 2);
-        assert_eq!(set.config.time_limit_ms, Some(300));
-        // A single file takes its folder's defaults too.
-        let one = load(&[d.join("b.toml")]).unwrap();
-        assert_eq!(
-            one.config.find_empty_policy,
-            super::super::FindEmptyPolicy::First
-        );
-        // Duplicates across files name both places.
-        std::fs::write(d.join("c.toml"), "[[case]]\nname = \"x\"\npuzzle = \"1..4.41.2..3.32.\"\n\n[[case]]\nname = \"a1\"\npuzzle = \"1..4.41.2..3.32.\"\n").unwrap();
-        let e = load(&[d.to_path_buf()]).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            format!(
-                "{}:5:1: case \"a1\": the name is already used at {}:2: give each case a unique name",
-                d.join("c.toml").display(),
-                d.join("a.toml").display()
-            )
-        );
-        let empty = tempfile::tempdir().unwrap();
-        assert!(
-            load(&[empty.path().to_path_buf()])
-                .unwrap_err()
-                .to_string()
-                .starts_with("no case files in")
-        );
-        assert!(
-            load(&[d.join("missing.toml")])
-                .unwrap_err()
-                .to_string()
-                .starts_with("cannot read")
         );
     }
 

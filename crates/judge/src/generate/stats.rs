@@ -1,7 +1,7 @@
 //! Where the generator's time goes: making grids, the removal loop, the
 //! reference's counting inside it, the minimality check, and the listing
 //! walks of the difficulty band. Filled in as it runs; printed by
-//! `grader generate` when asked (see `crate::commands::generate`).
+//! `grader generate` when asked (see the grader's `commands::generate`).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use sudoku_lab::Board;
 /// Time and call counts of one generator run, summed over all puzzles and
 /// all candidates (kept or rejected).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Stats {
+pub struct Stats {
     /// Candidates made (one random grid each).
     pub candidates: u64,
     /// Time spent making complete grids.
@@ -37,12 +37,12 @@ pub(crate) struct Stats {
 impl Stats {
     /// Time in the removal loop outside `count_solutions`: the search
     /// proper (choosing, removing, restoring givens).
-    pub(crate) fn removal_search(&self) -> Duration {
+    pub fn removal_search(&self) -> Duration {
         self.removal.saturating_sub(self.removal_counting)
     }
 
     /// Counts the solutions of `board` up to 2 for the removal loop, timed.
-    pub(crate) fn count_for_removal(&mut self, board: &Board) -> u32 {
+    pub fn count_for_removal(&mut self, board: &Board) -> u32 {
         let start = Instant::now();
         let count = sudoku_reference::count_solutions(board, 2);
         self.removal_counting += start.elapsed();
@@ -51,7 +51,7 @@ impl Stats {
     }
 
     /// Counts the solutions of `board` up to 2 for a check, timed.
-    pub(crate) fn count_for_check(&mut self, board: &Board) -> u32 {
+    pub fn count_for_check(&mut self, board: &Board) -> u32 {
         let start = Instant::now();
         let count = sudoku_reference::count_solutions(board, 2);
         self.verify_counting += start.elapsed();

@@ -19,7 +19,7 @@ use super::rng::Rng;
 ///
 /// # Panics
 /// If `n` is not a supported box size (callers validate it first).
-pub(crate) fn random_grid(n: usize, rng: &mut Rng) -> Board {
+pub fn random_grid(n: usize, rng: &mut Rng) -> Board {
     let side = n * n;
     let mut board = Board::empty(n).expect("box size validated by the caller");
     for b in 0..n {
@@ -38,7 +38,7 @@ pub(crate) fn random_grid(n: usize, rng: &mut Rng) -> Board {
 
 /// The classic shifted pattern: row `r` is row 0 shifted by
 /// `n * (r % n) + r / n`. A valid complete grid for any box size.
-pub(crate) fn pattern_grid(n: usize) -> Board {
+pub fn pattern_grid(n: usize) -> Board {
     let side = n * n;
     let cells = (0..side * side)
         .map(|i| {
@@ -50,7 +50,7 @@ pub(crate) fn pattern_grid(n: usize) -> Board {
 }
 
 /// Applies random validity-preserving symmetries to a complete grid.
-pub(crate) fn shuffle_grid(grid: &Board, rng: &mut Rng) -> Board {
+pub fn shuffle_grid(grid: &Board, rng: &mut Rng) -> Board {
     let n = grid.n();
     let side = grid.side();
     let rows = line_order(n, rng);
@@ -88,7 +88,7 @@ fn line_order(n: usize, rng: &mut Rng) -> Vec<usize> {
 /// True iff `board` is full and every row, column and box holds each digit
 /// once (the tests' oracle).
 #[cfg(test)]
-pub(crate) fn is_valid_solution(board: &Board) -> bool {
+pub fn is_valid_solution(board: &Board) -> bool {
     let side = board.side();
     board.is_full()
         && (0..side).all(|r| {

@@ -263,7 +263,7 @@ mod tests {
         let schema: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/schemas/report.schema.json"
+                "/../../schemas/report.schema.json"
             ))
             .unwrap(),
         )
@@ -282,8 +282,11 @@ mod tests {
     /// the table.
     #[test]
     fn the_docs_page_is_the_table() {
-        let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/checks.md"))
-            .expect("docs/checks.md: write it with `grader checks --markdown > docs/checks.md`");
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/checks.md"))
+                .expect(
+                    "docs/checks.md: write it with `grader checks --markdown > docs/checks.md`",
+                );
         assert_eq!(
             page,
             Check::markdown(),

@@ -15,19 +15,19 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A SplitMix64 stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Rng {
+pub struct Rng {
     state: u64,
 }
 
 impl Rng {
     /// The stream of `seed`.
-    pub(crate) fn new(seed: u64) -> Rng {
+    pub fn new(seed: u64) -> Rng {
         Rng { state: seed }
     }
 
     /// An independent stream for item `index` of the run seeded `seed`, so
     /// that puzzle `i` of a seed is the same whatever the count asked for.
-    pub(crate) fn for_item(seed: u64, index: u64) -> Rng {
+    pub fn for_item(seed: u64, index: u64) -> Rng {
         // Mix both through the output function so that neighbouring seeds
         // and indices start far apart.
         let a = mix(seed.wrapping_add(GAMMA));
@@ -38,7 +38,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GAMMA);
         mix(self.state)
     }
@@ -47,7 +47,7 @@ impl Rng {
     ///
     /// Lemire's multiply-and-shift with rejection ("Fast random integer
     /// generation in an interval", 2019): exact, no modulo bias.
-    pub(crate) fn below(&mut self, bound: usize) -> usize {
+    pub fn below(&mut self, bound: usize) -> usize {
         if bound == 0 {
             return 0;
         }
@@ -62,12 +62,12 @@ impl Rng {
     }
 
     /// True with probability one half.
-    pub(crate) fn coin(&mut self) -> bool {
+    pub fn coin(&mut self) -> bool {
         self.next_u64() >> 63 == 1
     }
 
     /// Shuffles `items` uniformly (Fisher-Yates).
-    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(i + 1);
             items.swap(i, j);
@@ -75,7 +75,7 @@ impl Rng {
     }
 
     /// A uniform permutation of `0..len`.
-    pub(crate) fn permutation(&mut self, len: usize) -> Vec<usize> {
+    pub fn permutation(&mut self, len: usize) -> Vec<usize> {
         let mut items: Vec<usize> = (0..len).collect();
         self.shuffle(&mut items);
         items

@@ -9,16 +9,16 @@ use sudoku_reference::{ListingWalk, walk_listing};
 /// `listing_undos` say. A walk that gets this far has at least
 /// `LISTING_CAP - N*N` undos, which is what `--min-undos` can ask for at
 /// most.
-pub(crate) const LISTING_CAP: u64 = crate::case::LISTING_WALK_CAP;
+pub const LISTING_CAP: u64 = crate::case::LISTING_WALK_CAP;
 
 /// The largest `--min-undos` / `--max-undos`: what a walk capped at
 /// [`LISTING_CAP`] writes can still tell apart on any board (25x25 has 625
 /// cells).
-pub(crate) const MAX_BAND: u64 = LISTING_CAP - 625;
+pub const MAX_BAND: u64 = LISTING_CAP - 625;
 
 /// A band of undo counts; an end left `None` is open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct UndoBand {
+pub struct UndoBand {
     /// The fewest undos accepted.
     pub min: Option<u64>,
     /// The most undos accepted.
@@ -27,7 +27,7 @@ pub(crate) struct UndoBand {
 
 /// What a band check saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BandFit {
+pub enum BandFit {
     /// In the band.
     Inside,
     /// Too few undos.
@@ -38,7 +38,7 @@ pub(crate) enum BandFit {
 
 impl UndoBand {
     /// True iff both ends are open, so every puzzle fits.
-    pub(crate) fn is_open(&self) -> bool {
+    pub fn is_open(&self) -> bool {
         self.min.is_none() && self.max.is_none()
     }
 
@@ -47,7 +47,7 @@ impl UndoBand {
     ///
     /// Both ends must be at most [`MAX_BAND`] (checked by
     /// [`super::Request::validate`]).
-    pub(crate) fn fit(&self, board: &Board) -> (BandFit, ListingWalk) {
+    pub fn fit(&self, board: &Board) -> (BandFit, ListingWalk) {
         let empties = board.cells().iter().filter(|&&v| v == 0).count() as u64;
         // While the walk runs, writes - undos is its depth, at most the
         // number of empty cells; so once writes pass max + empties, the

@@ -4,7 +4,7 @@
 //! itself, not only its result. Three recorders make one ([`TraceSource`]),
 //! each inside the test child, where the student's code runs: the Python
 //! harness on every Python test (`src/worker/python_harness.py`), and, on
-//! request ([`WorkerRequest::trace`](crate::protocol::WorkerRequest::trace),
+//! request (the grader's `protocol::WorkerRequest::trace`,
 //! `grader check`'s one extra run), the Rust lab crate's recording `Board`
 //! (writes only) and the write watch on a C ABI library's board memory
 //! (the `grader-watch` crate, `crates/watch/`).
@@ -42,14 +42,14 @@ use crate::case::Case;
 /// (and send, 12 hex digits each);
 /// later writes are counted as "capped" and not checked. The whole trace
 /// travels in one protocol line, which the grader keeps only up to
-/// [`MAX_LINE_BYTES`](crate::protocol::MAX_LINE_BYTES) (1 MiB): 80,000
+/// the grader's `protocol::MAX_LINE_BYTES` (1 MiB): 80,000
 /// records are 960,000 bytes.
-pub(crate) const TRACE_CAP: usize = 80_000;
+pub const TRACE_CAP: usize = 80_000;
 
 /// The most writes the write watch records on a C ABI library's board
 /// (about 30 us each with the calls and returns around them, so 10,000
 /// cost about 0.3 s): past them the search runs on at full speed.
-pub(crate) const WATCH_CAP: usize = 10_000;
+pub const WATCH_CAP: usize = 10_000;
 
 /// The check id of the hint "the board was complete, then a cell was
 /// cleared" (the clear after a recursive call returned true).
@@ -58,7 +58,7 @@ const CLEARED_SOLUTION: Check = Check::SolveTraceClearedSolution;
 /// The check id of a trace that cannot be replayed (malformed, or naming
 /// cells off the board): it explains nothing, and the end state's own
 /// message stands.
-pub(crate) const MALFORMED: Check = Check::SolveTrace;
+pub const MALFORMED: Check = Check::SolveTrace;
 
 /// Whether a trace of `records` from `source` reached its recorder's cap,
 /// by the grader's own count (the trace's own `capped` flag was set in the
@@ -445,7 +445,7 @@ impl Visits {
 /// # Errors
 /// The first failed check, quoting the offending write (step, cell, digit,
 /// depth) and showing the board at that moment.
-pub(crate) fn judge(
+pub fn judge(
     case: &Case,
     n: usize,
     input: &[u8],
@@ -785,7 +785,7 @@ pub(crate) fn judge(
 
 /// What fits a recursion that changed no cell, most likely first (a
 /// write of the value a cell holds changes nothing, so none is seen).
-pub(crate) const NO_CHANGE_CAUSES: &str = "most likely it calls itself before it writes; or it \
+pub const NO_CHANGE_CAUSES: &str = "most likely it calls itself before it writes; or it \
      writes where that digit already is (at another cell than find_empty's: a given, say), or \
      writes 0 (a digit loop that starts at 0)";
 
@@ -857,10 +857,10 @@ fn too_deep(
     Failure::new(Check::SolveTraceTooDeep, message).on(board, never)
 }
 
-/// How the hint of [`misplaced`] for a first illegal write deeper than
+/// How the hint of `misplaced` for a first illegal write deeper than
 /// the outermost call begins (`grader check` words it by whether `legal`
 /// passed).
-pub(crate) const OUTER_CALL_KEPT_THE_RULES: &str =
+pub const OUTER_CALL_KEPT_THE_RULES: &str =
     "the writes of the outermost call kept the rules and this first broken one is at depth ";
 
 /// Why an illegal write of `v` at `(row, col)` on `board` (as it was

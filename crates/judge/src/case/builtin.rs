@@ -13,14 +13,17 @@ use super::config::parse_config;
 use super::load::{Answers, check_unique, parse_file};
 
 /// `cases/grader.toml`, as bundled.
-const CONFIG: &str = include_str!("../../cases/grader.toml");
+const CONFIG: &str = include_str!("../../../../cases/grader.toml");
 
 /// The case files of `cases/` that hold no hidden case, sorted by name, as
 /// bundled. A unit test checks that this list is exactly those files.
 const FILES: &[(&str, &str)] = &[
-    ("big.toml", include_str!("../../cases/big.toml")),
-    ("campus.toml", include_str!("../../cases/campus.toml")),
-    ("newspaper.toml", include_str!("../../cases/newspaper.toml")),
+    ("big.toml", include_str!("../../../../cases/big.toml")),
+    ("campus.toml", include_str!("../../../../cases/campus.toml")),
+    (
+        "newspaper.toml",
+        include_str!("../../../../cases/newspaper.toml"),
+    ),
 ];
 
 /// How a bundled file is named in messages and reports.
@@ -61,7 +64,7 @@ pub fn builtin() -> CaseSet {
 /// Where the bundled files live in the source tree (for tests).
 #[cfg(test)]
 fn source_dir() -> &'static std::path::Path {
-    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/cases"))
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../cases"))
 }
 
 #[cfg(test)]
@@ -70,7 +73,7 @@ mod tests {
 
     #[test]
     fn the_list_is_every_file_without_a_hidden_case() {
-        let loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
+        let loaded = super::super::load_folder_for_tests(source_dir());
         let mut on_disk: Vec<String> = std::fs::read_dir(source_dir())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -88,7 +91,10 @@ mod tests {
             })
             .collect();
         let listed: Vec<&str> = FILES.iter().map(|(n, _)| *n).collect();
-        assert_eq!(public, listed, "update FILES in src/case/builtin.rs");
+        assert_eq!(
+            public, listed,
+            "update FILES in crates/judge/src/case/builtin.rs"
+        );
         assert!(
             public.len() < on_disk.len(),
             "the folder has hidden cases to leave out"
@@ -98,7 +104,7 @@ mod tests {
     #[test]
     fn builtin_equals_loading_the_public_cases_of_the_folder() {
         let bundled = builtin();
-        let mut loaded = super::super::load(&[source_dir().to_path_buf()]).unwrap();
+        let mut loaded = super::super::load_folder_for_tests(source_dir());
         loaded.cases.retain(|c| !c.hidden);
         assert_eq!(bundled.config, loaded.config);
         assert_eq!(bundled.cases.len(), loaded.cases.len());

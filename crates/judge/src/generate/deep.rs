@@ -21,7 +21,7 @@ use super::stats::Stats;
 /// directly unclashing given, chosen at random among those that keep the
 /// domains open, and returns the board; `None` if no such given exists.
 /// The result is checked to have no solution.
-pub(crate) fn dead_end(
+pub fn dead_end(
     puzzle: &Board,
     solution: &Board,
     rng: &mut Rng,
@@ -58,7 +58,7 @@ pub(crate) fn dead_end(
 /// in every row, column and box, every digit missing from it has at least
 /// one empty cell of it where it is legal. (Givens that already clash make
 /// this false as well.)
-pub(crate) fn has_open_domains(board: &Board) -> bool {
+pub fn has_open_domains(board: &Board) -> bool {
     let side = board.side();
     let n = board.n();
     let full: u32 = (1u32 << side) - 1;

@@ -1,4 +1,4 @@
-//! Step 2 of a test, in the test child (see [`crate::worker`]): ask a [`Probe`]'s questions of any
+//! Step 2 of a test, in the test child (see the grader's `worker`): ask a [`Probe`]'s questions of any
 //! [`Sudoku`] and collect the [`Response`].
 //!
 //! Everything about the probe is checked before the first call into student

@@ -17,7 +17,7 @@ use super::stats::Stats;
 /// Removes givens of the complete `grid` in a random order, each only if
 /// the puzzle stays unique, until `floor` givens remain or every cell has
 /// been tried. The result has exactly one solution, `grid`.
-pub(crate) fn carve(grid: &Board, floor: usize, rng: &mut Rng, stats: &mut Stats) -> Board {
+pub fn carve(grid: &Board, floor: usize, rng: &mut Rng, stats: &mut Stats) -> Board {
     let start = Instant::now();
     let mut puzzle = grid.clone();
     let mut givens = puzzle.filled();
@@ -42,7 +42,7 @@ pub(crate) fn carve(grid: &Board, floor: usize, rng: &mut Rng, stats: &mut Stats
 
 /// True iff `puzzle` has exactly one solution and removing any single
 /// given leaves two or more.
-pub(crate) fn is_minimal(puzzle: &Board, stats: &mut Stats) -> bool {
+pub fn is_minimal(puzzle: &Board, stats: &mut Stats) -> bool {
     if stats.count_for_check(puzzle) != 1 {
         return false;
     }

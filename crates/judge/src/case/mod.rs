@@ -1,0 +1,190 @@
+//! Test cases (SPEC 3): the in-memory model, and reading it from the text
+//! of TOML case files and of a folder's `grader.toml` (load.rs, config.rs,
+//! with span.rs placing errors). Finding the files of a folder, and
+//! writing case files, are the grader's (`src/case/`).
+
+mod builtin;
+mod config;
+mod error;
+pub mod listing;
+mod load;
+mod span;
+
+pub use builtin::{builtin, builtin_source};
+pub use config::{CONFIG_FILE, parse_config};
+pub use error::CaseError;
+pub use listing::{LISTING_WALK_CAP, ListingCost};
+pub use load::{
+    Answers, FileCases, StoredAnswers, StoredListing, check_unique, completes, parse_file,
+};
+
+use std::path::PathBuf;
+use sudoku_lab::Board;
+
+use crate::verdict::Function;
+
+/// The per-test time limit SPEC 3 names as the default, in milliseconds:
+/// what a test gets when neither a pinned limit nor a timing of the lab's
+/// listing applies (the default is a multiple of the listing's time).
+pub const DEFAULT_TIME_LIMIT_MS: u64 = 1000;
+
+/// How many times the lab's listing's CPU time a test may use, unless
+/// `grader.toml` says otherwise (`time_limit_factor`).
+pub const DEFAULT_TIME_LIMIT_FACTOR: u64 = 20;
+
+/// The least limit such a multiple gives, in milliseconds
+/// (`time_limit_floor_ms`): far enough above a test's start-up (a fork and
+/// a `dlopen`, or an interpreter) that a memory bomb meets the memory
+/// limit before it, and that no bundled bug fixture's search ends near it.
+pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 500;
+
+/// Default per-test memory limit, in MiB (SPEC 3).
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
+
+/// Which empty cell `find_empty` must report (`grader.toml`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindEmptyPolicy {
+    /// Any empty cell is right.
+    #[default]
+    Any,
+    /// The first empty cell in reading order, as in the seed's listing.
+    First,
+    /// A cell with the fewest legal digits.
+    Fewest,
+}
+
+/// Defaults for the cases of one folder, from its `grader.toml`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseConfig {
+    /// Per-test time limit pinned for every case that does not set its
+    /// own; `None`: each test's limit is a multiple of the lab's listing's
+    /// time on the host (the grader's `runner::limits`).
+    pub time_limit_ms: Option<u64>,
+    /// That multiple: a test may use this many times the CPU time the
+    /// listing needs for it, in the submission's language.
+    pub time_limit_factor: u64,
+    /// The least limit a multiple gives, in ms.
+    pub time_limit_floor_ms: u64,
+    /// Per-test memory limit.
+    pub memory_limit_mb: u64,
+    /// What `find_empty` must return.
+    pub find_empty_policy: FindEmptyPolicy,
+}
+
+impl Default for CaseConfig {
+    fn default() -> Self {
+        CaseConfig {
+            time_limit_ms: None,
+            time_limit_factor: DEFAULT_TIME_LIMIT_FACTOR,
+            time_limit_floor_ms: DEFAULT_TIME_LIMIT_FLOOR_MS,
+            memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
+            find_empty_policy: FindEmptyPolicy::Any,
+        }
+    }
+}
+
+/// How many solutions the reference found: 0, 1, or 2 meaning "two or more".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Solutions {
+    /// No solution.
+    None,
+    /// Exactly one.
+    Unique,
+    /// Two or more.
+    Many,
+}
+
+impl Solutions {
+    /// From a count capped at 2.
+    pub fn from_count(count: u32) -> Solutions {
+        match count {
+            0 => Solutions::None,
+            1 => Solutions::Unique,
+            _ => Solutions::Many,
+        }
+    }
+
+    /// As written in case files: 0, 1 or 2.
+    pub fn as_number(self) -> u8 {
+        match self {
+            Solutions::None => 0,
+            Solutions::Unique => 1,
+            Solutions::Many => 2,
+        }
+    }
+}
+
+/// One test case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// Unique within its folder.
+    pub name: String,
+    /// One line a student sees about it, if the author wrote one.
+    pub description: Option<String>,
+    /// The start board.
+    pub puzzle: Board,
+    /// Points per test.
+    pub points: u32,
+    /// Graded, but never shown by `grader check`.
+    pub hidden: bool,
+    /// The functions tested, in the order given.
+    pub tests: Vec<Function>,
+    /// The case's own time limit, overriding `grader.toml`.
+    pub time_limit_ms: Option<u64>,
+    /// Written by `grader reference`; `None` until it has run.
+    pub solutions: Option<Solutions>,
+    /// Written by `grader reference` iff `solutions` is at least one.
+    pub solution: Option<Board>,
+    /// The file the case came from.
+    pub file: PathBuf,
+    /// The 1-based line of its `[[case]]` header in that file.
+    pub line: usize,
+}
+
+/// Parses the cases of one case file's `text` as the grader's `case::load` does for each
+/// file (the stored `solutions`/`solution` are checked against the puzzle),
+/// without reading the disk or checking names across files; `file` names it
+/// in errors. A public door for fuzzing and tools.
+pub fn parse_case_file(file: &std::path::Path, text: &str) -> Result<Vec<Case>, CaseError> {
+    parse_file(file, text, Answers::Check).map(|f| f.cases)
+}
+
+/// All the cases of one folder (or list of files), with their defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseSet {
+    /// From `grader.toml`, or the defaults.
+    pub config: CaseConfig,
+    /// In file order, files sorted by name.
+    pub cases: Vec<Case>,
+}
+
+/// The cases of a folder of the source tree, as the grader's loader reads
+/// them (its `.toml` files sorted by name, `grader.toml` the defaults),
+/// for the judge's own tests, which may read files.
+#[cfg(test)]
+pub(crate) fn load_folder_for_tests(dir: &std::path::Path) -> CaseSet {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the folder is readable")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter(|p| p.file_name().is_some_and(|n| n != CONFIG_FILE))
+        .collect();
+    files.sort();
+    let config_path = dir.join(CONFIG_FILE);
+    let config = match std::fs::read_to_string(&config_path) {
+        Ok(text) => parse_config(&config_path, &text).expect("grader.toml parses"),
+        Err(_) => CaseConfig::default(),
+    };
+    let mut cases = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a case file is readable");
+        cases.extend(
+            parse_file(file, &text, Answers::Check)
+                .expect("a case file parses")
+                .cases,
+        );
+    }
+    check_unique(&cases).expect("case names are unique");
+    CaseSet { config, cases }
+}

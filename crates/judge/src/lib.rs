@@ -1,0 +1,26 @@
+//! `grader-judge`: what the grader knows of the lab without running
+//! anything. It reads and prints boards and cases from text, plans the
+//! questions a test asks (the probe), asks them of any `Sudoku` in
+//! process, judges the answers against the lab's rules and the reference
+//! answer, and replays a `solve`'s write trace.
+//!
+//! It holds no file system access, no process and no system call: the
+//! grader (`grader grade`, `grader check`) brings the box and the files,
+//! a browser or Node brings the page. So it builds for every target:
+//! Linux, macOS, Windows and `wasm32-unknown-unknown` (CI checks all
+//! four).
+//!
+//! - [`board_text`]: the board text format of SPEC 1, parsed and printed;
+//! - [`case`]: the case model and case files (SPEC 3) read from text;
+//! - [`check`]: the checks of SPEC 4: plan, execute in process, judge, the
+//!   trace replay;
+//! - [`generate`]: fresh puzzles for `grader generate`;
+//! - [`verdict`]: the vocabulary every stage shares.
+#![deny(missing_docs)]
+#![warn(unreachable_pub)]
+
+pub mod board_text;
+pub mod case;
+pub mod check;
+pub mod generate;
+pub mod verdict;

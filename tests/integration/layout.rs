@@ -1,0 +1,100 @@
+//! The code's layout holds what ARCHITECTURE.md says of it: the judge
+//! (`crates/judge`) reaches no operating system, so that it builds and
+//! runs for every target (CI also checks it for macOS, Windows and
+//! WebAssembly: `.ci/run`).
+
+use std::fs;
+use std::path::Path;
+
+use crate::util::root;
+
+/// What the judge's library code must not name: files, processes, the
+/// platform's own modules, raw system calls, threads, sockets, the clock
+/// of a machine.
+const SYSTEM: [&str; 8] = [
+    "std::fs",
+    "std::process",
+    "std::os",
+    "std::net",
+    "std::thread",
+    "std::env",
+    "libc",
+    "libloading",
+];
+
+/// `text` without its `#[cfg(test)]` items (a test may read the source
+/// tree's files): from each attribute to the end of the item it marks, a
+/// `;` or the matching `}` of its first `{`.
+fn without_test_items(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let mut depth = 0usize;
+        let mut end = item.len();
+        for (i, ch) in item.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn rust_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).expect("a readable folder") {
+        let path = entry.expect("an entry").path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_judge_names_no_part_of_an_operating_system() {
+    let mut files = Vec::new();
+    rust_files(&root().join("crates/judge/src"), &mut files);
+    assert!(files.len() > 10, "the judge's sources: {files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let code = without_test_items(&fs::read_to_string(file).expect("a source"));
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or_default();
+            for name in SYSTEM {
+                if line.contains(name) {
+                    found.push(format!("{}: `{name}` in {line:?}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the judge must reach no operating system (the grader brings files and processes):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn test_items_are_left_out_and_the_rest_is_kept() {
+    let text = "use a;\n#[cfg(test)]\nfn f() { std::fs::read(x); { } }\nfn g() {}\n#[cfg(test)]\nuse std::fs;\nconst C: u8 = 1;\n";
+    let kept = without_test_items(text);
+    assert_eq!(kept, "use a;\n\nfn g() {}\n\nconst C: u8 = 1;\n");
+    assert!(!kept.contains("std::fs"));
+}
