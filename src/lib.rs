@@ -48,3 +48,6 @@ pub mod runner;
 pub mod sandbox;
 pub mod submission;
 pub mod worker;
+
+#[cfg(test)]
+mod testing;

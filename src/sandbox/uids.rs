@@ -489,8 +489,7 @@ mod tests {
     /// by the owner checks unless its own chain is checked from the
     /// folder; so the tests check from a 0700 folder of root's.
     fn base() -> Option<tempfile::TempDir> {
-        if !root() {
-            eprintln!("the lock folders are root's: skipped when not root");
+        if !crate::testing::needs("root (the lock folders are root's)", root()) {
             return None;
         }
         let dir = tempfile::Builder::new()

@@ -32,7 +32,7 @@ solution = """
 """
 "#;
 
-use crate::util::{grader, root};
+use crate::util::{grader, needs, root};
 
 fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
@@ -118,8 +118,8 @@ fn grade(
 /// other's boxes.
 #[test]
 fn two_graders_side_by_side_one_in_its_own_pid_namespace() {
-    if !is_root() || Command::new("unshare").arg("--version").output().is_err() {
-        eprintln!("needs root and unshare(1): skipped");
+    let able = is_root() && Command::new("unshare").arg("--version").output().is_ok();
+    if !needs("root and unshare(1)", able) {
         return;
     }
     let (_dir, cases, subs) = workspace();
@@ -626,8 +626,11 @@ fn check_planted(report: &Path, clean: &BTreeMap<String, (String, u64, u64)>, st
 #[test]
 #[ignore = "slow: cargo in a box: planted files read at compile and run time"]
 fn files_planted_outside_the_hidden_folders_stay_out() {
-    if !is_root() || Command::new("unshare").arg("--version").output().is_err() {
-        eprintln!("needs root and unshare(1) to plant files in a private mount namespace: skipped");
+    let able = is_root() && Command::new("unshare").arg("--version").output().is_ok();
+    if !needs(
+        "root and unshare(1), to plant files in a private mount namespace",
+        able,
+    ) {
         return;
     }
     let (_dir, cases, subs, out) = open_workspace();
@@ -674,8 +677,8 @@ fn files_planted_outside_the_hidden_folders_stay_out() {
 #[test]
 #[ignore = "slow: cargo in a box: the same as a user without root, grade and check"]
 fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
-    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("needs root (to plant and to become nobody) and setpriv(1): skipped");
+    let able = is_root() && Command::new("setpriv").arg("--version").output().is_ok();
+    if !needs("root (to plant and to become nobody) and setpriv(1)", able) {
         return;
     }
     let sysroot = Command::new("rustc")
@@ -767,8 +770,8 @@ fn files_planted_outside_the_hidden_folders_stay_out_without_root() {
 #[test]
 #[ignore = "slow: cargo in a box: a Rust crate graded under four hostile local setups"]
 fn a_hostile_local_users_plants_change_nothing() {
-    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("needs root, unshare(1) and setpriv(1): skipped");
+    let able = is_root() && Command::new("setpriv").arg("--version").output().is_ok();
+    if !needs("root, unshare(1) and setpriv(1)", able) {
         return;
     }
     let (_dir, cases, subs, out) = open_workspace();

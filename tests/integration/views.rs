@@ -25,6 +25,8 @@ use grader::sandbox::SubmissionBox;
 use grader::sandbox::view::{self, FRAME, HostView};
 use grader::submission::build::BuildContext;
 
+use crate::util::needs;
+
 /// Walks the tree from `/` (`walk LIST`: the paths in LIST are not
 /// entered) or opens each path of LIST (`probe LIST`), printing one line
 /// per path. Built as a program (for builds) and as a library whose
@@ -448,8 +450,7 @@ fn each_kind_sees_its_view(env: &SandboxEnv, namespaces: bool) {
 #[test]
 fn each_kind_of_box_sees_only_its_view() {
     let env = SandboxEnv::detect().with_worker(env!("CARGO_BIN_EXE_grader"));
-    if !env.namespaces() {
-        eprintln!("no namespaces on this host (not root?): the Landlock-only test covers it");
+    if !needs("namespaces (a root grader)", env.namespaces()) {
         return;
     }
     each_kind_sees_its_view(&env, true);
@@ -463,8 +464,7 @@ fn without_a_mount_namespace_landlock_holds_each_kind_to_its_view() {
     let env = SandboxEnv::detect()
         .with_worker(env!("CARGO_BIN_EXE_grader"))
         .without_namespaces();
-    if !env.landlock() {
-        eprintln!("no Landlock on this kernel: skipped");
+    if !needs("Landlock", env.landlock()) {
         return;
     }
     assert!(
