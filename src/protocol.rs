@@ -7,7 +7,7 @@
 //! # The box's pipes
 //!
 //! The grader starts the box process (`<worker> worker`, see
-//! `worker/zygote.rs`) with:
+//! `worker/init.rs`) with:
 //!
 //! - **stdin** (the command pipe): one [`BoxSetup`] line, then one
 //!   [`BoxCommand`] line per run (a [`BoxCommand::Test`] carries its

@@ -2,7 +2,7 @@
 //! student input — the C compiler, cargo and rustc, the interpreter, every
 //! test — runs in the box of its submission ([`SubmissionBox`]): its own
 //! namespaces, uid, cgroup and folder, with an init inside that forks one
-//! confined child per run (see `worker/zygote.rs`). What each kind of
+//! confined child per run (see `worker/init.rs`). What each kind of
 //! process in a box can see is defined once, in [`view`]. [`SandboxEnv`]
 //! is what the host offers, probed once; `run` is what a run produced.
 

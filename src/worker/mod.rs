@@ -1,7 +1,7 @@
 //! The worker program: every process inside a submission's box. The
 //! grader starts it once per submission as `<worker> worker` (the
 //! `grader-worker` executable, or `grader` itself); it becomes the box
-//! process and the box's init (`zygote.rs`), which forks one child per
+//! process and the box's init (`init.rs`), which forks one child per
 //! build and starts the submission's test zygote (`test_zygote.rs`), which
 //! forks one child per test. This module is the test child's side:
 //! confine the process, load the student's code, ask it the test's
@@ -25,6 +25,7 @@
 mod clock;
 mod crash;
 mod identity;
+mod init;
 mod interpose;
 mod landlock;
 /// The student's shared library as a [`sudoku_lab::Sudoku`]; public so the
@@ -36,7 +37,6 @@ pub(crate) mod seccomp;
 mod sys;
 mod test_zygote;
 mod wipe;
-mod zygote;
 
 pub use identity::{BUILD_IDENTITY, Invocation, identity_line, parse_args};
 pub use sys::FORBIDDEN_EXIT;
@@ -50,14 +50,14 @@ use crate::protocol::{CodeKind, PROTOCOL_FD, SandboxPlan, View, WorkerInput, Wor
 pub const FAILED_EXIT: u8 = 2;
 
 /// The `grader worker` entry point: the box of one submission (see
-/// `worker/zygote.rs`), which runs its builds and tests until the grader is
+/// `worker/init.rs`), which runs its builds and tests until the grader is
 /// done.
 ///
 /// # Errors
 /// When started by hand, without the grader's pipes.
 pub fn main() -> anyhow::Result<u8> {
     wipe::enable();
-    zygote::main()
+    init::main()
 }
 
 /// Runs one test in a child of the box: confines it per `input.sandbox`

@@ -1,5 +1,5 @@
 //! The box's mount namespace: a private root. Before it reports ready, the
-//! box's init (`zygote.rs`) builds an empty file system holding only the
+//! box's init (`init.rs`) builds an empty file system holding only the
 //! union of the box's views ([`crate::sandbox::view`]) and moves into it,
 //! so nothing else of the host exists for any process of the box: no
 //! `/etc` beyond the loader's cache, no `/opt`, `/home`, `/root`, no other

@@ -2,7 +2,7 @@
 //! library test of that submission is forked, so the confinement that is
 //! slow to set up is set up once.
 //!
-//! The box's init (`zygote.rs`) starts it at the submission's first
+//! The box's init (`init.rs`) starts it at the submission's first
 //! library test. The zygote applies, once, everything a test is held to
 //! that does not depend on the test: the rlimits but CPU, Landlock on the
 //! library test view, the uid drop, `no_new_privs`, and the long seccomp

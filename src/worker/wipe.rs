@@ -13,7 +13,7 @@
 //! from its heap, keeps the plain allocator's speed.
 //!
 //! Buffers that live on (a `BufReader`'s) are dropped and made anew after
-//! each request by their owners (`zygote.rs`, `test_zygote.rs`); what is
+//! each request by their owners (`init.rs`, `test_zygote.rs`); what is
 //! still alive at a fork is the current test's own request.
 
 use std::alloc::{GlobalAlloc, Layout, System};
