@@ -98,3 +98,84 @@ fn test_items_are_left_out_and_the_rest_is_kept() {
     assert_eq!(kept, "use a;\n\nfn g() {}\n\nconst C: u8 = 1;\n");
     assert!(!kept.contains("std::fs"));
 }
+
+/// Every file or folder ARCHITECTURE.md names exists: a whole path
+/// (`src/worker/init.rs`, `scripts/count-tests`) at that path, a bare file
+/// name (`init.rs`) somewhere in the repository. A map that names what is
+/// gone sends a reader nowhere.
+#[test]
+fn every_path_architecture_names_exists() {
+    let root = root();
+    let text = fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut names = Vec::new();
+    let mut files = Vec::new();
+    tracked_files(&root, &root, &mut files);
+    let mut missing = Vec::new();
+    for (i, piece) in text.split('`').enumerate() {
+        // Odd pieces are inside backticks.
+        if i % 2 == 0 || piece.contains(' ') || piece.is_empty() {
+            continue;
+        }
+        let path = piece.trim_end_matches(':');
+        let top = [
+            "src/",
+            "crates/",
+            "docs/",
+            "scripts/",
+            "tests/",
+            "benches/",
+            "lab/",
+            "reference/",
+            "schemas/",
+            "cases/",
+            "data/",
+            "submissions/",
+            "attacks/",
+            "fuzz/",
+            ".ci/",
+        ];
+        if top.iter().any(|t| path.starts_with(t)) {
+            if !root.join(path.trim_end_matches('/')).exists() {
+                missing.push(path.to_string());
+            }
+            names.push(path.to_string());
+        } else if !path.contains('/')
+            && [".rs", ".py", ".md", ".mjs", ".sh", ".toml", ".xsd"]
+                .iter()
+                .any(|ext| path.ends_with(ext))
+            && path
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        {
+            if !files
+                .iter()
+                .any(|f| f.ends_with(&format!("/{path}")) || *f == path)
+            {
+                missing.push(path.to_string());
+            }
+            names.push(path.to_string());
+        }
+    }
+    assert!(names.len() > 50, "ARCHITECTURE.md names paths: {names:?}");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what is not in the tree: {missing:?}"
+    );
+}
+
+/// The repository's files, as paths relative to `root` (no `target/`, no
+/// `.git/`, no `node_modules/`).
+fn tracked_files(root: &Path, dir: &Path, found: &mut Vec<String>) {
+    for entry in fs::read_dir(dir).expect("a readable folder") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if ["target", ".git", "node_modules"].contains(&name.as_ref()) {
+            continue;
+        }
+        if path.is_dir() {
+            tracked_files(root, &path, found);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            found.push(relative.to_string_lossy().into_owned());
+        }
+    }
+}
