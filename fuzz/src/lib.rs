@@ -16,6 +16,7 @@ use grader::board_text::{BoardTextError, format_grid, format_line, parse_board, 
 use grader::case::{Case, CaseError, Solutions, parse_case_file};
 use grader::protocol::{WorkerMessage, decode_messages};
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 /// The name fuzzed case files are parsed under.
 pub const CASE_FILE: &str = "fuzz.toml";

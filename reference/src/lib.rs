@@ -20,9 +20,11 @@
 #![deny(missing_docs)]
 
 mod listing;
+mod rules;
 mod solver;
 
 pub use listing::{ListingWalk, walk_listing};
+pub use rules::BoardRules;
 use sudoku_lab::{Board, Sudoku};
 
 /// The reference solver; implements the lab trait.

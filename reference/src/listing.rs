@@ -13,6 +13,8 @@
 
 use sudoku_lab::Board;
 
+use crate::BoardRules;
+
 /// What the seed's listing (reading-order `find_empty`, digits 1..=N in
 /// order, write / recurse / clear) does on a board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

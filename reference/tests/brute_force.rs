@@ -7,6 +7,7 @@
 mod common;
 
 use std::sync::OnceLock;
+use sudoku_reference::BoardRules;
 
 use common::seed_listing;
 use proptest::prelude::*;

@@ -9,6 +9,7 @@ mod common;
 
 use common::{Puzzle, data_dir, read_set, solution_error};
 use sudoku_lab::{Board, Sudoku};
+use sudoku_reference::BoardRules;
 use sudoku_reference::{Reference, count_and_solve, count_solutions, solve};
 
 /// What a set's puzzles must give.

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{parse_line, read_set, seed_listing};
+use sudoku_reference::BoardRules;
 use sudoku_reference::{ListingWalk, count_solutions, walk_listing};
 
 /// Compares the walk with the direct listing on `board` within `budget`.

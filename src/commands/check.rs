@@ -15,6 +15,7 @@ use anyhow::{Context, bail};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use sudoku_reference::BoardRules;
 
 use crate::board_text::format_line;
 use crate::case::{Case, CaseSet};

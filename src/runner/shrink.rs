@@ -14,6 +14,7 @@
 
 use std::path::Path;
 use std::time::{Duration, Instant};
+use sudoku_reference::BoardRules;
 
 use sudoku_lab::Board;
 

@@ -45,7 +45,7 @@ pub(crate) fn calls() -> (u64, u64) {
 
 /// The lab's rule on a board of `n x n` boxes: true iff digit `v` is not
 /// already in row `r`, column `c` or the box of `(r, c)`, the cell itself
-/// not counted (as `sudoku_lab::Board::conflicts`). `cells` holds the
+/// not counted (as `sudoku_reference::BoardRules::conflicts`). `cells` holds the
 /// `n^4` cells; `r`, `c` are below `n*n`.
 pub(crate) fn legal_by_the_rule(cells: &[u8], n: usize, r: usize, c: usize, v: u8) -> bool {
     let side = n * n;
@@ -258,6 +258,7 @@ fn protect(page: usize, protection: libc::c_int) -> Result<(), String> {
 mod tests {
     use super::*;
     use sudoku_lab::Board;
+    use sudoku_reference::BoardRules;
 
     #[test]
     fn the_rule_is_the_labs() {

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::path::Path;
+use sudoku_reference::BoardRules;
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW, Symbol};
 use sudoku_lab::{ABI_VERSION, Board, Sudoku};

@@ -20,6 +20,7 @@ use grader::sandbox::SubmissionBox;
 use grader::submission::build::{self, BuiltCode};
 use grader::submission::discover::{SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
+use sudoku_reference::BoardRules;
 
 use crate::util::{code, fixture, printed, root};
 
@@ -121,6 +122,33 @@ fn rust_init_then_check_round_trip() {
     assert!(build.status.success(), "{}", printed(&build));
     let stubs = kit.grader("proj", &["check", "--no-shrink"]);
     assert_eq!(code(&stubs), 1, "{}", printed(&stubs));
+    // The kit hands out no solution: the lab crate's own example, pasted
+    // in as the student's crate, passes no test, and the crate offers none
+    // of the lab's rules.
+    let lab = fs::read_to_string(kit.path("proj/sudoku-lab/src/lib.rs")).unwrap();
+    let example: String = lab
+        .lines()
+        .skip_while(|line| *line != "//! ```")
+        .skip(1)
+        .take_while(|line| *line != "//! ```")
+        .map(|line| {
+            format!(
+                "{}\n",
+                line.trim_start_matches("//!")
+                    .strip_prefix(' ')
+                    .unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(example.contains("impl Sudoku for"), "{example}");
+    for rule in ["fn conflicts", "fn empty_cells", "fn box_origin"] {
+        assert!(!lab.contains(rule), "the lab crate offers `{rule}`");
+    }
+    fs::write(kit.path("proj/src/lib.rs"), &example).unwrap();
+    let pasted = kit.grader("proj", &["check", "--no-shrink"]);
+    let shown = printed(&pasted);
+    assert_eq!(code(&pasted), 1, "{shown}");
+    assert!(shown.contains("\n0 of 21 public tests passed"), "{shown}");
     fs::copy(
         fixture("rust-trait/src/lib.rs"),
         kit.path("proj/src/lib.rs"),

@@ -18,7 +18,7 @@ impl Sudoku for Listing {
         if (0..side).any(|i| board.get(r, i) == v || board.get(i, c) == v) {
             return false;
         }
-        let (br, bc) = board.box_origin(r, c);
+        let (br, bc) = (r / board.n() * board.n(), c / board.n() * board.n());
         (br..br + board.n()).all(|i| (bc..bc + board.n()).all(|j| board.get(i, j) != v))
     }
 

@@ -13,7 +13,7 @@ pub fn legal(board: &Board, r: usize, c: usize, v: u8) -> bool {
     if (0..side).any(|i| board.get(r, i) == v || board.get(i, c) == v) {
         return false;
     }
-    let (br, bc) = board.box_origin(r, c);
+    let (br, bc) = (r / board.n() * board.n(), c / board.n() * board.n());
     (br..br + board.n()).all(|i| (bc..bc + board.n()).all(|j| board.get(i, j) != v))
 }
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 use toml::Spanned;
 
 use super::error::CaseError;

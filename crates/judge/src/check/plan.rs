@@ -22,6 +22,7 @@
 //! is also asked about the first such grid whole, which must get "none".
 
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 use super::Probe;
 use super::rule::{Unit, clashes};

@@ -4,6 +4,7 @@
 //! code and in messages, as in the lab's listing and its C header.
 
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 /// A cell in the lab's terms: `(row 1, col 2)`, counted from 0.
 pub(crate) fn cell(r: usize, c: usize) -> String {

@@ -33,6 +33,7 @@
 use crate::check::Check;
 use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 use super::Failure;
 use super::rule::{cell, clashes};

@@ -11,6 +11,7 @@
 //! before the search starts.
 
 use std::time::Instant;
+use sudoku_reference::BoardRules;
 
 use sudoku_lab::Board;
 

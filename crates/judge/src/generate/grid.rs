@@ -89,6 +89,7 @@ fn line_order(n: usize, rng: &mut Rng) -> Vec<usize> {
 /// once (the tests' oracle).
 #[cfg(test)]
 pub fn is_valid_solution(board: &Board) -> bool {
+    use sudoku_reference::BoardRules;
     let side = board.side();
     board.is_full()
         && (0..side).all(|r| {

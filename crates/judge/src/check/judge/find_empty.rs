@@ -3,6 +3,7 @@
 
 use crate::check::Check;
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 use super::{Failure, count_mismatch};
 use crate::case::FindEmptyPolicy;

@@ -2,6 +2,7 @@
 
 use crate::check::Check;
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 use super::{Failure, count_mismatch};
 use crate::check::rule::{Unit, box_name, cell, clashes};

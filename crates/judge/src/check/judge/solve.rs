@@ -4,6 +4,7 @@
 
 use crate::check::Check;
 use sudoku_lab::Board;
+use sudoku_reference::BoardRules;
 
 use super::Failure;
 use crate::case::{Case, Solutions};

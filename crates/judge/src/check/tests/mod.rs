@@ -6,6 +6,7 @@ mod students;
 use std::path::PathBuf;
 
 use sudoku_lab::{Board, Sudoku};
+use sudoku_reference::BoardRules;
 use sudoku_reference::Reference;
 
 use super::plan::clash_kinds;

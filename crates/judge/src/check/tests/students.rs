@@ -6,6 +6,7 @@
 //! bug shows only in the function it is in.
 
 use sudoku_lab::{Board, Sudoku};
+use sudoku_reference::BoardRules;
 
 /// A bug class (or none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
