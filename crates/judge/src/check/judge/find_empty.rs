@@ -22,28 +22,26 @@ pub(super) fn judge(
     }
     // A board other than the puzzle is named as one: the case's
     // description above a report's board is about the puzzle.
-    let named = |board: &Board, mut failure: Failure| {
-        if board != puzzle {
-            failure.message = failure.message.replacen(
-                "find_empty ",
-                "find_empty, on a test board (not the case's puzzle), ",
-                1,
-            );
+    let who = |board: &Board| {
+        if board == puzzle {
+            "find_empty"
+        } else {
+            "find_empty, on a test board (not the case's puzzle),"
         }
-        failure
     };
     for (board, answer) in boards.iter().zip(answers) {
-        basic(board, *answer).map_err(|f| named(board, f))?;
+        basic(board, *answer, who(board))?;
     }
     for (board, answer) in boards.iter().zip(answers) {
         if let Some([r, c]) = *answer {
-            follows_policy(board, policy, r, c).map_err(|f| named(board, f))?;
+            follows_policy(board, policy, r, c, who(board))?;
         }
     }
     Ok(())
 }
 
-fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
+/// `who` names the function, and the board when it is not the puzzle.
+fn basic(board: &Board, answer: Option<[usize; 2]>, who: &str) -> Result<(), Failure> {
     let side = board.side();
     let first_empty = board.empty_cells().next();
     match (answer, first_empty) {
@@ -51,7 +49,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         (None, Some(e)) => Err(Failure::new(
             Check::FindEmptyNone,
             format!(
-                "find_empty reported none, but {} is empty: report none (false in C) only when no cell is empty",
+                "{who} reported none, but {} is empty: report none (false in C) only when no cell is empty",
                 cell(e.0, e.1)
             ),
         )
@@ -59,7 +57,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         (Some([r, c]), _) if r >= side || c >= side => Err(Failure::new(
             Check::FindEmptyRange,
             format!(
-                "find_empty returned row {r}, column {c} (0-based), off the {side}x{side} board: \
+                "{who} returned row {r}, column {c} (0-based), off the {side}x{side} board: \
                  rows and columns run from 0 to {}",
                 side - 1
             ),
@@ -68,7 +66,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         (Some([r, c]), None) => Err(Failure::new(
             Check::FindEmptyFull,
             format!(
-                "find_empty returned {} on a full board: report none (false in C) when no cell is empty",
+                "{who} returned {} on a full board: report none (false in C) when no cell is empty",
                 cell(r, c)
             ),
         )
@@ -76,7 +74,7 @@ fn basic(board: &Board, answer: Option<[usize; 2]>) -> Result<(), Failure> {
         (Some([r, c]), Some(_)) if board.get(r, c) != 0 => Err(Failure::new(
             Check::FindEmptyNotEmpty,
             format!(
-                "find_empty returned {}, which holds {}: it must return an empty cell (one that holds 0)",
+                "{who} returned {}, which holds {}: it must return an empty cell (one that holds 0)",
                 cell(r, c),
                 board.get(r, c)
             ),
@@ -92,6 +90,7 @@ fn follows_policy(
     policy: FindEmptyPolicy,
     r: usize,
     c: usize,
+    who: &str,
 ) -> Result<(), Failure> {
     match policy {
         FindEmptyPolicy::Any => Ok(()),
@@ -99,7 +98,7 @@ fn follows_policy(
             Some(first) if first != (r, c) => Err(Failure::new(
                 Check::FindEmptyPolicy,
                 format!(
-                    "find_empty returned {}, but this case asks for the first empty cell in reading \
+                    "{who} returned {}, but this case asks for the first empty cell in reading \
                      order (row by row, left to right), {}",
                     cell(r, c),
                     cell(first.0, first.1)
@@ -118,7 +117,7 @@ fn follows_policy(
                 Some((count, at)) if count < mine => Err(Failure::new(
                     Check::FindEmptyPolicy,
                     format!(
-                        "find_empty returned {}, where {mine} digit(s) are legal, but {} has only {count}: \
+                        "{who} returned {}, where {mine} digit(s) are legal, but {} has only {count}: \
                          this case asks for an empty cell with the fewest legal digits",
                         cell(r, c),
                         cell(at.0, at.1)
