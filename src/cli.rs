@@ -110,12 +110,15 @@ pub struct CheckArgs {
 /// The three functions, as `--function` names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FunctionArg {
-    /// `legal(board, r, c, v)`.
+    /// May digit v go at (r, c)? C `legal(board, n, r, c, v)`, Python
+    /// `legal(board, r, c, v, n)`, Rust `Sudoku::legal`.
     Legal,
-    /// `find_empty(board)`.
+    /// An empty cell, or none. C `find_empty(board, n, &r, &c)`, Python
+    /// `find_empty(board)`, Rust `Sudoku::find_empty`.
     #[value(name = "find_empty")]
     FindEmpty,
-    /// `solve(board)`.
+    /// Solve in place. C `solve(board, n)`, Python `solve(board, n)`, Rust
+    /// `Sudoku::solve`.
     Solve,
 }
 

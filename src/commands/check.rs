@@ -42,6 +42,28 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
             visible_line(&args.path.to_string_lossy())
         );
     }
+    if !discover::is_project(&args.path) {
+        let below = discover::projects_below(&args.path);
+        let path = args.path.to_string_lossy();
+        let shown = visible_line(&path);
+        let suggestion = match below.as_slice() {
+            [] => String::new(),
+            found => format!(
+                ": did you mean {}?",
+                found
+                    .iter()
+                    .map(|p| {
+                        let p = p.strip_prefix(".").unwrap_or(p).to_string_lossy();
+                        format!("`grader check {}`", visible_line(&p))
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        };
+        bail!(
+            "{shown} is not a lab project (no Cargo.toml, and no .c, .py, .ipynb or .so file in it): run `grader check` in your project folder, or name it{suggestion}"
+        );
+    }
     if args.watch {
         return watch(args);
     }

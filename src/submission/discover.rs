@@ -509,6 +509,41 @@ fn mark_duplicate_ids(submissions: &mut [(String, Submission)]) {
     }
 }
 
+/// Whether `dir` looks like a student's project at all: a crate
+/// (`Cargo.toml`) or a folder with a file of a kind the lab takes. A folder
+/// that is not one is a usage error of `grader check` (the wrong folder),
+/// not a build error; [`projects_below`] names the ones it holds.
+pub fn is_project(dir: &Path) -> bool {
+    if !dir.is_dir() || dir.join("Cargo.toml").is_file() {
+        return true;
+    }
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let file = entry.path();
+            !is_clutter(&entry.file_name().to_string_lossy())
+                && file.is_file()
+                && SubmissionKind::of_file(&file).is_some()
+        })
+    })
+}
+
+/// The folders right below `dir` that are projects of their own (each
+/// classifies as a submission), sorted by name.
+pub fn projects_below(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| !is_clutter(&e.file_name().to_string_lossy()))
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && classify(p).kind.is_ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1288,3 +1288,25 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
         }
     }
 }
+
+/// `grader check` in a folder that is no project (the class folder, one
+/// level too high) is a usage error, exit 2, that names the projects it
+/// holds; no build is tried.
+#[test]
+fn check_outside_a_project_is_a_usage_error_that_names_the_project() {
+    let kit = Kit::new();
+    fs::create_dir_all(kit.path("lab3/s-c")).unwrap();
+    fs::copy(fixture("c-listing.c"), kit.path("lab3/s-c/sudoku.c")).unwrap();
+    fs::write(kit.path("lab3/notes.txt"), "my notes").unwrap();
+    let wrong = kit.grader("lab3", &["check"]);
+    let shown = printed(&wrong);
+    assert_eq!(code(&wrong), 2, "{shown}");
+    assert!(shown.contains("is not a lab project"), "{shown}");
+    assert!(
+        shown.contains("did you mean `grader check s-c`?"),
+        "{shown}"
+    );
+    assert!(!shown.contains("did not build"), "{shown}");
+    let right = kit.grader("lab3", &["check", "s-c"]);
+    assert_eq!(code(&right), 0, "{}", printed(&right));
+}
