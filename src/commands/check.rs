@@ -73,7 +73,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 /// One check: select the cases, build, run, show.
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     let cases = select_cases(args)?;
-    let mut plan = GradePlan::prepare(cases, Some(1), &args.path, args.verbose)?;
+    // The sandbox's notices are the instructor's (what the grader's own
+    // box lacks on this host); a student is told only what changes a
+    // verdict they see.
+    let mut plan = GradePlan::prepare(cases, Some(1), &args.path, false)?;
+    if args.verbose {
+        if let Some(note) = plan.sandbox.student_note() {
+            crate::note!("note: {note}");
+        }
+    }
     // The limits are a multiple of the lab's listing's time in this
     // submission's language, timed here, now.
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());

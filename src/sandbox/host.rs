@@ -269,6 +269,15 @@ impl SandboxEnv {
         self.namespaces
     }
 
+    /// What a student checking their own code should know of this box, or
+    /// nothing: only what changes a verdict they will see (the notices
+    /// are the instructor's, about the grader's own safety).
+    pub fn student_note(&self) -> Option<&'static str> {
+        (!self.memory_cgroup()).then_some(
+            "this check has no memory cgroup (that needs root and a writable cgroup): code that runs out of memory fails an allocation (a crash or an exception) in this check, where grading says `memory`",
+        )
+    }
+
     /// Whether Landlock is available.
     pub fn landlock(&self) -> bool {
         self.landlock_abi.is_some()

@@ -32,18 +32,7 @@ solution = """
 """
 "#;
 
-use crate::util::{grader, needs, root};
-
-fn is_root() -> bool {
-    fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|u| u.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
+use crate::util::{grader, is_root, needs, root};
 
 /// A temp folder with `cases/cases.toml` and an empty `subs/`.
 fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {

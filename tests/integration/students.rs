@@ -22,7 +22,7 @@ use grader::submission::discover::{SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
 use sudoku_reference::BoardRules;
 
-use crate::util::{code, fixture, printed, root};
+use crate::util::{code, fixture, is_root, needs, printed, root};
 
 /// A copy of `grader` and `grader-worker` in a fresh folder, run from
 /// there with no `GRADER_LAB_DIR`: what a student who was handed the
@@ -1309,4 +1309,37 @@ fn check_outside_a_project_is_a_usage_error_that_names_the_project() {
     assert!(!shown.contains("did not build"), "{shown}");
     let right = kit.grader("lab3", &["check", "s-c"]);
     assert_eq!(code(&right), 0, "{}", printed(&right));
+}
+
+/// A student (no root) asking `grader check -v` is told only what changes
+/// a verdict they see: no sandbox notice meant for an instructor, no
+/// guide they do not have.
+#[test]
+fn verbose_check_as_a_student_says_only_what_a_student_can_use() {
+    let able = is_root() && Command::new("setpriv").arg("--version").output().is_ok();
+    if !needs("root (to become nobody) and setpriv(1)", able) {
+        return;
+    }
+    let kit = Kit::new();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(kit.path(""), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::copy(fixture("c-listing.c"), kit.path("sudoku.c")).unwrap();
+    fs::set_permissions(kit.path("sudoku.c"), fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(kit.path("bin/grader"))
+        .args(["check", "-v", "sudoku.c"])
+        .current_dir(kit.path(""))
+        .env("HOME", kit.path(""))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("setpriv runs");
+    let shown = printed(&out);
+    assert_eq!(code(&out), 0, "{shown}");
+    assert!(!shown.contains("sandbox:"), "{shown}");
+    assert!(!shown.contains("design.md"), "{shown}");
+    assert!(
+        shown.contains("note: this check has no memory cgroup"),
+        "{shown}"
+    );
 }

@@ -287,3 +287,15 @@ pub(crate) fn needs(what: &str, available: bool) -> bool {
     eprintln!("skipped: this test needs {what}");
     false
 }
+
+/// Whether the tests run as root (the effective uid, from `/proc`).
+pub(crate) fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
