@@ -14,6 +14,7 @@
 //!   the test tiers' marks);
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
+//! - `module_graph`: no file of `src/` imports another round a circle;
 //! - `html_class`: the HTML report of 200 students in Chromium and
 //!   Lighthouse (slow tier);
 //! - `package`: the Gradescope package in a simulated `/autograder`;
@@ -46,6 +47,7 @@ mod docs;
 mod fuzz_seeds;
 mod generate;
 mod html_class;
+mod module_graph;
 mod package;
 mod recipes;
 mod reports;
