@@ -1,22 +1,29 @@
 //! The time limit of every test: pinned by the case or by `grader.toml`,
 //! or else a multiple of what the lab's own listing costs **on this host,
-//! in this run, in the submission's language**.
+//! in the submission's language**, the **same multiple in every
+//! language**.
 //!
-//! Before any student code runs, `super::calibrate` grades the listing
-//! (the seed's reading-order backtracker, built into the binary in C, Rust
-//! and Python) in a box of its own, exactly as a student is graded: the
-//! same compiler flags, the same interpreter, the same harness and trace.
-//! Each (case, function) then gets the limit
+//! Before any student code runs, `super::calibrate` times the listing (the
+//! seed's reading-order backtracker, built into the binary in C, Rust and
+//! Python) in a box of its own, exactly as a student is graded: the same
+//! compiler flags, the same interpreter, the same harness and trace; each
+//! test is run until its time is steady (a median of 3 to 7 runs). Each
+//! (case, function) then gets one multiple for every language,
 //!
 //! ```text
-//! max(time_limit_floor_ms, time_limit_factor x the listing's CPU time)
+//! multiple = max(time_limit_factor, time_limit_floor_ms / the C listing's CPU time)
+//! limit    = multiple x the listing's CPU time in the submission's language
 //! ```
 //!
-//! for that case, that function and that language: fair on a slow VM
-//! (the listing is slow there too), tight enough that an endless search
-//! stops early on a fast one, and the same algorithm is allowed the same
-//! multiple of the listing in C, Rust and Python. A `.so` is timed by the
-//! C listing. The limits applied go into every report's `run` section.
+//! The floor holds for the C listing, the fastest (a multiple of a
+//! millisecond is no limit), and the multiple it sets holds in Rust and
+//! Python too, so an algorithm that needs k times the listing's time gets
+//! the same verdict in every language (with the floor applied per language
+//! instead, a search 500x the listing passed in C and timed out in Python).
+//! When the C listing cannot be timed (no C compiler, and no C graded),
+//! the fastest listing timed sets the multiple. A `.so` is timed by the C
+//! listing. The limits applied, each with its multiple, go into every
+//! report's `run` section.
 
 use std::collections::BTreeMap;
 
@@ -66,11 +73,22 @@ impl Language {
     }
 }
 
+/// The listing's steady CPU time on one test: the median of its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Timed {
+    /// The median CPU time, in ms (at least 1).
+    pub(crate) ms: u64,
+    /// The runs it is the median of.
+    pub(crate) runs: u32,
+    /// The slowest run less the fastest, in ms.
+    pub(crate) spread_ms: u64,
+}
+
 /// The time limits of a run.
 #[derive(Clone, Debug, Default)]
 pub struct TimeLimits {
-    /// The listing's CPU time per (language, case, function), in ms.
-    pub(crate) listing: BTreeMap<(Language, String, Function), u64>,
+    /// The listing's CPU time per (language, case, function).
+    pub(crate) listing: BTreeMap<(Language, String, Function), Timed>,
     /// The listing itself is being timed.
     pub(crate) calibrating: bool,
 }
@@ -92,7 +110,7 @@ impl TimeLimits {
     }
 
     /// The limit of one test of `case`'s `function` timed by `language`'s
-    /// listing: pinned, a multiple of the listing's time, or the untimed
+    /// listing: pinned, the multiple of the listing's time, or the untimed
     /// default.
     fn limit_for(
         &self,
@@ -104,13 +122,34 @@ impl TimeLimits {
         if let Some(pinned) = case.time_limit_ms.or(cases.config.time_limit_ms) {
             return pinned;
         }
-        match self.listing.get(&(language, case.name.clone(), function)) {
-            Some(&listing) => cases
-                .config
-                .time_limit_floor_ms
-                .max(listing.saturating_mul(cases.config.time_limit_factor)),
-            None => UNTIMED_LIMIT_MS,
+        match (
+            self.listing.get(&(language, case.name.clone(), function)),
+            self.multiple(cases, case, function),
+        ) {
+            (Some(timed), Some(multiple)) => (multiple * timed.ms as f64).ceil() as u64,
+            _ => UNTIMED_LIMIT_MS,
         }
+    }
+
+    /// The multiple of its language's listing that one test of `case`'s
+    /// `function` may use, the same in every language: the factor, or
+    /// more where the floor asks more of the C listing (of the fastest
+    /// listing timed, without C). `None` when nothing was timed.
+    fn multiple(&self, cases: &CaseSet, case: &Case, function: Function) -> Option<f64> {
+        let timed = |language: Language| {
+            self.listing
+                .get(&(language, case.name.clone(), function))
+                .map(|t| t.ms)
+        };
+        let reference = timed(Language::C).or_else(|| {
+            [Language::Rust, Language::Python]
+                .into_iter()
+                .filter_map(timed)
+                .min()
+        })?;
+        let factor = cases.config.time_limit_factor as f64;
+        let floor = cases.config.time_limit_floor_ms as f64;
+        Some(factor.max(floor / reference.max(1) as f64))
     }
 
     /// The policy in a line, for the terminal: `20 x the lab's listing's
@@ -129,7 +168,7 @@ impl TimeLimits {
         let mut languages: Vec<&str> = self.listing.keys().map(|(l, _, _)| l.name()).collect();
         languages.dedup();
         let mut line = format!(
-            "{} x the lab's listing's CPU time on this host, at least {} ms",
+            "{} x the lab's listing's CPU time on this host, or the larger multiple that gives the C listing {} ms; one multiple in every language",
             cases.config.time_limit_factor, cases.config.time_limit_floor_ms
         );
         if !languages.is_empty() {
@@ -152,17 +191,24 @@ impl TimeLimits {
                         function,
                         language: None,
                         listing_ms: None,
+                        multiple: None,
+                        listing_runs: None,
+                        listing_spread_ms: None,
                         limit_ms: pinned,
                     });
                     continue;
                 }
-                for (&(language, ref name, f), &listing) in &self.listing {
+                let multiple = self.multiple(cases, case, function);
+                for (&(language, ref name, f), timed) in &self.listing {
                     if *name == case.name && f == function {
                         applied.push(AppliedLimit {
                             case: case.name.clone(),
                             function,
                             language: Some(language.name().to_string()),
-                            listing_ms: Some(listing),
+                            listing_ms: Some(timed.ms),
+                            multiple: multiple.map(|m| (m * 100.0).round() / 100.0),
+                            listing_runs: Some(timed.runs),
+                            listing_spread_ms: Some(timed.spread_ms),
                             limit_ms: self.limit_for(cases, case, function, language),
                         });
                     }
@@ -174,7 +220,7 @@ impl TimeLimits {
 }
 
 /// One test's limit, as a report's `run` section lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AppliedLimit {
     /// The case.
     pub case: String,
@@ -184,12 +230,26 @@ pub struct AppliedLimit {
     /// absent for a pinned limit, which holds for every language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// The listing's CPU time on this host, in ms; absent when pinned.
+    /// The listing's CPU time on this host, in ms (the median of its
+    /// runs); absent when pinned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listing_ms: Option<u64>,
+    /// The multiple of the listing's time allowed, the same for this test
+    /// in every language (to two decimals); absent when pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiple: Option<f64>,
+    /// How many runs of the listing `listing_ms` is the median of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_runs: Option<u32>,
+    /// The slowest of those runs less the fastest, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_spread_ms: Option<u64>,
     /// The limit applied, in ms of CPU time.
     pub limit_ms: u64,
 }
+
+// `multiple` is a finite number, never NaN: equality is reflexive.
+impl Eq for AppliedLimit {}
 
 #[cfg(test)]
 mod tests {
@@ -206,46 +266,87 @@ mod tests {
         cases
     }
 
+    fn timed(ms: u64) -> Timed {
+        Timed {
+            ms,
+            runs: 3,
+            spread_ms: 0,
+        }
+    }
+
+    fn limits(case: &Case, times: &[(Language, u64)]) -> TimeLimits {
+        let mut limits = TimeLimits::default();
+        for &(language, ms) in times {
+            limits
+                .listing
+                .insert((language, case.name.clone(), Function::Solve), timed(ms));
+        }
+        limits
+    }
+
     #[test]
-    fn a_limit_is_a_multiple_of_the_listing_above_the_floor() {
+    fn the_floor_of_the_c_listing_sets_one_multiple_for_every_language() {
         let cases = set(20, 250);
         let case = &cases.cases[0];
-        let mut limits = TimeLimits::default();
-        limits
-            .listing
-            .insert((Language::Python, case.name.clone(), Function::Solve), 40);
-        limits
-            .listing
-            .insert((Language::C, case.name.clone(), Function::Solve), 2);
-        assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Python),
-            800
+        // The C listing needs 2 ms: the floor asks 125 x of it, so every
+        // language gets 125 x its own listing.
+        let limits = limits(
+            case,
+            &[
+                (Language::C, 2),
+                (Language::Rust, 3),
+                (Language::Python, 40),
+            ],
         );
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::C), 250, "the floor, for C");
+        assert_eq!(limit(SubmissionKind::Library), 250, "a .so is timed as C");
+        assert_eq!(limit(SubmissionKind::Rust), 375, "125 x 3 ms");
         assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::C),
-            250,
-            "the floor"
+            limit(SubmissionKind::Python),
+            5000,
+            "125 x 40 ms, not the floor"
         );
+        let applied = limits.applied(&cases);
+        let solve: Vec<_> = applied
+            .iter()
+            .filter(|a| a.case == case.name && a.function == Function::Solve)
+            .collect();
+        assert_eq!(solve.len(), 3, "{applied:?}");
+        assert!(solve.iter().all(|a| a.multiple == Some(125.0)), "{solve:?}");
+    }
+
+    #[test]
+    fn above_the_floor_the_factor_is_the_multiple() {
+        let cases = set(20, 250);
+        let case = &cases.cases[0];
+        let limits = limits(case, &[(Language::C, 50), (Language::Python, 900)]);
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::C), 1000);
+        assert_eq!(limit(SubmissionKind::Python), 18_000);
         assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Library),
-            250,
-            "a .so is timed by the C listing"
-        );
-        assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Rust),
+            limit(SubmissionKind::Rust),
             UNTIMED_LIMIT_MS,
             "nothing measured for Rust"
         );
     }
 
     #[test]
+    fn without_the_c_listing_the_fastest_timed_sets_the_multiple() {
+        let cases = set(20, 250);
+        let case = &cases.cases[0];
+        let limits = limits(case, &[(Language::Rust, 5), (Language::Python, 40)]);
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::Rust), 250);
+        assert_eq!(limit(SubmissionKind::Python), 2000, "50 x 40 ms");
+    }
+
+    #[test]
     fn a_pinned_limit_wins_case_first() {
         let mut cases = set(20, 250);
-        let mut limits = TimeLimits::default();
         let name = cases.cases[0].name.clone();
-        limits
-            .listing
-            .insert((Language::C, name, Function::Solve), 100);
+        let limits = limits(&cases.cases[0], &[(Language::C, 100)]);
+        assert_eq!(limits.listing.len(), 1, "{name}");
         cases.config.time_limit_ms = Some(700);
         let case = cases.cases[0].clone();
         assert_eq!(
