@@ -10,7 +10,7 @@
 //!    test (`find_empty` on the campus board: interpreter start, harness
 //!    import, compiling the student's file, the test), beside `python3 -I
 //!    -S -B -c pass`; and the same test in a box of its own
-//!    (`grader::runner::grade::run_test`, as `grader grade` runs it).
+//!    (`grader::runner::test_run::run_test`, as `grader grade` runs it).
 //!
 //! Unsandboxed runs start the interpreter directly (no Landlock, no
 //! seccomp), so the ratio isolates the trace. The machine is shared: the
@@ -38,7 +38,7 @@ mod bench {
     use grader::case::Case;
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, PythonInterpreter, WorkerMessage, WorkerRequest};
-    use grader::runner::{grade::run_test, outcome::outcome};
+    use grader::runner::{outcome::outcome, test_run::run_test};
     use grader::sandbox::SandboxEnv;
     use grader::verdict::Function;
     use grader::worker::python::{HARNESS, find_interpreter, harness_input};

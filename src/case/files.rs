@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{
+use grader_judge::case::{
     Answers, CONFIG_FILE, CaseConfig, CaseError, CaseSet, check_unique, parse_config, parse_file,
 };
 

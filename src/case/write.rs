@@ -13,8 +13,8 @@ use std::path::Path;
 use sudoku_lab::Board;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
-use super::{CaseError, ListingCost, Solutions, StoredListing};
 use crate::board_text::format_grid;
+use grader_judge::case::{CaseError, ListingCost, Solutions, StoredListing};
 
 /// What the reference says about one case: the answers and the listing
 /// keys a case file stores.

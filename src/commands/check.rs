@@ -25,12 +25,12 @@ use crate::exit;
 use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
 use crate::report::text::visible_line;
 use crate::report::{Status, picture};
-use crate::runner::grade::Asks;
-use crate::runner::grade::kind_name;
+use crate::runner::calibrate::calibrate;
 use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
-use crate::runner::session::{Next, Session, tests_left_out};
-use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, smaller_case};
+use crate::runner::session::{Next, Session, kind_name, tests_left_out};
+use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, smaller_case};
+use crate::runner::test_run::Asks;
 use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Function, Verdict};
 
@@ -86,7 +86,7 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     // submission's language, timed here, now.
     let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
     let kind = discover::classify(&absolute).kind.ok();
-    plan.calibrate(kind)?;
+    calibrate(&mut plan, kind)?;
     let mut run = run_checks(args, &plan);
     run.watching = args.watch;
     let mut out = std::io::stdout().lock();
@@ -167,7 +167,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             let small = if args.no_shrink {
                 None
             } else {
-                session.shrink(case, &class, ShrinkBudget::default())
+                shrink_solve(session, case, &class, ShrinkBudget::default())
             };
             if let Some(small) = &small {
                 let after = small

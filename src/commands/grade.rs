@@ -18,7 +18,8 @@ use crate::report::requests::{ReportRequests, is_stdout};
 use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
 use crate::report::{Report, Status, SubmissionReport, gradescope, headline, terminal};
-use crate::runner::grade::{Progress, grade_all};
+use crate::runner::calibrate::calibrate;
+use crate::runner::class::{Progress, grade_all};
 use crate::runner::plan::{GradePlan, load_cases};
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
@@ -56,7 +57,8 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     let mut plan = GradePlan::prepare(cases, args.jobs, &args.submissions, true)?;
     crate::note!("sandbox: {}", plan.sandbox.active().join(", "));
     let timing = std::time::Instant::now();
-    plan.calibrate(
+    calibrate(
+        &mut plan,
         to_grade
             .iter()
             .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),

@@ -51,7 +51,8 @@ pub struct RunLimits {
     /// That multiple (`grader.toml`'s `time_limit_factor`).
     #[serde(default)]
     pub time_limit_factor: u64,
-    /// The least limit the multiple gives, in ms.
+    /// The least limit the multiple gives the C listing, in ms: the
+    /// multiple that gives it holds in every language.
     #[serde(default)]
     pub time_limit_floor_ms: u64,
     /// Every test's limit as applied: per case and function, and for a
@@ -66,12 +67,13 @@ pub struct RunLimits {
 
 impl RunLimits {
     /// The time limit policy in words: `1000 ms`, or `20 x the lab's
-    /// listing's CPU time on this host, at least 250 ms`.
+    /// listing's CPU time on this host, or the larger multiple that gives
+    /// the C listing 500 ms; one multiple in every language`.
     pub fn time_policy(&self) -> String {
         match self.time_limit_ms {
             Some(ms) => format!("{ms} ms"),
             None => format!(
-                "{} x the lab's listing's CPU time on this host, at least {} ms",
+                "{} x the lab's listing's CPU time on this host, or the larger multiple that gives the C listing {} ms; one multiple in every language",
                 self.time_limit_factor, self.time_limit_floor_ms
             ),
         }

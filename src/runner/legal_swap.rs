@@ -25,9 +25,9 @@
 use serde::Serialize;
 
 use crate::case::Case;
-use crate::runner::grade::{Asks, JudgedTest};
 use crate::runner::plan::GradePlan;
 use crate::runner::session::Session;
+use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 

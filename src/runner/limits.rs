@@ -1,34 +1,37 @@
 //! The time limit of every test: pinned by the case or by `grader.toml`,
 //! or else a multiple of what the lab's own listing costs **on this host,
-//! in this run, in the submission's language**.
+//! in the submission's language**, the **same multiple in every
+//! language**.
 //!
-//! Before any student code runs, [`calibrate`] grades the listing (the
+//! Before any student code runs, `super::calibrate` times the listing (the
 //! seed's reading-order backtracker, built into the binary in C, Rust and
 //! Python) in a box of its own, exactly as a student is graded: the same
-//! compiler flags, the same interpreter, the same harness and trace. Each
-//! (case, function) then gets the limit
+//! compiler flags, the same interpreter, the same harness and trace; each
+//! test is run until its time is steady (a median of 3 to 7 runs). Each
+//! (case, function) then gets one multiple for every language,
 //!
 //! ```text
-//! max(time_limit_floor_ms, time_limit_factor x the listing's CPU time)
+//! multiple = max(time_limit_factor, time_limit_floor_ms / the C listing's CPU time)
+//! limit    = multiple x the listing's CPU time in the submission's language
 //! ```
 //!
-//! for that case, that function and that language: fair on a slow VM
-//! (the listing is slow there too), tight enough that an endless search
-//! stops early on a fast one, and the same algorithm is allowed the same
-//! multiple of the listing in C, Rust and Python. A `.so` is timed by the
-//! C listing. The limits applied go into every report's `run` section.
+//! The floor holds for the C listing, the fastest (a multiple of a
+//! millisecond is no limit), and the multiple it sets holds in Rust and
+//! Python too, so an algorithm that needs k times the listing's time gets
+//! the same verdict in every language (with the floor applied per language
+//! instead, a search 500x the listing passed in C and timed out in Python).
+//! When the C listing cannot be timed (no C compiler, and no C graded),
+//! the fastest listing timed sets the multiple. A `.so` is timed by the C
+//! listing. The limits applied, each with its multiple, go into every
+//! report's `run` section.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, CaseSet};
-use crate::report::{Status, SubmissionReport};
-use crate::runner::grade::grade_one;
-use crate::runner::plan::GradePlan;
-use crate::submission::discover::{SubmissionKind, classify};
-use crate::verdict::{Function, Verdict};
+use crate::submission::discover::SubmissionKind;
+use crate::verdict::Function;
 
 /// The CPU time the listing may use while it is being timed: a case on
 /// which the lab's own listing needs more needs a pinned limit.
@@ -61,7 +64,7 @@ impl Language {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Language::C => "c",
             Language::Rust => "rust",
@@ -70,13 +73,24 @@ impl Language {
     }
 }
 
+/// The listing's steady CPU time on one test: the median of its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Timed {
+    /// The median CPU time, in ms (at least 1).
+    pub(crate) ms: u64,
+    /// The runs it is the median of.
+    pub(crate) runs: u32,
+    /// The slowest run less the fastest, in ms.
+    pub(crate) spread_ms: u64,
+}
+
 /// The time limits of a run.
 #[derive(Clone, Debug, Default)]
 pub struct TimeLimits {
-    /// The listing's CPU time per (language, case, function), in ms.
-    listing: BTreeMap<(Language, String, Function), u64>,
+    /// The listing's CPU time per (language, case, function).
+    pub(crate) listing: BTreeMap<(Language, String, Function), Timed>,
     /// The listing itself is being timed.
-    calibrating: bool,
+    pub(crate) calibrating: bool,
 }
 
 impl TimeLimits {
@@ -96,7 +110,7 @@ impl TimeLimits {
     }
 
     /// The limit of one test of `case`'s `function` timed by `language`'s
-    /// listing: pinned, a multiple of the listing's time, or the untimed
+    /// listing: pinned, the multiple of the listing's time, or the untimed
     /// default.
     fn limit_for(
         &self,
@@ -108,13 +122,34 @@ impl TimeLimits {
         if let Some(pinned) = case.time_limit_ms.or(cases.config.time_limit_ms) {
             return pinned;
         }
-        match self.listing.get(&(language, case.name.clone(), function)) {
-            Some(&listing) => cases
-                .config
-                .time_limit_floor_ms
-                .max(listing.saturating_mul(cases.config.time_limit_factor)),
-            None => UNTIMED_LIMIT_MS,
+        match (
+            self.listing.get(&(language, case.name.clone(), function)),
+            self.multiple(cases, case, function),
+        ) {
+            (Some(timed), Some(multiple)) => (multiple * timed.ms as f64).ceil() as u64,
+            _ => UNTIMED_LIMIT_MS,
         }
+    }
+
+    /// The multiple of its language's listing that one test of `case`'s
+    /// `function` may use, the same in every language: the factor, or
+    /// more where the floor asks more of the C listing (of the fastest
+    /// listing timed, without C). `None` when nothing was timed.
+    fn multiple(&self, cases: &CaseSet, case: &Case, function: Function) -> Option<f64> {
+        let timed = |language: Language| {
+            self.listing
+                .get(&(language, case.name.clone(), function))
+                .map(|t| t.ms)
+        };
+        let reference = timed(Language::C).or_else(|| {
+            [Language::Rust, Language::Python]
+                .into_iter()
+                .filter_map(timed)
+                .min()
+        })?;
+        let factor = cases.config.time_limit_factor as f64;
+        let floor = cases.config.time_limit_floor_ms as f64;
+        Some(factor.max(floor / reference.max(1) as f64))
     }
 
     /// The policy in a line, for the terminal: `20 x the lab's listing's
@@ -133,7 +168,7 @@ impl TimeLimits {
         let mut languages: Vec<&str> = self.listing.keys().map(|(l, _, _)| l.name()).collect();
         languages.dedup();
         let mut line = format!(
-            "{} x the lab's listing's CPU time on this host, at least {} ms",
+            "{} x the lab's listing's CPU time on this host, or the larger multiple that gives the C listing {} ms; one multiple in every language",
             cases.config.time_limit_factor, cases.config.time_limit_floor_ms
         );
         if !languages.is_empty() {
@@ -156,17 +191,24 @@ impl TimeLimits {
                         function,
                         language: None,
                         listing_ms: None,
+                        multiple: None,
+                        listing_runs: None,
+                        listing_spread_ms: None,
                         limit_ms: pinned,
                     });
                     continue;
                 }
-                for (&(language, ref name, f), &listing) in &self.listing {
+                let multiple = self.multiple(cases, case, function);
+                for (&(language, ref name, f), timed) in &self.listing {
                     if *name == case.name && f == function {
                         applied.push(AppliedLimit {
                             case: case.name.clone(),
                             function,
                             language: Some(language.name().to_string()),
-                            listing_ms: Some(listing),
+                            listing_ms: Some(timed.ms),
+                            multiple: multiple.map(|m| (m * 100.0).round() / 100.0),
+                            listing_runs: Some(timed.runs),
+                            listing_spread_ms: Some(timed.spread_ms),
                             limit_ms: self.limit_for(cases, case, function, language),
                         });
                     }
@@ -178,7 +220,7 @@ impl TimeLimits {
 }
 
 /// One test's limit, as a report's `run` section lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AppliedLimit {
     /// The case.
     pub case: String,
@@ -188,172 +230,26 @@ pub struct AppliedLimit {
     /// absent for a pinned limit, which holds for every language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// The listing's CPU time on this host, in ms; absent when pinned.
+    /// The listing's CPU time on this host, in ms (the median of its
+    /// runs); absent when pinned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listing_ms: Option<u64>,
+    /// The multiple of the listing's time allowed, the same for this test
+    /// in every language (to two decimals); absent when pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiple: Option<f64>,
+    /// How many runs of the listing `listing_ms` is the median of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_runs: Option<u32>,
+    /// The slowest of those runs less the fastest, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_spread_ms: Option<u64>,
     /// The limit applied, in ms of CPU time.
     pub limit_ms: u64,
 }
 
-/// Why the limits could not be set: the grader's fault (exit 2), never a
-/// student's.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum CalibrationError {
-    /// The listing could not be written or graded.
-    #[error("cannot time the lab's listing in {language}: {message}")]
-    Grader {
-        /// `c`, `rust` or `python`.
-        language: &'static str,
-        /// What went wrong.
-        message: String,
-    },
-    /// The lab's own listing does not pass a test.
-    #[error(
-        "the lab's listing in {language} does not pass {case}/{function} on this host ({verdict}: {message}); the limits are a multiple of its time, so nothing can be graded: fix the case, or pin its `time_limit_ms`"
-    )]
-    ListingFails {
-        /// `c`, `rust` or `python`.
-        language: &'static str,
-        /// The case.
-        case: String,
-        /// The function.
-        function: Function,
-        /// Its verdict.
-        verdict: Verdict,
-        /// Its message.
-        message: String,
-    },
-}
-
-/// The listing of each language, as a student would hand it in.
-const C_LISTING: &str = include_str!("../../submissions/c-listing.c");
-const PYTHON_LISTING: &str = include_str!("../../submissions/py-listing.py");
-const RUST_LISTING_MANIFEST: &str = include_str!("../../submissions/rust-trait/Cargo.toml");
-const RUST_LISTING_LIB: &str = include_str!("../../submissions/rust-trait/src/lib.rs");
-
-/// Times the lab's listing for every language among `kinds`, on every
-/// (case, function) of `plan` whose limit is not pinned, and sets
-/// `plan.limits`. Each language's listing is built and graded once, in a
-/// box of its own, exactly as a submission of that language is.
-///
-/// # Errors
-/// When a listing cannot be built or run, or fails a test.
-pub(crate) fn calibrate(
-    plan: &mut GradePlan,
-    kinds: impl IntoIterator<Item = SubmissionKind>,
-) -> Result<(), CalibrationError> {
-    let mut languages: Vec<Language> = kinds.into_iter().map(Language::of).collect();
-    languages.sort();
-    languages.dedup();
-    let pinned = |case: &Case| {
-        case.time_limit_ms
-            .or(plan.cases.config.time_limit_ms)
-            .is_some()
-    };
-    if plan.cases.cases.iter().all(pinned) {
-        return Ok(());
-    }
-    // Only the cases whose limit is not pinned are timed.
-    let timed: Vec<Case> = plan
-        .cases
-        .cases
-        .iter()
-        .filter(|c| !pinned(c))
-        .cloned()
-        .collect();
-    let all = std::mem::replace(&mut plan.cases.cases, timed);
-    plan.limits.calibrating = true;
-    let mut measured = BTreeMap::new();
-    let mut result = Ok(());
-    for language in languages {
-        match time_listing(plan, language) {
-            Ok(report) => {
-                if let Err(err) = record(&report, language, &mut measured) {
-                    result = Err(err);
-                    break;
-                }
-            }
-            Err(err) => {
-                result = Err(err);
-                break;
-            }
-        }
-    }
-    plan.cases.cases = all;
-    plan.limits.calibrating = false;
-    plan.limits.listing = measured;
-    result
-}
-
-/// Builds and grades `language`'s listing in a box of its own.
-fn time_listing(
-    plan: &GradePlan,
-    language: Language,
-) -> Result<SubmissionReport, CalibrationError> {
-    let grader = |message: String| CalibrationError::Grader {
-        language: language.name(),
-        message,
-    };
-    let dir = tempfile::Builder::new()
-        .prefix("grader-listing-")
-        .tempdir()
-        .map_err(|e| grader(format!("cannot make a folder for it: {e}")))?;
-    let path = write_listing(dir.path(), language)
-        .map_err(|e| grader(format!("cannot write it out: {e}")))?;
-    let report = grade_one(&classify(&path), plan);
-    if report.status != Status::Ok || report.grader_fault() {
-        return Err(grader(report.message.clone()));
-    }
-    Ok(report)
-}
-
-/// Writes `language`'s listing into `dir` as a student would hand it in;
-/// returns its path.
-fn write_listing(dir: &Path, language: Language) -> std::io::Result<std::path::PathBuf> {
-    let path = match language {
-        Language::C => {
-            let path = dir.join("listing.c");
-            std::fs::write(&path, C_LISTING)?;
-            path
-        }
-        Language::Python => {
-            let path = dir.join("listing.py");
-            std::fs::write(&path, PYTHON_LISTING)?;
-            path
-        }
-        Language::Rust => {
-            let path = dir.join("listing");
-            std::fs::create_dir_all(path.join("src"))?;
-            std::fs::write(path.join("Cargo.toml"), RUST_LISTING_MANIFEST)?;
-            std::fs::write(path.join("src").join("lib.rs"), RUST_LISTING_LIB)?;
-            path
-        }
-    };
-    Ok(path)
-}
-
-/// Records the CPU time of every test of the listing's `report`.
-fn record(
-    report: &SubmissionReport,
-    language: Language,
-    measured: &mut BTreeMap<(Language, String, Function), u64>,
-) -> Result<(), CalibrationError> {
-    for test in &report.tests {
-        if test.verdict != Verdict::Pass {
-            return Err(CalibrationError::ListingFails {
-                language: language.name(),
-                case: test.case.clone(),
-                function: test.function,
-                verdict: test.verdict,
-                message: test.message.clone(),
-            });
-        }
-        // At least 1 ms: a multiple of a time measured as 0 is no limit.
-        let cpu = test.time_ms.unwrap_or(0.0).ceil().max(1.0) as u64;
-        measured.insert((language, test.case.clone(), test.function), cpu);
-    }
-    Ok(())
-}
+// `multiple` is a finite number, never NaN: equality is reflexive.
+impl Eq for AppliedLimit {}
 
 #[cfg(test)]
 mod tests {
@@ -370,46 +266,87 @@ mod tests {
         cases
     }
 
+    fn timed(ms: u64) -> Timed {
+        Timed {
+            ms,
+            runs: 3,
+            spread_ms: 0,
+        }
+    }
+
+    fn limits(case: &Case, times: &[(Language, u64)]) -> TimeLimits {
+        let mut limits = TimeLimits::default();
+        for &(language, ms) in times {
+            limits
+                .listing
+                .insert((language, case.name.clone(), Function::Solve), timed(ms));
+        }
+        limits
+    }
+
     #[test]
-    fn a_limit_is_a_multiple_of_the_listing_above_the_floor() {
+    fn the_floor_of_the_c_listing_sets_one_multiple_for_every_language() {
         let cases = set(20, 250);
         let case = &cases.cases[0];
-        let mut limits = TimeLimits::default();
-        limits
-            .listing
-            .insert((Language::Python, case.name.clone(), Function::Solve), 40);
-        limits
-            .listing
-            .insert((Language::C, case.name.clone(), Function::Solve), 2);
-        assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Python),
-            800
+        // The C listing needs 2 ms: the floor asks 125 x of it, so every
+        // language gets 125 x its own listing.
+        let limits = limits(
+            case,
+            &[
+                (Language::C, 2),
+                (Language::Rust, 3),
+                (Language::Python, 40),
+            ],
         );
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::C), 250, "the floor, for C");
+        assert_eq!(limit(SubmissionKind::Library), 250, "a .so is timed as C");
+        assert_eq!(limit(SubmissionKind::Rust), 375, "125 x 3 ms");
         assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::C),
-            250,
-            "the floor"
+            limit(SubmissionKind::Python),
+            5000,
+            "125 x 40 ms, not the floor"
         );
+        let applied = limits.applied(&cases);
+        let solve: Vec<_> = applied
+            .iter()
+            .filter(|a| a.case == case.name && a.function == Function::Solve)
+            .collect();
+        assert_eq!(solve.len(), 3, "{applied:?}");
+        assert!(solve.iter().all(|a| a.multiple == Some(125.0)), "{solve:?}");
+    }
+
+    #[test]
+    fn above_the_floor_the_factor_is_the_multiple() {
+        let cases = set(20, 250);
+        let case = &cases.cases[0];
+        let limits = limits(case, &[(Language::C, 50), (Language::Python, 900)]);
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::C), 1000);
+        assert_eq!(limit(SubmissionKind::Python), 18_000);
         assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Library),
-            250,
-            "a .so is timed by the C listing"
-        );
-        assert_eq!(
-            limits.limit_ms(&cases, case, Function::Solve, SubmissionKind::Rust),
+            limit(SubmissionKind::Rust),
             UNTIMED_LIMIT_MS,
             "nothing measured for Rust"
         );
     }
 
     #[test]
+    fn without_the_c_listing_the_fastest_timed_sets_the_multiple() {
+        let cases = set(20, 250);
+        let case = &cases.cases[0];
+        let limits = limits(case, &[(Language::Rust, 5), (Language::Python, 40)]);
+        let limit = |kind| limits.limit_ms(&cases, case, Function::Solve, kind);
+        assert_eq!(limit(SubmissionKind::Rust), 250);
+        assert_eq!(limit(SubmissionKind::Python), 2000, "50 x 40 ms");
+    }
+
+    #[test]
     fn a_pinned_limit_wins_case_first() {
         let mut cases = set(20, 250);
-        let mut limits = TimeLimits::default();
         let name = cases.cases[0].name.clone();
-        limits
-            .listing
-            .insert((Language::C, name, Function::Solve), 100);
+        let limits = limits(&cases.cases[0], &[(Language::C, 100)]);
+        assert_eq!(limits.listing.len(), 1, "{name}");
         cases.config.time_limit_ms = Some(700);
         let case = cases.cases[0].clone();
         assert_eq!(

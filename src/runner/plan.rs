@@ -4,7 +4,7 @@
 //! flags): the cases, every one with its reference answer ([`load_cases`]),
 //! where submissions are built, the sandbox, the parallelism
 //! ([`GradePlan::prepare`]), and the time limits, timed on the host
-//! ([`GradePlan::calibrate`]). `grade`, `check`, the benches and the
+//! (`super::calibrate`). `grade`, `check`, the benches and the
 //! tests all grade from one.
 
 use anyhow::{Context, bail};
@@ -92,7 +92,7 @@ impl GradePlan {
     /// them with `-v` only, a student cannot act on them), and
     /// parallelism. `submissions` (the folder or file graded) and the
     /// folders of the case files are hidden inside every box. The time
-    /// limits are [`GradePlan::calibrate`]d next.
+    /// limits are set next, by `crate::runner::calibrate::calibrate`.
     ///
     /// # Errors
     /// When the lab crate cannot be found.
@@ -135,18 +135,5 @@ impl GradePlan {
             jobs,
             limits: Default::default(),
         })
-    }
-
-    /// Sets each test's time limit for submissions of `kinds`: timed on
-    /// this host from the lab's listing, unless `grader.toml` or the case
-    /// pins it (see `crate::runner::limits`).
-    ///
-    /// # Errors
-    /// When the listing cannot be built or timed in a language graded.
-    pub fn calibrate(
-        &mut self,
-        kinds: impl IntoIterator<Item = SubmissionKind>,
-    ) -> anyhow::Result<()> {
-        Ok(super::limits::calibrate(self, kinds)?)
     }
 }

@@ -2,24 +2,25 @@
 //! every test of the plan run and judged in that box, in the plan's order.
 //!
 //! This is the only loop over a submission's tests: `grader grade` (through
-//! [`super::grade::grade_one`]), `grader check`, the timing of the lab's
-//! listing (`super::limits`) and the benches all run a [`Session`]. What
+//! `super::class::grade_one`), `grader check`, the timing of the lab's
+//! listing (`super::calibrate`) and the benches all run a [`Session`]. What
 //! differs between them is what they do *after* each test, which they say
-//! in the callback of `Session::run`: `check` shrinks a failing board,
-//! asks for a traced run and for a run with the grader's `legal`
-//! (`super::legal_swap`) with the same session, and may stop early
+//! in the callback of `Session::run`: `check` shrinks a failing board
+//! (`super::shrink`), asks for a traced run and for a run with the
+//! grader's `legal` (`super::legal_swap`) with the same session, and may stop early
 //! (`--fail-fast`); `grade` records and goes on. The rules every caller
 //! shares live here once: a box that cannot be made and a build that fails
 //! (with whose fault it is), the first test that cannot load the code
-//! ending the session as a load error, the rerun of a test the host was too
-//! busy to time ([`super::grade::run_test_traced`]), the grader's faults
-//! and the score.
+//! ending the session as a load error, one test's run ([`Session::test`]:
+//! its limit, the request, the rerun of a test the host was too busy to
+//! time, the judgement; the parts in [`super::test_run`]), the grader's
+//! faults and the score.
 
 use crate::case::Case;
+use crate::protocol::Limits;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::grade::{Asks, JudgedTest, kind_name, run_test_asking, run_test_traced};
 use crate::runner::plan::GradePlan;
-use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve};
+use crate::runner::test_run::{Asks, JudgedTest, OneTest, run_timed};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuiltCode};
 use crate::submission::discover::{Submission, SubmissionKind};
@@ -107,50 +108,38 @@ impl<'p> Session<'p> {
     }
 
     /// Runs and judges one test of `case` (a library's `solve` with its
-    /// writes recorded when `trace` is set).
+    /// writes recorded when `trace` is set: the write watch is slow, so
+    /// `grader check` asks for it on the shrunk board only; the trace is
+    /// judged by [`crate::check::judge_traced`] before the final board).
     pub fn test(&mut self, case: &Case, function: Function, trace: bool) -> JudgedTest {
-        run_test_traced(
-            &mut self.sandbox,
-            self.code.path(),
-            self.kind,
-            case,
-            function,
-            self.plan,
+        let asks = Asks {
             trace,
-        )
+            ..Asks::default()
+        };
+        self.test_asking(case, function, asks)
     }
 
     /// Runs and judges one test of `case` with everything `asks` asks for
-    /// (`grader check`'s extra runs: a trace, the grader's `legal`).
+    /// (`grader check`'s extra runs: a trace, the grader's `legal`): the
+    /// test's limit for this submission's language, the request, the run
+    /// (again, when the host was too busy to time it), the judgement.
     pub fn test_asking(&mut self, case: &Case, function: Function, asks: Asks) -> JudgedTest {
-        run_test_asking(
-            &mut self.sandbox,
-            self.code.path(),
-            self.kind,
+        let plan = self.plan;
+        let test = OneTest {
             case,
             function,
-            self.plan,
             asks,
-        )
-    }
-
-    /// The smallest board on which `solve` still fails as `class` says
-    /// (see [`crate::runner::shrink`]).
-    pub(crate) fn shrink(
-        &mut self,
-        case: &Case,
-        class: &FailureClass,
-        budget: ShrinkBudget,
-    ) -> Option<Shrunk> {
-        shrink_solve(
-            &mut self.sandbox,
-            self.code.path(),
-            self.kind,
-            case,
-            class,
-            self.plan,
-            budget,
-        )
+        };
+        let limits = Limits {
+            time_limit_ms: plan.limits.limit_ms(&plan.cases, case, function, self.kind),
+            memory_limit_mb: plan.cases.config.memory_limit_mb,
+        };
+        let request = match test.request(self.code.path(), self.kind, limits) {
+            Ok(request) => request,
+            Err(judged) => return *judged,
+        };
+        let (ran, reruns) = run_timed(&mut self.sandbox, &request);
+        test.judge(&request, plan.cases.config.find_empty_policy, ran, reruns)
     }
 
     /// Runs every test of the plan in order, calling `after` with each
@@ -298,4 +287,14 @@ fn max_score(plan: &GradePlan) -> u32 {
         .iter()
         .map(|c| c.points * c.tests.len() as u32)
         .sum()
+}
+
+/// The kind's name in reports (SPEC 6).
+pub fn kind_name(kind: SubmissionKind) -> &'static str {
+    match kind {
+        SubmissionKind::Rust => "rust",
+        SubmissionKind::C => "c",
+        SubmissionKind::Python => "python",
+        SubmissionKind::Library => "library",
+    }
 }

@@ -9,10 +9,9 @@
 //! while the student's `solve` still fails with the same verdict and the
 //! same failed check. Fills are tried in halving groups, then one cell at a
 //! time until no single fill keeps the failure: a local minimum. Every try
-//! is one ordinary sandboxed test ([`run_test_judged`]); the search stops at
+//! is one ordinary test of the submission's session ([`Session::test`]); the search stops at
 //! a budget of runs and time.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 use sudoku_reference::BoardRules;
 
@@ -20,10 +19,7 @@ use sudoku_lab::Board;
 
 use crate::case::{Case, Solutions};
 use crate::check::Failure;
-use crate::runner::grade::run_test_judged;
-use crate::runner::plan::GradePlan;
-use crate::sandbox::SubmissionBox;
-use crate::submission::discover::SubmissionKind;
+use crate::runner::session::Session;
 use crate::verdict::{Function, Verdict};
 
 /// How much a shrink may cost.
@@ -88,12 +84,9 @@ pub struct Shrunk {
 /// `None` when no cell could be filled while keeping the failure (the
 /// puzzle is already minimal), or the puzzle has no empty cell.
 pub fn shrink_solve(
-    sandbox: &mut SubmissionBox<'_>,
-    code: &Path,
-    kind: SubmissionKind,
+    session: &mut Session<'_>,
     case: &Case,
     class: &FailureClass,
-    plan: &GradePlan,
     budget: ShrinkBudget,
 ) -> Option<Shrunk> {
     let start = Instant::now();
@@ -118,7 +111,7 @@ pub fn shrink_solve(
                 break 'search;
             }
             runs += 1;
-            match fails_the_same(sandbox, code, kind, case, &candidate, class, plan) {
+            match fails_the_same(session, case, &candidate, class) {
                 Try::Same(failure, message) => {
                     board = candidate;
                     last = Some((failure, message));
@@ -158,16 +151,13 @@ enum Try {
 
 /// Runs the student's `solve` on `puzzle` as a case of its own.
 fn fails_the_same(
-    sandbox: &mut SubmissionBox<'_>,
-    code: &Path,
-    kind: SubmissionKind,
+    session: &mut Session<'_>,
     case: &Case,
     puzzle: &Board,
     class: &FailureClass,
-    plan: &GradePlan,
 ) -> Try {
     let small = smaller_case(case, puzzle);
-    let run = run_test_judged(sandbox, code, kind, &small, Function::Solve, plan);
+    let run = session.test(&small, Function::Solve, false);
     if run.report.fault.is_some() {
         return Try::GraderFault;
     }

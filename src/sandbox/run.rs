@@ -4,12 +4,12 @@
 //! ([`Status`], [`Kill`], from init's [`RunEnd`](crate::protocol::RunEnd)),
 //! everything recorded of a test ([`TestRun`]), the deadlines init holds a
 //! test to ([`test_deadlines`]), and the capped capture of the student's
-//! output (`Capped`). The verdict is decided from a [`TestRun`] by
-//! [`crate::runner::outcome`].
+//! output (`Capped`). The verdict is decided from a [`TestRun`] above the
+//! box, by the runner (its `outcome` module); this file names nothing
+//! above it.
 
 use std::time::Duration;
 
-use super::SandboxEnv;
 use crate::protocol::{Deadlines, WorkerMessage};
 
 /// How a test child ended, as box init reaped it.
@@ -49,7 +49,7 @@ pub enum Kill {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestRun {
     /// The protocol messages, in order (possibly forged by student code
-    /// that wrote to fd 3: [`crate::runner::outcome::outcome`] trusts them only together with the
+    /// that wrote to fd 3: the runner trusts them only together with the
     /// wait status).
     pub messages: Vec<WorkerMessage>,
     /// The first protocol line that was not a message, truncated.
@@ -139,10 +139,11 @@ pub(crate) fn signal_name(signal: i32) -> String {
     name.to_string()
 }
 
-/// When a box stops a test with CPU limit `limit` (see
-/// [`Deadlines::for_cpu_limit`]).
-pub(crate) fn test_deadlines(limit: Duration, env: &SandboxEnv) -> Deadlines {
-    Deadlines::for_cpu_limit(limit.as_millis() as u64, env.load_allowance)
+/// When a box stops a test with CPU limit `limit`, allowing
+/// `load_allowance` for loading the code (the sandbox's
+/// `SandboxEnv::load_allowance`; see [`Deadlines::for_cpu_limit`]).
+pub(crate) fn test_deadlines(limit: Duration, load_allowance: Duration) -> Deadlines {
+    Deadlines::for_cpu_limit(limit.as_millis() as u64, load_allowance)
 }
 
 /// The student's output of one stream: the first bytes and the last bytes,

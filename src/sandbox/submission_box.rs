@@ -338,8 +338,10 @@ impl<'env> SubmissionBox<'env> {
             slot.set_pids_max(super::cgroup::PIDS_MAX)?;
         }
         let oom_before = self.slot.as_ref().map_or(0, CgroupSlot::oom_kills);
-        let deadlines =
-            super::run::test_deadlines(Duration::from_millis(limits.time_limit_ms), self.env);
+        let deadlines = super::run::test_deadlines(
+            Duration::from_millis(limits.time_limit_ms),
+            self.env.load_allowance,
+        );
         let command = TestCommand {
             input: InputRef {
                 request,

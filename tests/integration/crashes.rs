@@ -2,7 +2,7 @@
 //! student's function from the test child's crash handler (`crash_site`
 //! on fd 3), with the verdict still the wait status's. `grader check` on
 //! the fixture `bug-legal-board-as-rows.c`, and small libraries built here
-//! and run through `grader::runner::grade::run_test` with the real binary
+//! and run through `grader::runner::test_run::run_test` with the real binary
 //! as the worker: a fault in a helper, in libc, under the write watch, a
 //! stack overflow (still told by the Rust runtime's handler), and a signal
 //! raised rather than faulted, which must end the process as it would
@@ -13,7 +13,7 @@ use std::process::Command;
 
 use grader::check::{Probe, Response};
 use grader::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
-use grader::runner::{grade::run_test, outcome::outcome};
+use grader::runner::{outcome::outcome, test_run::run_test};
 use grader::sandbox::{SandboxEnv, TestRun};
 use grader::verdict::{Outcome, Verdict};
 

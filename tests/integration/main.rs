@@ -15,6 +15,7 @@
 //! - `fuzz_seeds`: the fuzz seed corpus through the fuzz targets' checks;
 //! - `generate`: `grader generate`, seeded and checked by the reference;
 //! - `layout`: the code's layout: the judge reaches no operating system;
+//! - `module_graph`: no file of `src/` imports another round a circle;
 //! - `html_class`: the HTML report of 200 students in Chromium and
 //!   Lighthouse (slow tier);
 //! - `package`: the Gradescope package in a simulated `/autograder`;
@@ -48,6 +49,7 @@ mod fuzz_seeds;
 mod generate;
 mod html_class;
 mod layout;
+mod module_graph;
 mod package;
 mod recipes;
 mod reports;

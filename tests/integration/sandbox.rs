@@ -1,5 +1,5 @@
 //! End-to-end tests of the sandbox: small hostile C libraries, built here
-//! with `cc`, run through `grader::runner::grade::run_test` with the real
+//! with `cc`, run through `grader::runner::test_run::run_test` with the real
 //! `grader` binary as the worker; each asserts the verdict `outcome` gives.
 //! Every hostile loop and count in these sources is bounded, so a sandbox
 //! failure cannot harm the machine, and every limit is small.
@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use grader::check::{Probe, Response};
 use grader::protocol::{CodeKind, Limits, WorkerRequest};
-use grader::runner::{grade::run_test, outcome::outcome};
+use grader::runner::{outcome::outcome, test_run::run_test};
 use grader::sandbox::{Kill, SandboxEnv, TestRun};
 use grader::verdict::{Outcome, Verdict};
 
@@ -583,7 +583,7 @@ fn a_broken_worker_is_the_graders_error_not_the_students() {
     let (_dir, lib) = build(&solver("", "", ""));
     let req = request(&lib, 1000, 64);
     // A box that cannot be made is an error of the run, never a verdict
-    // (grading turns it into a grader fault: see runner::grade).
+    // (grading turns it into a grader fault: see runner::test_run).
     let env = SandboxEnv::detect().with_worker("/bin/false");
     let err = run_test(&req, &env).expect_err("no box");
     assert!(err.to_string().contains("the box"), "{err}");

@@ -12,13 +12,11 @@ use std::process::{Command, Output, Stdio};
 
 use grader::case::{self, Case, CaseSet};
 use grader::runner::plan::GradePlan;
+use grader::runner::session::Session;
 
-use grader::runner::grade::run_test_judged;
 use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};
 use grader::sandbox::SandboxEnv;
-use grader::sandbox::SubmissionBox;
-use grader::submission::build::{self, BuiltCode};
-use grader::submission::discover::{SubmissionKind, classify};
+use grader::submission::discover::{Submission, SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
 use sudoku_reference::BoardRules;
 
@@ -912,15 +910,11 @@ fn plan_for(cases: CaseSet) -> GradePlan {
     plan
 }
 
-/// The fixture built in a box of its own; its tests run in that box.
-fn built<'p>(name: &str, plan: &'p GradePlan) -> (SubmissionBox<'p>, BuiltCode) {
-    let submission = classify(&fixture(name));
-    let kind = *submission.kind.as_ref().expect("a C fixture");
-    let mut sandbox =
-        SubmissionBox::open(&plan.sandbox, &plan.build.views_for(kind)).expect("a box");
-    let code =
-        build::build(&submission, kind, &plan.build, &mut sandbox).expect("the fixture builds");
-    (sandbox, code)
+/// The fixture `submission` built in a box of its own (one session); its
+/// tests run in that box.
+fn built<'p>(submission: &'p Submission, plan: &'p GradePlan) -> Session<'p> {
+    Session::open(submission, plan)
+        .unwrap_or_else(|report| panic!("the fixture builds: {}", report.message))
 }
 
 fn campus_case(name: &str) -> Case {
@@ -941,39 +935,18 @@ fn the_shrunk_board_is_minimal() {
         ("bug-solve-always-true.c", "campus-clash"),
         ("bug-out-of-range.c", "campus-dead-end"),
     ] {
-        let (mut sandbox, code) = built(name, &plan);
+        let submission = classify(&fixture(name));
+        let mut session = built(&submission, &plan);
         let case = campus_case(case_name);
-        let first = run_test_judged(
-            &mut sandbox,
-            code.path(),
-            SubmissionKind::C,
-            &case,
-            Function::Solve,
-            &plan,
-        );
+        let first = session.test(&case, Function::Solve, false);
         assert_ne!(first.report.verdict, Verdict::Pass, "{name} on {case_name}");
         let class = FailureClass::of(first.report.verdict, first.failure.as_ref());
-        let small = shrink_solve(
-            &mut sandbox,
-            code.path(),
-            SubmissionKind::C,
-            &case,
-            &class,
-            &plan,
-            ShrinkBudget::default(),
-        )
-        .unwrap_or_else(|| panic!("{name} on {case_name}: nothing to shrink"));
+        let small = shrink_solve(&mut session, &case, &class, ShrinkBudget::default())
+            .unwrap_or_else(|| panic!("{name} on {case_name}: nothing to shrink"));
         assert!(!small.stopped_early, "{name}: the budget ran out");
         assert!(small.empty < small.original_empty, "{name}: {small:?}");
         // Still failing the same way on the small board...
-        let again = run_test_judged(
-            &mut sandbox,
-            code.path(),
-            SubmissionKind::C,
-            &smaller_case(&case, &small.puzzle),
-            Function::Solve,
-            &plan,
-        );
+        let again = session.test(&smaller_case(&case, &small.puzzle), Function::Solve, false);
         assert_eq!(
             FailureClass::of(again.report.verdict, again.failure.as_ref()),
             class,
@@ -984,14 +957,7 @@ fn the_shrunk_board_is_minimal() {
             let Some(bigger) = fill(&case, &small.puzzle, &[cell]) else {
                 continue;
             };
-            let run = run_test_judged(
-                &mut sandbox,
-                code.path(),
-                SubmissionKind::C,
-                &smaller_case(&case, &bigger),
-                Function::Solve,
-                &plan,
-            );
+            let run = session.test(&smaller_case(&case, &bigger), Function::Solve, false);
             assert_ne!(
                 FailureClass::of(run.report.verdict, run.failure.as_ref()),
                 class,
@@ -1174,7 +1140,7 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
 /// where `solve` calls `legal`, never where it does not.
 #[test]
 fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
-    use grader::runner::grade::{Asks, run_test_asking};
+    use grader::runner::test_run::Asks;
 
     let kit = Kit::new();
     let cases = snapshot_cases(&kit);
@@ -1243,27 +1209,14 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
                 false,
             ),
         ] {
-            let (mut sandbox, code) = built(name, &plan);
+            let submission = classify(&fixture(name));
+            let mut session = built(&submission, &plan);
+            assert_eq!(session.kind(), kind, "{name}");
             let case = campus_case(case_name);
-            let real = run_test_judged(
-                &mut sandbox,
-                code.path(),
-                kind,
-                &case,
-                Function::Solve,
-                &plan,
-            );
+            let real = session.test(&case, Function::Solve, false);
             assert_eq!(real.report.verdict, Verdict::Wrong, "{name} on {case_name}");
             assert_eq!(real.legal_swap, None, "{name}: a test never swaps legal");
-            let swapped = run_test_asking(
-                &mut sandbox,
-                code.path(),
-                kind,
-                &case,
-                Function::Solve,
-                &plan,
-                asks,
-            );
+            let swapped = session.test_asking(&case, Function::Solve, asks);
             let said = swapped
                 .legal_swap
                 .as_ref()

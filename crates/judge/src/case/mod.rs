@@ -32,8 +32,9 @@ pub const DEFAULT_TIME_LIMIT_MS: u64 = 1000;
 /// `grader.toml` says otherwise (`time_limit_factor`).
 pub const DEFAULT_TIME_LIMIT_FACTOR: u64 = 20;
 
-/// The least limit such a multiple gives, in milliseconds
-/// (`time_limit_floor_ms`): far enough above a test's start-up (a fork and
+/// The least limit such a multiple gives the C listing, in milliseconds
+/// (`time_limit_floor_ms`; the multiple that gives it holds in every
+/// language, see the grader's `runner::limits`): far enough above a test's start-up (a fork and
 /// a `dlopen`, or an interpreter) that a memory bomb meets the memory
 /// limit before it, and that no bundled bug fixture's search ends near it.
 pub const DEFAULT_TIME_LIMIT_FLOOR_MS: u64 = 500;
