@@ -156,8 +156,13 @@ impl<'p> Session<'p> {
         let mut tests: Vec<TestReport> = Vec::new();
         let mut fault = None;
         let mut stopped = false;
-        'cases: for case in &plan.cases.cases {
-            for &function in &case.tests {
+        // Hidden cases run after the visible ones (a second line behind
+        // the box's wiping of freed memory: a test that could still see an
+        // earlier request would see only public boards); the report keeps
+        // the cases' order.
+        let mut places: Vec<(usize, usize)> = Vec::new();
+        'cases: for (at, case) in run_order(&plan.cases.cases) {
+            for (nth, &function) in case.tests.iter().enumerate() {
                 let judged = self.test(case, function, false);
                 fault = fault.or(judged.report.fault);
                 if !judged.loaded
@@ -185,12 +190,16 @@ impl<'p> Session<'p> {
                 }
                 let next = after(&mut self, case, function, &judged);
                 tests.push(judged.report);
+                places.push((at, nth));
                 if next == Next::Stop {
                     stopped = true;
                     break 'cases;
                 }
             }
         }
+        let mut placed: Vec<((usize, usize), TestReport)> = places.into_iter().zip(tests).collect();
+        placed.sort_by_key(|(place, _)| *place);
+        let mut tests: Vec<TestReport> = placed.into_iter().map(|(_, test)| test).collect();
         // A hint that hangs on legal's own tests is worded by them, in
         // every report alike (see `check::across`); with tests left out
         // (`--fail-fast`), legal's are not all known to pass.
@@ -216,6 +225,15 @@ impl<'p> Session<'p> {
             tests,
         }
     }
+}
+
+/// The order a submission's cases run in, each with its place in the
+/// plan: the visible ones first, then the hidden ones, each part in the
+/// plan's order.
+fn run_order(cases: &[Case]) -> Vec<(usize, &Case)> {
+    let mut order: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+    order.sort_by_key(|(_, case)| case.hidden);
+    order
 }
 
 /// How many of the plan's tests `report` leaves out: those a caller's
@@ -296,5 +314,21 @@ pub fn kind_name(kind: SubmissionKind) -> &'static str {
         SubmissionKind::C => "c",
         SubmissionKind::Python => "python",
         SubmissionKind::Library => "library",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_cases_run_after_the_visible_ones_each_in_plan_order() {
+        let mut cases = crate::case::builtin().cases;
+        assert!(cases.len() >= 4, "the bundled public cases");
+        cases.truncate(4);
+        cases[0].hidden = true;
+        cases[2].hidden = true;
+        let order: Vec<usize> = run_order(&cases).into_iter().map(|(at, _)| at).collect();
+        assert_eq!(order, [1, 3, 0, 2]);
     }
 }
