@@ -43,13 +43,22 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
         );
     }
     if !discover::is_project(&args.path) {
+        // The wrong folder is bad usage (exit 2), not a build error: say
+        // what is there (discovery's own words) and name the projects
+        // below it.
+        let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
+        let what = match discover::classify(&absolute).kind {
+            Err(message) => message,
+            Ok(_) => format!(
+                "{} is not a lab project",
+                visible_line(&args.path.to_string_lossy())
+            ),
+        };
         let below = discover::projects_below(&args.path);
-        let path = args.path.to_string_lossy();
-        let shown = visible_line(&path);
         let suggestion = match below.as_slice() {
             [] => String::new(),
             found => format!(
-                ": did you mean {}?",
+                "; did you mean {}?",
                 found
                     .iter()
                     .map(|p| {
@@ -60,9 +69,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
                     .join(" or ")
             ),
         };
-        bail!(
-            "{shown} is not a lab project (no Cargo.toml, and no .c, .py, .ipynb or .so file in it): run `grader check` in your project folder, or name it{suggestion}"
-        );
+        bail!("{what}{suggestion}");
     }
     if args.watch {
         return watch(args);

@@ -702,7 +702,7 @@ pub(crate) fn fixed_board_size(
         .collect();
     let spelled = match kind {
         Some("python") => "range(N), n * (r // n)",
-        Some("rust") => "0..board.side(), board.box_origin(r, c)",
+        Some("rust") => "0..board.side(), board.n() * (r / board.n())",
         _ => "i < N, n * (r / n)",
     };
     Some(format!(

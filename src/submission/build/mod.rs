@@ -410,7 +410,7 @@ uint32_t sudoku_abi_version(void) { return SUDOKU_ABI_VERSION; }
         .expect("write");
         fs::write(
             dir.join("src/lib.rs"),
-            "pub struct S;\nimpl sudoku_lab::Sudoku for S {\n    fn legal(&self, b: &sudoku_lab::Board, r: usize, c: usize, v: u8) -> bool { !b.conflicts(r, c, v) }\n    fn find_empty(&self, b: &sudoku_lab::Board) -> Option<(usize, usize)> { b.empty_cells().next() }\n    fn solve(&self, _: &mut sudoku_lab::Board) -> bool { false }\n}\nsudoku_lab::export_c_abi!(S);\n",
+            "pub struct S;\nimpl sudoku_lab::Sudoku for S {\n    fn legal(&self, b: &sudoku_lab::Board, r: usize, c: usize, v: u8) -> bool { b.get(r, c) == 0 && v > 0 }\n    fn find_empty(&self, b: &sudoku_lab::Board) -> Option<(usize, usize)> { (0..b.side()).find(|&c| b.get(0, c) == 0).map(|c| (0, c)) }\n    fn solve(&self, _: &mut sudoku_lab::Board) -> bool { false }\n}\nsudoku_lab::export_c_abi!(S);\n",
         )
         .expect("write");
         let ctx = context();
