@@ -317,7 +317,7 @@ pub(crate) fn write_with(
             );
             for sub in &report.submissions {
                 let mut row = vec![
-                    safe(&sub.id),
+                    safe(&super::ids::shown(&sub.id)),
                     safe(sub.kind.as_deref().unwrap_or_default()),
                     status_name(sub.status).to_string(),
                     sub.score.to_string(),

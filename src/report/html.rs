@@ -203,6 +203,9 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         "<p class=\"count\">{} submissions, {passed} passed every test.</p>",
         report.submissions.len()
     )?;
+    for note in super::ids::notes(report.submissions.iter().map(|s| s.id.as_str())) {
+        writeln!(out, "<p class=\"count\">Note: {}</p>", escape(&note))?;
+    }
     let columns = test_columns(report);
     let order = student_order(report);
     filter(&columns, out)?;
@@ -338,7 +341,7 @@ fn matrix(
     writeln!(out, "</tr></thead>\n<tbody>")?;
     for &index in order {
         let sub = &report.submissions[index];
-        let id = escape(&sub.id);
+        let id = escape(&super::ids::shown(&sub.id));
         write!(
             out,
             "<tr data-s=\"s{index}\"><th class=\"id\" scope=\"row\"><a href=\"#s{index}\">{id}</a></th><td class=\"score {}\">{}/{}</td>",
@@ -467,7 +470,7 @@ fn details(
     writeln!(
         out,
         "<details class=\"student\" id=\"s{index}\"{open}>\n<summary>{} <span class=\"{}\">{}/{}</span> · {} · {passed} of {} tests passed</summary>",
-        escape(&sub.id),
+        escape(&super::ids::shown(&sub.id)),
         score_class(sub),
         sub.score,
         sub.max_score,
