@@ -399,7 +399,7 @@ fn say_what_the_run_cost(report: &Report) {
 fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Result<()> {
     if streamed {
         let mut totals = String::new();
-        for note in crate::report::ids::notes(report.submissions.iter().map(|s| s.id.as_str())) {
+        for note in crate::report::ids::of_report(report).notes() {
             totals.push_str(&format!("note: {note}\n"));
         }
         totals.push_str(&totals_line(report));
@@ -483,7 +483,7 @@ pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
     };
     format!(
         "{}  {}  {}/{}  {result}{}",
-        crate::report::ids::shown(&sub.id),
+        crate::report::ids::shown_alone(&sub.id),
         sub.kind.as_deref().unwrap_or("?"),
         sub.score,
         sub.max_score,

@@ -38,18 +38,19 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "| student | kind | score | result |")?;
     writeln!(out, "|---|---|---:|---|")?;
+    let ids = super::ids::of_report(report);
     for sub in &report.submissions {
         writeln!(
             out,
             "| {} | {} | {}/{} | {} |",
-            cell(&super::ids::shown(&sub.id)),
+            cell(&ids.shown(&sub.id)),
             cell(sub.kind.as_deref().unwrap_or("?")),
             sub.score,
             sub.max_score,
             result(sub)
         )?;
     }
-    let notes = super::ids::notes(report.submissions.iter().map(|s| s.id.as_str()));
+    let notes = ids.notes();
     if !notes.is_empty() {
         writeln!(out)?;
     }
@@ -88,13 +89,15 @@ fn result(sub: &SubmissionReport) -> String {
 /// Markdown would act on backslash-escaped.
 fn cell(text: &str) -> String {
     let mut safe = String::new();
-    for ch in unlinked(&visible_line(text)).chars() {
+    for ch in visible_line(text).chars() {
         if "|\\`*_[]#!~".contains(ch) {
             safe.push('\\');
         }
         safe.push(ch);
     }
-    escape(&safe)
+    // Last: the joiners are the grader's, not to be escaped as student
+    // text is.
+    unlinked(&escape(&safe))
 }
 
 /// The zero-width joiner put inside what would be a link.
@@ -102,7 +105,8 @@ const JOINER: char = '\u{200d}';
 
 /// `text` with every GitHub Flavored Markdown autolink broken by a
 /// zero-width joiner (`text` has had its own control and format characters
-/// escaped by [`visible_line`], so every joiner here is the grader's):
+/// escaped by [`visible_line`] and [`escape`], so every joiner here is the
+/// grader's):
 /// before the `:` of a scheme (`https://`, `ftp://`, any letters then
 /// `://`; `mailto:`, `xmpp:`), before the `.` of `www.` (any case), and
 /// after every `@` (an email's domain). The text reads the same; a
@@ -175,11 +179,20 @@ mod tests {
                 assert!(!lower.contains(token), "{shown:?} holds {token}");
             }
             assert!(
-                shown.split('@').skip(1).all(|after| after.starts_with(JOINER)),
+                shown
+                    .split('@')
+                    .skip(1)
+                    .all(|after| after.starts_with(JOINER)),
                 "{shown:?}"
             );
         }
+        // In a cell the joiner is the grader's: not escaped as student text.
+        let shown = cell("see www.evil.example");
+        assert!(shown.contains("www\u{200d}."), "{shown:?}");
         // Plain text is left alone.
-        assert_eq!(unlinked("x.c:5:1: error: expected ';'"), "x.c:5:1: error: expected ';'");
+        assert_eq!(
+            unlinked("x.c:5:1: error: expected ';'"),
+            "x.c:5:1: error: expected ';'"
+        );
     }
 }

@@ -19,7 +19,7 @@ const FAILURES_PER_ROW: usize = 3;
 /// closing line (`N submissions, M passed every test`); with `-q`, the
 /// closing line alone. Every piece of student text (ids, kinds, case
 /// names, compiler messages) is shown through [`visible_line`] (an id
-/// through [`super::ids::shown`], which escapes more): a name cannot move
+/// through [`super::ids::Ids::shown`], which escapes more): a name cannot move
 /// the cursor, clear a line, fake another row or pass for another id,
 /// and a note under the table names each escaped id and look-alike. Columns are
 /// padded by display width (`unicode-width`): a CJK name takes two columns
@@ -28,10 +28,11 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
     if crate::quiet::is_quiet() {
         return closing_line(report, out);
     }
+    let run_ids = super::ids::of_report(report);
     let ids: Vec<String> = report
         .submissions
         .iter()
-        .map(|s| super::ids::shown(&s.id).into_owned())
+        .map(|s| run_ids.shown(&s.id).into_owned())
         .collect();
     let id_width = ids
         .iter()
@@ -68,7 +69,7 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
             summary_result(sub)
         )?;
     }
-    for note in super::ids::notes(report.submissions.iter().map(|s| s.id.as_str())) {
+    for note in run_ids.notes() {
         writeln!(out, "note: {note}")?;
     }
     closing_line(report, out)

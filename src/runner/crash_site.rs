@@ -230,7 +230,8 @@ mod tests {
             w.contains("your code jumped or called into the grader's test program")
         }));
         assert!(
-            words("11 unknown reached").is_some_and(|(_, w)| w.contains("your code jumped or called"))
+            words("11 unknown reached")
+                .is_some_and(|(_, w)| w.contains("your code jumped or called"))
         );
         assert!(words("11 file").is_some_and(|(_, w)| w == "outside your library"));
         assert!(words("11 unknown").is_some_and(|(_, w)| w.contains("every file loaded")));

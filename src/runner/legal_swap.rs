@@ -57,10 +57,7 @@ pub(crate) enum Observed {
 pub(crate) fn legal_explains(finding: &str) -> bool {
     matches!(
         finding,
-        "solve.trace"
-            | "solve.trace.illegal"
-            | "solve.trace.untried"
-            | "solve.trace.unwritten"
+        "solve.trace" | "solve.trace.illegal" | "solve.trace.untried" | "solve.trace.unwritten"
     )
 }
 
@@ -335,30 +332,59 @@ mod tests {
     #[test]
     fn a_step_of_solves_own_keeps_legal_from_being_named_alone() {
         let seen = |observed, finding: Option<&'static str>, found: &[(&str, &'static str)]| {
-            worded("campus".to_string(), observed, finding, found.iter().copied())
+            worded(
+                "campus".to_string(),
+                observed,
+                finding,
+                found.iter().copied(),
+            )
         };
         let clean = seen(Observed::Passed, None, &[("campus", "solve.trace.illegal")]);
         assert!(clean.blames_legal(), "{clean:?}");
-        assert!(clean.says.starts_with("with the grader's legal in place of yours, this solve passed"));
+        assert!(
+            clean
+                .says
+                .starts_with("with the grader's legal in place of yours, this solve passed")
+        );
         for (finding, found) in [
             (Some("solve.trace.leftover"), &[][..]),
             (None, &[("campus", "solve.trace.given")][..]),
         ] {
             let view = seen(Observed::Passed, finding, found);
             assert!(!view.blames_legal(), "{view:?}");
-            assert!(view.contradicted_by.is_some() && view.says.contains("solve's own"), "{view:?}");
+            assert!(
+                view.contradicted_by.is_some() && view.says.contains("solve's own"),
+                "{view:?}"
+            );
             assert!(!view.says.contains("likely cause"), "{}", view.says);
         }
         // Another case's finding says nothing about this one.
-        let other = seen(Observed::Passed, None, &[("elsewhere", "solve.trace.leftover")]);
+        let other = seen(
+            Observed::Passed,
+            None,
+            &[("elsewhere", "solve.trace.leftover")],
+        );
         assert!(other.blames_legal(), "{other:?}");
         let still = seen(Observed::StillFailed, None, &[]);
         assert!(!still.blames_legal());
-        assert!(still.says.contains("still failed this test"), "{}", still.says);
-        for finding in ["solve.trace.illegal", "solve.trace.untried", "solve.trace.unwritten"] {
+        assert!(
+            still.says.contains("still failed this test"),
+            "{}",
+            still.says
+        );
+        for finding in [
+            "solve.trace.illegal",
+            "solve.trace.untried",
+            "solve.trace.unwritten",
+        ] {
             assert!(legal_explains(finding), "{finding}");
         }
-        for finding in ["solve.trace.leftover", "solve.trace.given", "solve.trace.range", "solve.trace.copy"] {
+        for finding in [
+            "solve.trace.leftover",
+            "solve.trace.given",
+            "solve.trace.range",
+            "solve.trace.copy",
+        ] {
             assert!(!legal_explains(finding), "{finding}");
         }
     }

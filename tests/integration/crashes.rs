@@ -89,7 +89,10 @@ fn checked_crash(name: &str) -> String {
         .expect("grader runs");
     let shown = printed(&out);
     assert_eq!(code(&out), 1, "{shown}");
-    assert!(shown.contains("✓ legal") && shown.contains("✓ find_empty"), "{shown}");
+    assert!(
+        shown.contains("✓ legal") && shown.contains("✓ find_empty"),
+        "{shown}"
+    );
     let block = shown
         .split_once("✗ solve")
         .unwrap_or_else(|| panic!("no failing solve:\n{shown}"))
@@ -128,7 +131,10 @@ fn a_fault_reached_from_the_students_code_is_told_as_its() {
         ),
         "{first:?}"
     );
-    assert!(!first.contains("(in the grader's test program"), "{first:?}");
+    assert!(
+        !first.contains("(in the grader's test program"),
+        "{first:?}"
+    );
 }
 
 /// A sandbox environment whose worker is the built grader binary.

@@ -384,10 +384,7 @@ const HINTS: &[(&str, &str)] = &[
         "legal-swap-passes",
         "this solve passed this test (its calls of legal went to the grader's): your legal",
     ),
-    (
-        "legal-swap-fails",
-        "this solve still failed this test",
-    ),
+    ("legal-swap-fails", "this solve still failed this test"),
     ("legal-swap-own-step", "a step no wrong legal makes"),
 ];
 
@@ -1176,7 +1173,11 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_shows_it() {
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(doc["legal_swap"]["observed"], "passed", "{doc}");
-    assert_eq!(doc["legal_swap"]["contradicted_by"], serde_json::Value::Null, "{doc}");
+    assert_eq!(
+        doc["legal_swap"]["contradicted_by"],
+        serde_json::Value::Null,
+        "{doc}"
+    );
     assert_eq!(doc["legal_swap"]["case"], "campus-clash", "{doc}");
 
     let asks = Asks {
@@ -1299,7 +1300,12 @@ fn a_solve_that_notices_the_graders_legal_gets_no_false_cause() {
             "still_failed",
             None,
         ),
-        (fixture("bug-legal-no-column.c"), "campus-clash", "passed", None),
+        (
+            fixture("bug-legal-no-column.c"),
+            "campus-clash",
+            "passed",
+            None,
+        ),
     ] {
         let name = path.display();
         let run = |json: bool| {
