@@ -321,11 +321,15 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         },
         Some(kind_name(kind)),
     );
+    // What the run with the grader's legal showed, beside the steps the
+    // traces found: a step no wrong legal makes keeps legal from being
+    // named alone.
+    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.finding)));
     CheckRun {
         submission,
         shrunk,
         first_steps,
-        legal_swap: legal_swap.proof(),
+        legal_swap,
         not_run,
         path,
         size_note,

@@ -400,7 +400,11 @@ fn say_what_the_run_cost(report: &Report) {
 /// When the summary cannot be written.
 fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Result<()> {
     if streamed {
-        let totals = totals_line(report);
+        let mut totals = String::new();
+        for note in crate::report::ids::of_report(report).notes() {
+            totals.push_str(&format!("note: {note}\n"));
+        }
+        totals.push_str(&totals_line(report));
         if to_stderr {
             eprintln!("{totals}");
         } else {
@@ -481,7 +485,7 @@ pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
     };
     format!(
         "{}  {}  {}/{}  {result}{}",
-        visible_line(&sub.id),
+        crate::report::ids::shown_alone(&sub.id),
         sub.kind.as_deref().unwrap_or("?"),
         sub.score,
         sub.max_score,

@@ -315,9 +315,10 @@ pub(crate) fn write_with(
                     .chain(columns.iter().map(|c| safe(c)))
                     .collect(),
             );
+            let ids = super::ids::of_report(report);
             for sub in &report.submissions {
                 let mut row = vec![
-                    safe(&sub.id),
+                    safe(&ids.shown(&sub.id)),
                     safe(sub.kind.as_deref().unwrap_or_default()),
                     status_name(sub.status).to_string(),
                     sub.score.to_string(),

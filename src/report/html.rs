@@ -203,16 +203,20 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         "<p class=\"count\">{} submissions, {passed} passed every test.</p>",
         report.submissions.len()
     )?;
+    let ids = super::ids::of_report(report);
+    for note in ids.notes() {
+        writeln!(out, "<p class=\"count\">Note: {}</p>", escape(&note))?;
+    }
     let columns = test_columns(report);
     let order = student_order(report);
     filter(&columns, out)?;
-    matrix(report, &order, &columns, out)?;
+    matrix(report, &ids, &order, &columns, out)?;
     writeln!(out, "<div class=\"overview\">")?;
     histogram(report, out)?;
     most_failed(report, &columns, out)?;
     writeln!(out, "</div>\n<h2>Students</h2>")?;
     for &index in &order {
-        details(index, &report.submissions[index], &columns, out)?;
+        details(index, &report.submissions[index], &ids, &columns, out)?;
     }
     writeln!(out, "</main>\n<script>{SCRIPT}</script>\n</body>\n</html>")?;
     out.flush()
@@ -310,6 +314,7 @@ fn filter(columns: &[String], out: &mut dyn Write) -> io::Result<()> {
 
 fn matrix(
     report: &Report,
+    ids: &super::ids::Ids<'_>,
     order: &[usize],
     columns: &[String],
     out: &mut dyn Write,
@@ -338,7 +343,7 @@ fn matrix(
     writeln!(out, "</tr></thead>\n<tbody>")?;
     for &index in order {
         let sub = &report.submissions[index];
-        let id = escape(&sub.id);
+        let id = escape(&ids.shown(&sub.id));
         write!(
             out,
             "<tr data-s=\"s{index}\"><th class=\"id\" scope=\"row\"><a href=\"#s{index}\">{id}</a></th><td class=\"score {}\">{}/{}</td>",
@@ -455,6 +460,7 @@ fn most_failed(report: &Report, columns: &[String], out: &mut dyn Write) -> io::
 fn details(
     index: usize,
     sub: &SubmissionReport,
+    ids: &super::ids::Ids<'_>,
     columns: &[String],
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -467,7 +473,7 @@ fn details(
     writeln!(
         out,
         "<details class=\"student\" id=\"s{index}\"{open}>\n<summary>{} <span class=\"{}\">{}/{}</span> · {} · {passed} of {} tests passed</summary>",
-        escape(&sub.id),
+        escape(&ids.shown(&sub.id)),
         score_class(sub),
         sub.score,
         sub.max_score,

@@ -12,6 +12,7 @@ pub(crate) mod dispatch;
 mod fixture;
 pub(crate) mod gradescope;
 pub(crate) mod html;
+pub(crate) mod ids;
 pub(crate) mod json;
 pub(crate) mod junit;
 mod load_hints;

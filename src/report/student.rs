@@ -7,9 +7,10 @@
 //! failure stands alone: a later function's failure is never blamed on an
 //! earlier one's (`find_empty` never calls `legal`, and a `solve` may not
 //! call either), so no message is cut short for a cause that was not seen;
-//! the one exception is proven by a run: a `solve` that passes with the
-//! grader's own `legal` in place of the student's is told its failure comes
-//! from `legal` (`runner::legal_swap`).
+//! the one exception rests on a run: a `solve` that passed with the
+//! grader's own `legal` in place of the student's is told so, and `legal`
+//! is named as the likely cause unless the test's own trace shows a step of
+//! `solve`'s own (`runner::legal_swap`).
 //! `-v` shows every test and every failure in full. The closing line says
 //! how many public tests passed and that hidden tests also count.
 //!
@@ -122,7 +123,7 @@ pub(crate) struct CheckRun {
     /// (Python's own messages already quote their steps).
     pub first_steps: Vec<FirstStepView>,
     /// What the first failing `solve` test's run with the grader's own
-    /// `legal` proved, when it proved anything.
+    /// `legal` showed, when it showed anything.
     pub legal_swap: Option<crate::runner::legal_swap::LegalSwapView>,
     /// Tests not run because of `--fail-fast`.
     pub not_run: usize,
@@ -321,7 +322,7 @@ fn write_failure(run: &CheckRun, test: &TestReport, out: &mut dyn Write) -> io::
     }
     let kind = run.submission.kind.as_deref();
     let message = failure_message(run, test);
-    // What the run with the grader's own legal proved comes first: it
+    // What the run with the grader's own legal showed comes first: it
     // names the function to fix.
     let swap = run.legal_swap.as_ref().filter(|s| s.case == test.case);
     if let Some(swap) = swap.filter(|_| test.function == Function::Solve) {
@@ -523,10 +524,12 @@ fn failure_message(run: &CheckRun, test: &TestReport) -> String {
     let gave_up = test.function == Function::Solve
         && test.check == Some(Check::SolveGaveUp)
         && message.starts_with("solve returned false and left the board as it was passed in");
-    // The run with the grader's legal proved the cause: the fact is enough.
-    let legal_proven = run.legal_swap.as_ref().is_some_and(|s| {
-        s.case == test.case && s.proven == crate::runner::legal_swap::Proven::FromLegal
-    });
+    // The run with the grader's legal names legal, and nothing in the
+    // test's own trace says otherwise: the fact is enough.
+    let legal_proven = run
+        .legal_swap
+        .as_ref()
+        .is_some_and(|s| s.case == test.case && s.blames_legal());
     if gave_up && legal_proven {
         return fact(&message).to_string();
     }

@@ -1,7 +1,11 @@
 //! `--summary-md`: a short Markdown summary for a CI job page (GitHub's
 //! `$GITHUB_STEP_SUMMARY`): the score of each student and what failed.
 //! Student text (ids, messages) is shown, never interpreted: control
-//! characters escaped, HTML and Markdown table syntax neutralised.
+//! characters escaped, HTML and Markdown table syntax neutralised, and
+//! nothing a GitHub Flavored Markdown renderer would turn into a link
+//! ([`unlinked`]): a student's `https://...` beside a grade must not be
+//! clickable on the job's page. Ids are shown as every view for people
+//! shows them (`report::ids`), with the run's notes under the table.
 
 use std::io::{self, Write};
 
@@ -34,16 +38,24 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "| student | kind | score | result |")?;
     writeln!(out, "|---|---|---:|---|")?;
+    let ids = super::ids::of_report(report);
     for sub in &report.submissions {
         writeln!(
             out,
             "| {} | {} | {}/{} | {} |",
-            cell(&sub.id),
+            cell(&ids.shown(&sub.id)),
             cell(sub.kind.as_deref().unwrap_or("?")),
             sub.score,
             sub.max_score,
             result(sub)
         )?;
+    }
+    let notes = ids.notes();
+    if !notes.is_empty() {
+        writeln!(out)?;
+    }
+    for note in notes {
+        writeln!(out, "Note: {}\n", cell(&note))?;
     }
     out.flush()
 }
@@ -73,8 +85,8 @@ fn result(sub: &SubmissionReport) -> String {
 }
 
 /// `text` safe inside a Markdown table cell: one line, control characters
-/// shown, HTML escaped, and the characters Markdown would act on
-/// backslash-escaped.
+/// shown, no autolink ([`unlinked`]), HTML escaped, and the characters
+/// Markdown would act on backslash-escaped.
 fn cell(text: &str) -> String {
     let mut safe = String::new();
     for ch in visible_line(text).chars() {
@@ -83,7 +95,50 @@ fn cell(text: &str) -> String {
         }
         safe.push(ch);
     }
-    escape(&safe)
+    // Last: the joiners are the grader's, not to be escaped as student
+    // text is.
+    unlinked(&escape(&safe))
+}
+
+/// The zero-width joiner put inside what would be a link.
+const JOINER: char = '\u{200d}';
+
+/// `text` with every GitHub Flavored Markdown autolink broken by a
+/// zero-width joiner (`text` has had its own control and format characters
+/// escaped by [`visible_line`] and [`escape`], so every joiner here is the
+/// grader's):
+/// before the `:` of a scheme (`https://`, `ftp://`, any letters then
+/// `://`; `mailto:`, `xmpp:`), before the `.` of `www.` (any case), and
+/// after every `@` (an email's domain). The text reads the same; a
+/// renderer sees no scheme, no `www.` and no domain after `@`.
+pub(crate) fn unlinked(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, &ch) in chars.iter().enumerate() {
+        let before = &chars[..i];
+        let ends_with = |word: &str| {
+            let word: Vec<char> = word.chars().collect();
+            before.len() >= word.len()
+                && before[before.len() - word.len()..]
+                    .iter()
+                    .zip(&word)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        };
+        let scheme = ch == ':'
+            && before.last().is_some_and(char::is_ascii_alphabetic)
+            && (chars.get(i + 1..i + 3) == Some(&['/', '/'][..])
+                || ends_with("mailto")
+                || ends_with("xmpp"));
+        let www = ch == '.' && ends_with("www");
+        if scheme || www {
+            out.push(JOINER);
+        }
+        out.push(ch);
+        if ch == '@' {
+            out.push(JOINER);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -98,5 +153,46 @@ mod tests {
         assert!(shown.contains("a\\|b"), "{shown}");
         assert!(shown.contains("\\[link\\]"), "{shown}");
         assert!(shown.contains("\\`code\\`"), "{shown}");
+    }
+
+    #[test]
+    fn no_autolink_survives_in_student_text() {
+        for link in [
+            "see https://evil.example/grade",
+            "HTTP://EVIL.EXAMPLE",
+            "ftp://evil.example",
+            "(www.evil.example)",
+            "WwW.evil.example",
+            "mail me@evil.example",
+            "mailto:me@evil.example",
+            "xmpp:me@evil.example",
+        ] {
+            let shown = unlinked(link);
+            assert_eq!(shown.replace(JOINER, ""), link, "reads the same");
+            let lower = shown.to_ascii_lowercase();
+            let scheme = lower
+                .as_bytes()
+                .windows(4)
+                .any(|w| w[0].is_ascii_alphabetic() && &w[1..] == b"://");
+            assert!(!scheme, "{shown:?} holds a scheme");
+            for token in ["www.", "mailto:", "xmpp:"] {
+                assert!(!lower.contains(token), "{shown:?} holds {token}");
+            }
+            assert!(
+                shown
+                    .split('@')
+                    .skip(1)
+                    .all(|after| after.starts_with(JOINER)),
+                "{shown:?}"
+            );
+        }
+        // In a cell the joiner is the grader's: not escaped as student text.
+        let shown = cell("see www.evil.example");
+        assert!(shown.contains("www\u{200d}."), "{shown:?}");
+        // Plain text is left alone.
+        assert_eq!(
+            unlinked("x.c:5:1: error: expected ';'"),
+            "x.c:5:1: error: expected ';'"
+        );
     }
 }

@@ -18,18 +18,21 @@ const FAILURES_PER_ROW: usize = 3;
 /// Writes one row per student: id, kind, score, and what failed, then a
 /// closing line (`N submissions, M passed every test`); with `-q`, the
 /// closing line alone. Every piece of student text (ids, kinds, case
-/// names, compiler messages) is shown through [`visible_line`]: a name
-/// cannot move the cursor, clear a line or fake another row. Columns are
+/// names, compiler messages) is shown through [`visible_line`] (an id
+/// through [`super::ids::Ids::shown`], which escapes more): a name cannot move
+/// the cursor, clear a line, fake another row or pass for another id,
+/// and a note under the table names each escaped id and look-alike. Columns are
 /// padded by display width (`unicode-width`): a CJK name takes two columns
 /// a character, a combining accent none, and the rows still line up.
 pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     if crate::quiet::is_quiet() {
         return closing_line(report, out);
     }
+    let run_ids = super::ids::of_report(report);
     let ids: Vec<String> = report
         .submissions
         .iter()
-        .map(|s| visible_line(&s.id).into_owned())
+        .map(|s| run_ids.shown(&s.id).into_owned())
         .collect();
     let id_width = ids
         .iter()
@@ -65,6 +68,9 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
             score,
             summary_result(sub)
         )?;
+    }
+    for note in run_ids.notes() {
+        writeln!(out, "note: {note}")?;
     }
     closing_line(report, out)
 }

@@ -1,20 +1,27 @@
-//! `grader check`'s counterfactual run: the one way blame crosses from
-//! `solve` to `legal`. When a `solve` test fails and `legal` fails a test
-//! too, the failing `solve` test runs once more in the same box (same
-//! limits) with the grader's own `legal` in place of the student's,
-//! everything else the student's (a Python module's global `legal`; a C
-//! library's PLT/GOT slot for `legal`, see `worker/interpose.rs`).
+//! `grader check`'s experiment: the one way blame crosses from `solve` to
+//! `legal`. When a `solve` test fails and `legal` fails a test too, the
+//! failing `solve` test runs once more in the same box (same limits) with
+//! the grader's own `legal` in place of the student's, everything else the
+//! student's (a Python module's `legal` given the lab's rule as its code,
+//! see `stand_in_legal` in `worker/python_harness.py`; a C library's
+//! PLT/GOT slot for `legal`, see `worker/interpose.rs`).
 //!
-//! What the run proves is worded as fact, because it was checked:
+//! The student's code can notice the stand-in (a C `solve` comparing the
+//! address its GOT slot holds with an alias of `legal`, any `solve` asking
+//! `legal` a question whose answer it knows) and behave well only then. So
+//! the run is worded as what happened, never as a proven cause:
 //!
-//! - the student's `solve` **passes** the test with the grader's `legal`,
-//!   having called it, every call with the lab's arguments: the failure
-//!   comes from the student's `legal` ([`Proven::FromLegal`]);
-//! - it **fails** by its end state all the same, under the same
-//!   conditions: `solve` (or `find_empty`) has a bug of its own
-//!   ([`Proven::NotOnlyLegal`]).
+//! - the student's `solve` **passed** the test with the grader's `legal`,
+//!   having called it, every call with the lab's arguments
+//!   ([`Observed::Passed`]): `legal` is named as the likely cause, unless
+//!   the test's own write trace found a step that no wrong `legal` makes
+//!   (a leftover digit, a given overwritten, ...: [`legal_explains`]);
+//!   then both are said and neither is blamed alone;
+//! - it **still failed** by its end state, under the same conditions
+//!   ([`Observed::StillFailed`]): `solve` (or `find_empty`) most likely has
+//!   a bug of its own.
 //!
-//! Anything else proves nothing and is not said: the grader's `legal` could
+//! Anything else shows nothing and is not said: the grader's `legal` could
 //! not stand in (a Rust crate, a `static` or inlined `legal`, a library
 //! without a PLT slot for it, not x86-64 Linux), `solve` never called it
 //! (it checks the rules itself), a call with arguments outside the lab's,
@@ -31,47 +38,79 @@ use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 
-/// What the run with the grader's `legal` proved.
+/// What the run with the grader's `legal` showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Proven {
-    /// With the grader's `legal`, the student's `solve` passes the test.
-    FromLegal,
-    /// With the grader's `legal`, the student's `solve` still fails it.
-    NotOnlyLegal,
+pub(crate) enum Observed {
+    /// With the grader's `legal`, the student's `solve` passed the test.
+    Passed,
+    /// With the grader's `legal`, the student's `solve` still failed it.
+    StillFailed,
 }
 
-impl Proven {
-    /// The line the `solve` failure gets, as fact.
-    pub(crate) fn sentence(self) -> &'static str {
-        match self {
-            Proven::FromLegal => {
-                "with the grader's own legal in place of yours, your solve passes this test: \
-                 the failure comes from your legal (see legal above); fix legal first"
-            }
-            Proven::NotOnlyLegal => {
-                "your solve fails even with a correct legal: with the grader's own legal in \
-                 place of yours (its calls of legal by that name went to the grader's) it still \
-                 fails this test, so unless solve also checks the rules some other way, solve or \
-                 find_empty has a bug of its own, besides legal's"
-            }
+/// Whether a wrong `legal` can explain the write trace's finding `finding`
+/// (a check id, `solve.trace.*`) of a `solve` that asks it: a digit
+/// written where the rule forbids it (`legal` said yes), a digit that fit
+/// and was never tried or written (`legal` said no), or a trace that words
+/// nothing. Every other finding is a step of `solve`'s own (a leftover, a
+/// given overwritten, a value past N, a copy, ...), whatever `legal` says.
+pub(crate) fn legal_explains(finding: &str) -> bool {
+    matches!(
+        finding,
+        "solve.trace" | "solve.trace.illegal" | "solve.trace.untried" | "solve.trace.unwritten"
+    )
+}
+
+/// The line the `solve` failure gets: what the run did, then what it
+/// suggests; `contradicted_by` is the test's own trace finding that a
+/// wrong `legal` cannot explain, if any.
+fn sentence(observed: Observed, contradicted_by: Option<&str>) -> String {
+    match (observed, contradicted_by) {
+        (Observed::Passed, None) => {
+            "with the grader's legal in place of yours, this solve passed this test (its calls of \
+             legal went to the grader's): your legal (see legal above) is the likely cause; fix \
+             legal first"
+                .to_string()
+        }
+        (Observed::Passed, Some(finding)) => format!(
+            "with the grader's legal in place of yours, this solve passed this test (its calls of \
+             legal went to the grader's); but its own run shows a step no wrong legal makes \
+             ({finding}, below): that step is solve's own, so fix it as well as legal"
+        ),
+        (Observed::StillFailed, _) => {
+            "with the grader's legal in place of yours, this solve still failed this test (its \
+             calls of legal went to the grader's): unless solve also checks the rules some other \
+             way, solve or find_empty has a bug of its own, besides legal's"
+                .to_string()
         }
     }
 }
 
-/// The proof for one failing `solve` test, for showing.
+/// What the run showed for one failing `solve` test, for showing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct LegalSwapView {
     /// The case whose `solve` test failed.
     pub case: String,
-    /// What the run proved.
-    pub proven: Proven,
-    /// [`Proven::sentence`].
-    pub says: &'static str,
+    /// What the run showed.
+    pub observed: Observed,
+    /// The test's own write-trace finding that a wrong `legal` cannot
+    /// explain (see [`legal_explains`]), when there is one.
+    pub contradicted_by: Option<&'static str>,
+    /// The line shown: what happened, and what it suggests.
+    pub says: String,
 }
 
-/// Reads the experiment's run: what it proves, if anything.
-pub(crate) fn proven(judged: &JudgedTest) -> Option<Proven> {
+impl LegalSwapView {
+    /// Whether the run names `legal` as the cause of this case's failure:
+    /// it passed with the grader's `legal`, and nothing in the test's own
+    /// trace says otherwise.
+    pub(crate) fn blames_legal(&self) -> bool {
+        self.observed == Observed::Passed && self.contradicted_by.is_none()
+    }
+}
+
+/// Reads the experiment's run: what it showed, if anything.
+pub(crate) fn observed(judged: &JudgedTest) -> Option<Observed> {
     if judged.report.fault.is_some() {
         return None;
     }
@@ -80,10 +119,10 @@ pub(crate) fn proven(judged: &JudgedTest) -> Option<Proven> {
         return None;
     }
     match judged.report.verdict {
-        Verdict::Pass => Some(Proven::FromLegal),
+        Verdict::Pass => Some(Observed::Passed),
         // Judged by its end state, as the real test: a crash or a timeout
-        // under the grader's legal proves nothing either way.
-        Verdict::Wrong => Some(Proven::NotOnlyLegal),
+        // under the grader's legal shows nothing either way.
+        Verdict::Wrong => Some(Observed::StillFailed),
         _ => None,
     }
 }
@@ -109,9 +148,12 @@ pub(crate) struct LegalSwap<'p> {
     legal_failed: bool,
     /// The case of the first failing `solve` test.
     solve_failed: Option<String>,
+    /// That test's own write-trace finding (a Python test words its
+    /// failure by its trace), when there is one.
+    finding: Option<&'static str>,
     /// The run was made, or will never be.
     ran: bool,
-    proof: Option<LegalSwapView>,
+    seen: Option<(String, Observed)>,
 }
 
 impl<'p> LegalSwap<'p> {
@@ -122,8 +164,9 @@ impl<'p> LegalSwap<'p> {
             possible: possible_for(kind),
             legal_failed: false,
             solve_failed: None,
+            finding: None,
             ran: false,
-            proof: None,
+            seen: None,
         }
     }
 
@@ -152,6 +195,12 @@ impl<'p> LegalSwap<'p> {
                     return;
                 }
                 self.solve_failed = Some(case.name.clone());
+                self.finding = judged
+                    .failure
+                    .as_ref()
+                    .and_then(|f| f.explained_by)
+                    .filter(|c| c.is_trace_finding())
+                    .map(|c| c.id());
             }
             _ => {}
         }
@@ -170,16 +219,44 @@ impl<'p> LegalSwap<'p> {
             ..Asks::default()
         };
         let judged = session.test_asking(failing, Function::Solve, asks);
-        self.proof = proven(&judged).map(|proven| LegalSwapView {
-            case: failing.name.clone(),
-            proven,
-            says: proven.sentence(),
-        });
+        self.seen = observed(&judged).map(|seen| (failing.name.clone(), seen));
     }
 
-    /// What the experiment proved, if it ran and proved anything.
-    pub(crate) fn proof(self) -> Option<LegalSwapView> {
-        self.proof
+    /// What the experiment showed, if it ran and showed anything, worded
+    /// with `findings`: the write-trace findings `grader check` found for
+    /// failing `solve` tests (case, check id), beside the test's own.
+    pub(crate) fn view<'a>(
+        self,
+        findings: impl IntoIterator<Item = (&'a str, &'static str)>,
+    ) -> Option<LegalSwapView> {
+        let (case, observed) = self.seen?;
+        Some(worded(case, observed, self.finding, findings))
+    }
+}
+
+/// The view of a run on `case` that showed `observed`, with the test's own
+/// trace finding `own` and the findings `grader check` found (case, check
+/// id): the first that a wrong `legal` cannot explain contradicts it.
+fn worded<'a>(
+    case: String,
+    observed: Observed,
+    own: Option<&'static str>,
+    findings: impl IntoIterator<Item = (&'a str, &'static str)>,
+) -> LegalSwapView {
+    let contradicted_by = own
+        .into_iter()
+        .chain(
+            findings
+                .into_iter()
+                .filter(|(c, _)| *c == case)
+                .map(|(_, f)| f),
+        )
+        .find(|f| !legal_explains(f));
+    LegalSwapView {
+        says: sentence(observed, contradicted_by),
+        case,
+        observed,
+        contradicted_by,
     }
 }
 
@@ -225,12 +302,12 @@ mod tests {
     }
 
     #[test]
-    fn only_a_clean_run_that_called_the_graders_legal_proves_anything() {
-        let pass = |swap| proven(&judged(Verdict::Pass, swap));
-        assert_eq!(pass(called(12, 0)), Some(Proven::FromLegal));
+    fn only_a_clean_run_that_called_the_graders_legal_shows_anything() {
+        let pass = |swap| observed(&judged(Verdict::Pass, swap));
+        assert_eq!(pass(called(12, 0)), Some(Observed::Passed));
         assert_eq!(
-            proven(&judged(Verdict::Wrong, called(12, 0))),
-            Some(Proven::NotOnlyLegal)
+            observed(&judged(Verdict::Wrong, called(12, 0))),
+            Some(Observed::StillFailed)
         );
         assert_eq!(pass(called(0, 0)), None, "solve never called it");
         assert_eq!(pass(called(12, 1)), None, "a call off the lab's arguments");
@@ -241,12 +318,74 @@ mod tests {
         });
         assert_eq!(pass(impossible), None);
         for verdict in [Verdict::Crash, Verdict::Timeout, Verdict::Memory] {
-            assert_eq!(proven(&judged(verdict, called(3, 0))), None, "{verdict}");
+            assert_eq!(observed(&judged(verdict, called(3, 0))), None, "{verdict}");
         }
         let mut fault = judged(Verdict::Pass, called(3, 0));
         fault.report.fault = Some(crate::verdict::Fault::grader(
             crate::verdict::FaultKind::Sandbox,
         ));
-        assert_eq!(proven(&fault), None, "a grader fault");
+        assert_eq!(observed(&fault), None, "a grader fault");
+    }
+
+    /// A pass with the grader's legal names legal only when the test's own
+    /// trace found nothing a wrong legal cannot make.
+    #[test]
+    fn a_step_of_solves_own_keeps_legal_from_being_named_alone() {
+        let seen = |observed, finding: Option<&'static str>, found: &[(&str, &'static str)]| {
+            worded(
+                "campus".to_string(),
+                observed,
+                finding,
+                found.iter().copied(),
+            )
+        };
+        let clean = seen(Observed::Passed, None, &[("campus", "solve.trace.illegal")]);
+        assert!(clean.blames_legal(), "{clean:?}");
+        assert!(
+            clean
+                .says
+                .starts_with("with the grader's legal in place of yours, this solve passed")
+        );
+        for (finding, found) in [
+            (Some("solve.trace.leftover"), &[][..]),
+            (None, &[("campus", "solve.trace.given")][..]),
+        ] {
+            let view = seen(Observed::Passed, finding, found);
+            assert!(!view.blames_legal(), "{view:?}");
+            assert!(
+                view.contradicted_by.is_some() && view.says.contains("solve's own"),
+                "{view:?}"
+            );
+            assert!(!view.says.contains("likely cause"), "{}", view.says);
+        }
+        // Another case's finding says nothing about this one.
+        let other = seen(
+            Observed::Passed,
+            None,
+            &[("elsewhere", "solve.trace.leftover")],
+        );
+        assert!(other.blames_legal(), "{other:?}");
+        let still = seen(Observed::StillFailed, None, &[]);
+        assert!(!still.blames_legal());
+        assert!(
+            still.says.contains("still failed this test"),
+            "{}",
+            still.says
+        );
+        for finding in [
+            "solve.trace.illegal",
+            "solve.trace.untried",
+            "solve.trace.unwritten",
+        ] {
+            assert!(legal_explains(finding), "{finding}");
+        }
+        for finding in [
+            "solve.trace.leftover",
+            "solve.trace.given",
+            "solve.trace.range",
+            "solve.trace.copy",
+        ] {
+            assert!(!legal_explains(finding), "{finding}");
+        }
     }
 }

@@ -10,13 +10,26 @@
 //! 1. [`Functions::read`]: the function symbols of the student's `.so`
 //!    (`.symtab` if the build kept it, else `.dynsym`), read with the
 //!    `object` crate before any student code runs: by the test zygote once
-//!    (every child inherits the table), or by a test child of init.
+//!    (every child inherits the table), or by a test child of init. The
+//!    lab's exported functions (`legal`, `find_empty`, `solve`, global)
+//!    name every offset in their range; among other names at one address
+//!    a global one beats a local one (a `static` alias, a clone's name), so
+//!    a symbol planted at `solve`'s address never renames a crash in it.
+//!    Which names may be written at all is `runner::crash_site`'s
+//!    ([`nameable`]), the parser's own check.
 //! 2. [`install`], before the library is loaded: the handler for the four
 //!    signals, on an alternate signal stack (so a stack overflow can run
 //!    it), keeping each signal's previous disposition (Rust's handler for
 //!    SIGSEGV and SIGBUS, which tells a stack overflow).
 //! 3. [`arm`], after loading: the library's load base and address range
 //!    and the ranges of the other loaded files, from `dl_iterate_phdr`.
+//!
+//! Every call into the student's library is made through [`student_call`],
+//! which marks it: a fault in the grader's program or at no file's address
+//! during one was reached from the student's code (a jump or call through
+//! a bad pointer, a return address overwritten), and the line says
+//! `reached`, so the message says so instead of naming the grader's program
+//! as the place of the crash.
 //!
 //! The handler is async-signal-safe: it allocates nothing and takes no
 //! lock (it reads the armed table, formats into a stack buffer, and calls
@@ -37,10 +50,26 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// A function symbol name is kept only up to this length (longer ones are
-/// told by offset); the grader's parser accepts no longer name.
-pub(super) const MAX_NAME: usize = 64;
+use crate::runner::crash_site::{file_name_ok, nameable};
+
+/// The lab's functions, by the names a library exports them under.
+const LAB_FUNCTIONS: [&str; 3] = ["legal", "find_empty", "solve"];
+
+/// Set while a call of the student's code runs ([`student_call`]): a fault
+/// outside the library then was reached from it.
+static IN_STUDENT_CALL: AtomicBool = AtomicBool::new(false);
+
+/// Runs `call` (a call into the student's library) marked as such for the
+/// crash handler: a fault in the grader's program or at no file's address
+/// during it was reached from the student's code, and the line says so.
+pub(super) fn student_call<T>(call: impl FnOnce() -> T) -> T {
+    IN_STUDENT_CALL.store(true, Ordering::SeqCst);
+    let result = call();
+    IN_STUDENT_CALL.store(false, Ordering::SeqCst);
+    result
+}
 
 /// A library file larger than this is not read (the grader refuses a
 /// larger `.so` upload; a built one is far smaller).
@@ -57,12 +86,29 @@ struct Function {
     end: u64,
     /// Its name when it may be shown ([`nameable`]), else empty.
     name: Box<str>,
+    /// Which name wins at one start ([`Rank`]).
+    rank: Rank,
 }
 
-/// The library's function symbols, sorted by start, one per start.
+/// Among names at one address, the lower wins: the lab's own exported
+/// names first, then other global symbols, then local ones (a `static`
+/// function, a compiler's clone, a symbol planted with `.set`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    /// A global symbol named `legal`, `find_empty` or `solve`.
+    Lab,
+    /// Another global (or weak) symbol.
+    Global,
+    /// A local symbol.
+    Local,
+}
+
+/// The library's function symbols, sorted by start, one per start; and the
+/// lab's exported functions, which name any offset in their range first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Functions {
     sorted: Vec<Function>,
+    lab: Vec<Function>,
 }
 
 impl Functions {
@@ -96,14 +142,24 @@ impl Functions {
         }
         let elf =
             object::read::elf::ElfFile64::<object::Endianness, &[u8]>::parse(&data[..]).ok()?;
-        let functions = |symbols: &mut dyn Iterator<Item = (u64, u64, Option<&str>)>| {
+        type Found<'a> = (u64, u64, Option<&'a str>, bool);
+        let functions = |symbols: &mut dyn Iterator<Item = Found<'_>>| {
             symbols
-                .filter(|&(_, size, _)| size > 0)
+                .filter(|&(_, size, _, _)| size > 0)
                 .take(MAX_FUNCTIONS + 1)
-                .map(|(start, size, name)| Function {
-                    start,
-                    end: start.saturating_add(size),
-                    name: name.filter(|n| nameable(n)).unwrap_or("").into(),
+                .map(|(start, size, name, global)| {
+                    let name = name.filter(|n| nameable(n)).unwrap_or("");
+                    let rank = match (global, LAB_FUNCTIONS.contains(&name)) {
+                        (true, true) => Rank::Lab,
+                        (true, false) => Rank::Global,
+                        (false, _) => Rank::Local,
+                    };
+                    Function {
+                        start,
+                        end: start.saturating_add(size),
+                        name: name.into(),
+                        rank,
+                    }
                 })
                 .collect::<Vec<_>>()
         };
@@ -115,14 +171,14 @@ impl Functions {
             &mut elf
                 .symbols()
                 .filter(of_kind)
-                .map(|s| (s.address(), s.size(), s.name().ok())),
+                .map(|s| (s.address(), s.size(), s.name().ok(), s.is_global())),
         );
         if found.is_empty() {
             found = functions(
                 &mut elf
                     .dynamic_symbols()
                     .filter(of_kind)
-                    .map(|s| (s.address(), s.size(), s.name().ok())),
+                    .map(|s| (s.address(), s.size(), s.name().ok(), s.is_global())),
             );
         }
         if found.len() > MAX_FUNCTIONS {
@@ -131,66 +187,47 @@ impl Functions {
         Some(Functions::from_unsorted(found))
     }
 
-    /// Sorts by start and keeps one function per start (a named one).
+    /// Sorts by start and keeps one function per start: the best
+    /// [`Rank`], then a named one; sets the lab's exported functions
+    /// apart.
     fn from_unsorted(mut functions: Vec<Function>) -> Functions {
         functions.sort_by(|a, b| {
-            (a.start, a.name.is_empty(), &a.name).cmp(&(b.start, b.name.is_empty(), &b.name))
+            (a.start, a.rank, a.name.is_empty(), &a.name).cmp(&(
+                b.start,
+                b.rank,
+                b.name.is_empty(),
+                &b.name,
+            ))
         });
+        let lab = functions
+            .iter()
+            .filter(|f| f.rank == Rank::Lab)
+            .take(LAB_FUNCTIONS.len())
+            .cloned()
+            .collect();
         functions.dedup_by_key(|f| f.start);
-        Functions { sorted: functions }
+        Functions {
+            sorted: functions,
+            lab,
+        }
     }
 
-    /// The function whose range holds `offset`, and the offset into it.
-    /// A binary search: no allocation (the crash handler calls it).
+    /// The function whose range holds `offset`, and the offset into it: a
+    /// lab function exported under its name when one's range holds it (no
+    /// other symbol inside it overrides it), else the nearest start. A
+    /// search without allocation (the crash handler calls it).
     fn at(&self, offset: u64) -> Option<(&Function, u64)> {
+        if let Some(lab) = self
+            .lab
+            .iter()
+            .find(|f| f.start <= offset && offset < f.end)
+        {
+            return Some((lab, offset - lab.start));
+        }
         let after = self.sorted.partition_point(|f| f.start <= offset);
         let function = self.sorted.get(after.checked_sub(1)?)?;
         (offset < function.end).then_some((function, offset - function.start))
     }
-}
-
-/// Whether a symbol name may be written in the crash line: an identifier,
-/// optionally with a compiler's clone suffix (`legal.cold`,
-/// `solve.part.0`), at most [`MAX_NAME`] bytes, and not a mangled Rust or
-/// C++ name (`_R…`, `_Z…`: code of the language's library, not named
-/// here as the student's).
-pub(super) fn nameable(name: &str) -> bool {
-    let (identifier, suffix) = match name.split_once('.') {
-        Some((identifier, suffix)) => (identifier, Some(suffix)),
-        None => (name, None),
-    };
-    let mut chars = identifier.chars();
-    let plain_suffix = |suffix: &str| {
-        suffix.split('.').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-    };
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && suffix.is_none_or(plain_suffix)
-        && name.len() <= MAX_NAME
-        && !toolchain_name(identifier)
-}
-
-/// A name the compiler, the C runtime or the Rust runtime puts into every
-/// library, never the student's own: mangled names (`_R`, `_Z`), names C
-/// reserves (`__x`, `_X`), the crt's helpers, the Rust runtime's shims.
-fn toolchain_name(identifier: &str) -> bool {
-    let reserved = identifier.starts_with("__")
-        || identifier
-            .strip_prefix('_')
-            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
-    reserved
-        || identifier.starts_with("rust_")
-        || matches!(
-            identifier,
-            "frame_dummy" | "register_tm_clones" | "deregister_tm_clones" | "_init" | "_fini"
-        )
 }
 
 /// A file other than the student's library, by its address range.
@@ -293,8 +330,11 @@ impl Armed {
     /// `{"type":"crash_site","site":"SIGNAL PLACE"}` and a newline, where
     /// PLACE is `in NAME+0xOFF`, `at 0xOFF` (the library, no function),
     /// `lib FILE`, `program`, `file` (another file, not named) or
-    /// `unknown` (no loaded file). Async-signal-safe.
-    fn describe(&self, signal: u32, ip: usize, line: &mut Line) {
+    /// `unknown` (no loaded file); `program reached` and `unknown reached`
+    /// when `reached`: the fault came during a call of the student's code
+    /// ([`student_call`]), which brought the instruction pointer there.
+    /// Async-signal-safe.
+    fn describe(&self, signal: u32, ip: usize, reached: bool, line: &mut Line) {
         line.push(b"{\"type\":\"crash_site\",\"site\":\"");
         line.push_decimal(signal);
         line.push(b" ");
@@ -326,24 +366,18 @@ impl Armed {
                 Some(Mapped {
                     name: MappedName::Program,
                     ..
+                }) if reached => line.push(b"program reached"),
+                Some(Mapped {
+                    name: MappedName::Program,
+                    ..
                 }) => line.push(b"program"),
                 Some(_) => line.push(b"file"),
+                None if reached => line.push(b"unknown reached"),
                 None => line.push(b"unknown"),
             }
         }
         line.push(b"\"}\n");
     }
-}
-
-/// Whether a library's file name may be written in the crash line: 1 to
-/// [`MAX_NAME`] bytes of letters, digits and `._+-`, not `.` or `..`.
-pub(super) fn file_name_ok(name: &str) -> bool {
-    (1..=MAX_NAME).contains(&name.len())
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._+-".contains(&b))
 }
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -603,8 +637,9 @@ mod handler {
             (*context.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize]
         } as usize;
         let mut line = Line::new();
+        let reached = super::IN_STUDENT_CALL.load(Ordering::SeqCst);
         // SAFETY: `arm` leaked the table and never frees it.
-        unsafe { &*armed }.describe(signal as u32, ip, &mut line);
+        unsafe { &*armed }.describe(signal as u32, ip, reached, &mut line);
         let _ = super::super::sys::write_all(PROTOCOL_FD, line.as_bytes());
     }
 }
@@ -614,10 +649,20 @@ mod tests {
     use super::*;
 
     fn function(start: u64, end: u64, name: &str) -> Function {
+        ranked(start, end, name, Rank::Global)
+    }
+
+    fn ranked(start: u64, end: u64, name: &str, rank: Rank) -> Function {
+        let rank = if rank == Rank::Global && LAB_FUNCTIONS.contains(&name) {
+            Rank::Lab
+        } else {
+            rank
+        };
         Function {
             start,
             end,
             name: name.into(),
+            rank,
         }
     }
 
@@ -648,13 +693,20 @@ mod tests {
     }
 
     fn line(armed: &Armed, signal: u32, ip: usize) -> String {
+        reached_line(armed, signal, ip, false)
+    }
+
+    fn reached_line(armed: &Armed, signal: u32, ip: usize, reached: bool) -> String {
         let mut line = Line::new();
-        armed.describe(signal, ip, &mut line);
+        armed.describe(signal, ip, reached, &mut line);
         String::from_utf8(line.as_bytes().to_vec()).expect("ASCII")
     }
 
     fn site(armed: &Armed, signal: u32, ip: usize) -> String {
-        let text = line(armed, signal, ip);
+        site_of(&line(armed, signal, ip))
+    }
+
+    fn site_of(text: &str) -> String {
         match serde_json::from_str(text.trim_end()) {
             Ok(crate::protocol::WorkerMessage::CrashSite { site }) => site,
             other => panic!("{text:?}: {other:?}"),
@@ -674,6 +726,12 @@ mod tests {
         assert_eq!(site(&armed, 11, 0x7100_0040), "11 lib libc.so.6");
         assert_eq!(site(&armed, 7, 0x2000), "7 program");
         assert_eq!(site(&armed, 11, 0), "11 unknown");
+        // During a call of the student's code: reached from it.
+        let reached = |ip| site_of(&reached_line(&armed, 11, ip, true));
+        assert_eq!(reached(0x2000), "11 program reached");
+        assert_eq!(reached(0), "11 unknown reached");
+        assert_eq!(reached(0x7100_0040), "11 lib libc.so.6");
+        assert_eq!(reached(0x7000_111c), "11 in legal+0x1c");
         // No symbols read: by offset.
         let bare = Armed {
             functions: None,
@@ -689,49 +747,46 @@ mod tests {
         assert_eq!(site(&below, 11, 0x7000_0010), "11 at 0xfffffffffffff010");
     }
 
+    /// A local symbol, or a global one other than the lab's, at or inside
+    /// an exported lab function never names a fault in it.
+    #[test]
+    fn the_labs_exported_names_win_over_local_and_clone_names() {
+        let armed = Armed {
+            functions: Some(Box::leak(Box::new(Functions::from_unsorted(vec![
+                ranked(0x1200, 0x1280, "legal.part.0", Rank::Local),
+                ranked(0x1200, 0x1280, "legal", Rank::Local),
+                function(0x1200, 0x1280, "solve"),
+                function(0x1200, 0x1280, "a_helper"),
+                ranked(0x1210, 0x1220, "legal.cold", Rank::Local),
+                function(0x1100, 0x1150, "legal"),
+                ranked(0x1400, 0x1410, "solve.cold", Rank::Local),
+                ranked(0x1500, 0x1510, "aaa", Rank::Local),
+                function(0x1500, 0x1510, "zzz"),
+            ])))),
+            ..table()
+        };
+        assert_eq!(site(&armed, 11, 0x7000_1204), "11 in solve+0x4");
+        assert_eq!(site(&armed, 11, 0x7000_1214), "11 in solve+0x14");
+        assert_eq!(site(&armed, 11, 0x7000_1104), "11 in legal+0x4");
+        // A clone of its own range keeps its name; a global name beats a
+        // local one at one start.
+        assert_eq!(site(&armed, 11, 0x7000_1404), "11 in solve.cold+0x4");
+        assert_eq!(site(&armed, 11, 0x7000_1504), "11 in zzz+0x4");
+    }
+
     #[test]
     fn every_line_the_handler_writes_is_one_the_grader_accepts() {
         let armed = table();
         for ip in [0, 0x2000, 0x7000_111c, 0x7000_1150, 0x7100_0040, usize::MAX] {
             for signal in [4, 7, 8, 11] {
-                let site = site(&armed, signal, ip);
-                assert!(
-                    crate::runner::crash_site::CrashSite::parse(&site).is_some(),
-                    "{site:?}"
-                );
+                for reached in [false, true] {
+                    let site = site_of(&reached_line(&armed, signal, ip, reached));
+                    assert!(
+                        crate::runner::crash_site::CrashSite::parse(&site).is_some(),
+                        "{site:?}"
+                    );
+                }
             }
-        }
-    }
-
-    #[test]
-    fn only_plain_names_are_kept() {
-        for good in ["legal", "_helper", "box_ok2", "legal.cold", "solve.part.0"] {
-            assert!(nameable(good), "{good}");
-        }
-        let long = "a".repeat(MAX_NAME + 1);
-        for bad in [
-            "",
-            "9lives",
-            "legal.",
-            "a..b",
-            "legal.Cold",
-            "with space",
-            "semi;colon",
-            "_ZN4core9panicking5panic17h0123456789abcdefE",
-            "_RNvCs1234_5crate5legal",
-            "__rust_alloc",
-            "__udivti3",
-            "_Unwind_Resume",
-            "rust_begin_unwind",
-            "frame_dummy",
-            long.as_str(),
-            "lé",
-        ] {
-            assert!(!nameable(bad), "{bad}");
-        }
-        assert!(file_name_ok("libc.so.6") && file_name_ok("ld-linux-x86-64.so.2"));
-        for bad in ["", ".", "..", "a/b", "lib c.so", "\"x"] {
-            assert!(!file_name_ok(bad), "{bad}");
         }
     }
 

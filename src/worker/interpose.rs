@@ -20,6 +20,12 @@
 //! the lab's for this test (another `n`, a cell off the board, a digit
 //! outside 1..=N), without reading the board: a run with a strange call
 //! proves nothing. x86-64 Linux only.
+//!
+//! The redirect can be seen by the student's code (the address its slot
+//! now holds differs from `legal`'s own; an answer of the grader's
+//! `legal` differs from the student's), so a `solve` can behave well only
+//! under it: `grader check` words the run as what happened, never as
+//! proof (`runner::legal_swap`).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 

@@ -134,14 +134,16 @@ impl Sudoku for CLibrary {
         // SAFETY: `scratch` holds the board's n^4 cells for the whole call,
         // as the ABI requires; the function pointer is valid while
         // `self._library` is loaded.
-        unsafe { (self.legal)(scratch.as_ptr(), board.n(), r, c, v) }
+        super::crash::student_call(|| unsafe { (self.legal)(scratch.as_ptr(), board.n(), r, c, v) })
     }
 
     fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
         let scratch = self.scratch_copy(board);
         let (mut r, mut c) = (usize::MAX, usize::MAX);
         // SAFETY: as in `legal`; `r` and `c` are writable locals.
-        let found = unsafe { (self.find_empty)(scratch.as_ptr(), board.n(), &mut r, &mut c) };
+        let found = super::crash::student_call(|| unsafe {
+            (self.find_empty)(scratch.as_ptr(), board.n(), &mut r, &mut c)
+        });
         found.then_some((r, c))
     }
 
@@ -150,7 +152,7 @@ impl Sudoku for CLibrary {
         let cells = board.cells_mut();
         // SAFETY: `cells` is the board's n^4 writable bytes, borrowed
         // mutably for the whole call; any byte value is a valid u8.
-        unsafe { (self.solve)(cells.as_mut_ptr(), n) }
+        super::crash::student_call(|| unsafe { (self.solve)(cells.as_mut_ptr(), n) })
     }
 }
 
@@ -181,9 +183,9 @@ pub fn solve_traced(
             };
             // SAFETY: `library.solve` is the loaded library's `solve`, and
             // `library` keeps it loaded for the call.
-            let watched = unsafe {
+            let watched = super::crash::student_call(|| unsafe {
                 grader_watch::solve_watched(library.solve, &mut board, WATCH_CAP, Some(stop))
-            };
+            });
             match watched {
                 Ok((solved, trace)) => (solved, Some(watched_trace(&trace))),
                 Err(_) => return crate::check::execute(library, &probe).map(|r| (r, None)),
@@ -254,7 +256,7 @@ fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<Wri
     // SAFETY: `cells` is the board's n^4 writable bytes, `records` has
     // `TRACE_CAP` records of room and `len` is a writable local, all for the
     // whole call; the function pointer is valid while the library is loaded.
-    let status = unsafe {
+    let status = super::crash::student_call(|| unsafe {
         traced(
             cells.as_mut_ptr(),
             n,
@@ -262,7 +264,7 @@ fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<Wri
             TRACE_CAP,
             &mut len,
         )
-    };
+    });
     let solved = status & sudoku_lab::ffi::TRACED_SOLVED != 0;
     if status & sudoku_lab::ffi::TRACED_UNRECORDED != 0 || len > records.len() {
         return (solved, None);

@@ -10,8 +10,8 @@
 # done). For solve, the board is a list of TraceRow lists that records every
 # cell write, and the module's global `solve` is wrapped to record calls and
 # returns, so the grader can replay the search. For grader check's experiment
-# (the request's "reference_legal"), the module's global `legal` is the
-# grader's own before solve runs (see reference_legal below).
+# (the request's "reference_legal"), the student's `legal` behaves as the
+# grader's own before solve runs (see stand_in_legal below).
 
 import binascii
 import json
@@ -266,11 +266,15 @@ def takes_n(function, positional):
 # ---------------------------------------------------------------- the grader's legal
 
 # grader check's experiment (the request's "reference_legal"): the student's
-# solve run with the grader's legal as the module's global legal, which the
-# student's solve looks up at call time. Counted: calls, and calls whose
-# arguments are not the lab's (another n, a cell off the board, a digit
-# outside 1..N, a board of another shape), answered False: a run with any
-# proves nothing.
+# solve run with the grader's legal in place of the student's. The student's
+# function object is kept and only its code replaced (stand_in_legal), so
+# the module's global, every alias of it and `legal is globals()["legal"]`
+# still agree: a solve that compares them cannot tell the run from a real
+# test (one that compares code objects or asks legal a question whose answer
+# it knows still can: grader check words the run as what happened, never as
+# proof). Counted: calls, and calls whose arguments are not the lab's
+# (another n, a cell off the board, a digit outside 1..N, a board of another
+# shape), answered False: a run with any proves nothing.
 SWAP = [0, 0]
 NO_DEFAULT = object()
 
@@ -340,6 +344,70 @@ def reference_legal(student_legal, test_n):
     def legal(board, r, c, v, n=default):
         return the_rule(board, r, c, v, n, test_n)
     return legal
+
+
+RULE_MARK = "\x00grader-rule"
+PLAIN_FUNCTION = type(takes_n)
+
+
+def stand_in_legal(module, test_n):
+    """Makes the module's legal answer by the lab's rule: the student's
+    function keeps its identity, name, defaults and parameter names, and
+    gets new code that hands its arguments to the_rule. A legal that is not
+    a plain function without a closure (a class, a decorated function) is
+    rebound instead, as reference_legal."""
+    student = module["legal"]
+    code = getattr(student, "__code__", None)
+    if type(student) is not PLAIN_FUNCTION or student.__closure__ or code is None or code.co_freevars:
+        module["legal"] = reference_legal(student, test_n)
+        return
+    names = code.co_varnames
+    argc, posonly, kwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    at = argc + kwonly
+    varargs = names[at] if code.co_flags & 0x04 else None
+    varkw = names[at + (1 if varargs else 0)] if code.co_flags & 0x08 else None
+    positional, keyword_only = names[:argc], names[argc:argc + kwonly]
+    params = list(positional[:posonly]) + (["/"] if posonly else []) + list(positional[posonly:])
+    if varargs:
+        params.append("*" + varargs)
+    elif keyword_only:
+        params.append("*")
+    params += list(keyword_only)
+    if varkw:
+        params.append("**" + varkw)
+    values = list(positional) + list(keyword_only) + ([varargs] if varargs else [])
+    source = "def legal(%s):\n    return %r.__call__((%s,))\n" % (
+        ", ".join(params), RULE_MARK, ", ".join(values))
+    n_at = values.index("n") if "n" in values[:argc + kwonly] else 4 if argc > 4 else None
+
+    def rule(given):
+        flat = list(given[:argc])
+        if varargs:
+            flat += list(given[-1])
+        if len(flat) < 4:
+            SWAP[0] += 1
+            SWAP[1] += 1
+            return False
+        if n_at is not None:
+            n = given[n_at]
+        elif varargs and len(flat) > 4:
+            n = flat[4]
+        else:
+            n = None
+        return the_rule(flat[0], flat[1], flat[2], flat[3], n, test_n)
+
+    try:
+        scope = {}
+        exec(compile(source, code.co_filename, "exec", dont_inherit=True), scope)
+        made = scope["legal"].__code__
+        consts = tuple(rule if c == RULE_MARK else c for c in made.co_consts)
+        made = made.replace(co_consts=consts, co_name=code.co_name,
+                            co_filename=code.co_filename, co_firstlineno=code.co_firstlineno)
+        if hasattr(code, "co_qualname"):
+            made = made.replace(co_qualname=code.co_qualname)
+        student.__code__ = made
+    except Exception:
+        module["legal"] = reference_legal(student, test_n)
 
 
 def load():
@@ -427,7 +495,7 @@ def run(module, probe):
 
     swap = REQUEST.get("reference_legal", False)
     if swap:
-        module["legal"] = reference_legal(module["legal"], n)
+        stand_in_legal(module, n)
     module["solve"] = traced_solve if REQUEST["trace"] else solve
     board = trace_board(rows_of(n, args["board"])) if REQUEST["trace"] else rows_of(n, args["board"])
     entry = module["solve"]

@@ -17,7 +17,7 @@ use grader::runner::{outcome::outcome, test_run::run_test};
 use grader::sandbox::{SandboxEnv, TestRun};
 use grader::verdict::{Outcome, Verdict};
 
-use crate::util::{code, fixture, grader, printed};
+use crate::util::{code, fixture, grader, printed, root};
 
 /// A 4x4 puzzle with one solution (the campus board).
 const PUZZLE: [u8; 16] = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
@@ -76,6 +76,65 @@ fn check_names_the_signal_and_the_students_function() {
         );
         assert!(first.contains("an invalid memory access"), "{first:?}");
     }
+}
+
+/// The first crash line under the failing `solve` of `grader check` on
+/// the attack `name` (of `attacks/`), after `legal` and `find_empty` pass.
+fn checked_crash(name: &str) -> String {
+    let out = grader()
+        .args(["check", "--no-shrink"])
+        .arg(root().join("attacks").join(name))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("grader runs");
+    let shown = printed(&out);
+    assert_eq!(code(&out), 1, "{shown}");
+    assert!(
+        shown.contains("✓ legal") && shown.contains("✓ find_empty"),
+        "{shown}"
+    );
+    let block = shown
+        .split_once("✗ solve")
+        .unwrap_or_else(|| panic!("no failing solve:\n{shown}"))
+        .1;
+    block
+        .lines()
+        .find(|l| l.contains("crashed with"))
+        .unwrap_or_else(|| panic!("no crash under solve:\n{shown}"))
+        .to_string()
+}
+
+/// A local symbol named like a clone of `legal` (`legal.part.0`), planted
+/// at `solve`'s address with its size, never names a crash in `solve`: the
+/// lab's exported name wins.
+#[test]
+fn a_planted_local_name_never_overrides_the_labs_exported_one() {
+    let first = checked_crash("crash-alias-legal.c");
+    assert!(
+        first.contains("crashed with SIGSEGV in your function `solve`, an invalid"),
+        "{first:?}"
+    );
+    assert!(!first.contains("`legal`"), "{first:?}");
+}
+
+/// A `solve` that calls the first page of the test program (its headers,
+/// no code) faults in the grader's program: the fault came during a call
+/// of `solve`, so the message says the student's code got there, never
+/// that the crash was the grader's program's.
+#[test]
+fn a_fault_reached_from_the_students_code_is_told_as_its() {
+    let first = checked_crash("crash-jump-program.c");
+    assert!(
+        first.contains(
+            "crashed with SIGSEGV outside your library, where your code jumped or called into \
+             the grader's test program"
+        ),
+        "{first:?}"
+    );
+    assert!(
+        !first.contains("(in the grader's test program"),
+        "{first:?}"
+    );
 }
 
 /// A sandbox environment whose worker is the built grader binary.

@@ -562,8 +562,8 @@ fn a_hostile_name_cannot_break_any_report_or_the_summary() {
     assert_eq!(facts[hostile_id].0, facts["c-listing"].0);
     assert_eq!(facts["two\nlines\u{fffd}"].0, facts["c-listing"].0);
     assert!(
-        summary.contains("two\\nlines\u{fffd}"),
-        "one row, newline shown: {summary}"
+        summary.contains("two\\nlines\\u{fffd}"),
+        "one row, newline shown, the id escaped: {summary}"
     );
     let csv = read(&out("r.csv"));
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -571,7 +571,9 @@ fn a_hostile_name_cannot_break_any_report_or_the_summary() {
         .records()
         .map(|r| r.unwrap()[0].to_string())
         .collect();
-    assert!(ids.contains(&format!("'{hostile_id}")), "{ids:?}");
+    // Its escape shown (an id with a control character is shown escaped).
+    let shown_id = hostile_id.replace('\u{1b}', "\\e");
+    assert!(ids.contains(&format!("'{shown_id}")), "{ids:?}");
     let html = read(&out("r.html"));
     assert!(!html.contains("]]><b>"), "markup escaped");
     assert!(
@@ -961,4 +963,148 @@ fn notes_are_in_the_json_report_and_follow_the_schema() {
             .starts_with("took code cells 2, 4, 5, 7 of py-notebook-listing.ipynb"),
         "{report}"
     );
+}
+
+/// Two students whose ids look the same, `aaa-x` and `ааа-x` (Cyrillic
+/// `а`), graded together: every view for people (the summary lines, the
+/// CSV, the HTML, the Markdown summary) tells their rows apart, the
+/// look-alike escaped and noted; the JSON keeps both ids as they are; the
+/// neighbour `bob` is shown as it is, and every score is the listing's.
+#[test]
+fn look_alike_ids_are_told_apart_in_every_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = dir.path().join("subs");
+    let latin = "aaa-x";
+    let cyrillic = "\u{430}\u{430}\u{430}-x";
+    for id in [latin, cyrillic, "bob"] {
+        fs::create_dir_all(subs.join(id)).unwrap();
+        fs::copy(
+            root().join("submissions/c-listing.c"),
+            subs.join(id).join("sudoku.c"),
+        )
+        .unwrap();
+    }
+    let out = |name: &str| dir.path().join(name);
+    let output = grade(
+        &subs,
+        &[
+            "--json",
+            path_arg(&out("r.json")),
+            "--csv",
+            path_arg(&out("r.csv")),
+            "--html",
+            path_arg(&out("r.html")),
+            "--summary-md",
+            path_arg(&out("r.md")),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let escaped = "\\u{430}\\u{430}\\u{430}-x";
+    let json: Value = serde_json::from_str(&read(&out("r.json"))).unwrap();
+    let facts = facts(&json);
+    assert_eq!(facts.len(), 3, "{facts:?}");
+    for id in [latin, cyrillic, "bob"] {
+        assert_eq!(facts[id].0, facts[id].1, "{id}: the listing's score");
+    }
+    // The lines on a pipe, one a student, then the notes and the totals.
+    let summary = text(&output.stdout);
+    let starts = |prefix: &str| summary.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(starts("aaa-x  c  "), 1, "{summary}");
+    assert_eq!(starts(&format!("{escaped}  c  ")), 1, "{summary}");
+    assert_eq!(starts("bob  c  "), 1, "{summary}");
+    assert!(!summary.contains(cyrillic), "{summary}");
+    assert!(
+        summary.contains(&format!(
+            "note: the id `{escaped}` is shown escaped: it looks like `aaa-x`"
+        )),
+        "{summary}"
+    );
+    // The CSV: two different ids, the look-alike escaped.
+    let csv = read(&out("r.csv"));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let mut ids: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    ids.sort();
+    let mut want = vec!["aaa-x", "bob", escaped];
+    want.sort();
+    assert_eq!(ids, want, "{csv}");
+    // The HTML: the matrix's row and the student's block, and the note.
+    let html = read(&out("r.html"));
+    assert!(!html.contains(cyrillic), "{html}");
+    assert!(html.contains(&format!(">{escaped}</a></th>")), "{html}");
+    assert!(html.contains(&format!("<summary>{escaped} ")), "{html}");
+    assert!(
+        html.contains("Note: the id `aaa-x` is shown escaped"),
+        "{html}"
+    );
+    let md = read(&out("r.md"));
+    assert!(!md.contains(cyrillic), "{md}");
+    assert!(md.contains("| \\\\u{430}"), "{md}");
+}
+
+/// Student text in `--summary-md` never becomes a link: a build error
+/// whose `#error` line holds a URL, a `www.` address and an email, and a
+/// student named like a web address, rendered by GitHub's own Markdown
+/// renderer (`cmark-gfm` with its autolink and table extensions) beside the
+/// listing: no `<a` in the page, and the text still reads the same.
+#[test]
+fn no_student_text_becomes_a_link_in_the_markdown_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = submissions(dir.path(), &["c-listing.c"]);
+    fs::write(
+        subs.join("linked.c"),
+        "#error \"grade me at https://evil.example/grade or www.evil.example, or mail me@evil.example\"\n",
+    )
+    .unwrap();
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        subs.join("www.evil.example.c"),
+    )
+    .unwrap();
+    let md = dir.path().join("r.md");
+    let output = grade(&subs, &["--summary-md", path_arg(&md)]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let summary = read(&md);
+    let plain = summary.replace('\u{200d}', "");
+    assert!(plain.contains("https://evil.example/grade"), "{summary}");
+    assert!(plain.contains("| www.evil.example |"), "{summary}");
+    let rendered = tool("cmark-gfm", "cmark-gfm")
+        .args(["-e", "autolink", "-e", "table"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(summary.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("cmark-gfm runs");
+    assert!(rendered.status.success(), "{}", text(&rendered.stderr));
+    let html = text(&rendered.stdout);
+    assert!(html.contains("<table>"), "a table: {html}");
+    assert!(html.contains("evil.example/grade"), "{html}");
+    assert!(!html.contains("<a "), "a link: {html}");
+    // The renderer does link the same text without the joiners.
+    let raw = tool("cmark-gfm", "cmark-gfm")
+        .args(["-e", "autolink", "-e", "table"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(plain.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("cmark-gfm runs");
+    assert!(text(&raw.stdout).contains("<a "), "the test can fail");
 }

@@ -404,15 +404,14 @@ const HINTS: &[(&str, &str)] = &[
     ("helpers-first", "make those pass first"),
     ("full-board-false", "on a board with no empty cell"),
     // Blame across functions on evidence: a run of the student's solve
-    // with the grader's own legal passed, or still failed.
+    // with the grader's own legal passed (legal named, unless the test's
+    // own trace shows a step of solve's own), or still failed.
     (
         "legal-swap-passes",
-        "with the grader's own legal in place of yours, your solve passes",
+        "this solve passed this test (its calls of legal went to the grader's): your legal",
     ),
-    (
-        "legal-swap-fails",
-        "your solve fails even with a correct legal",
-    ),
+    ("legal-swap-fails", "this solve still failed this test"),
+    ("legal-swap-own-step", "a step no wrong legal makes"),
 ];
 
 /// The hint table: for each fixture, the hints of [`HINTS`] that must
@@ -1132,14 +1131,14 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
 /// Blame crosses from `solve` to `legal` only on evidence: `grader check`
 /// runs the failing `solve` once more with the grader's own `legal` in
 /// place of the student's. A `legal` without the column check under a
-/// right `solve` (C, Python) is proven the cause; a `solve` that checks
+/// right `solve` (C, Python) is named the likely cause; a `solve` that checks
 /// the rules itself never calls the grader's `legal`, and nothing is said;
 /// a wrong `legal` beside a `solve` that never clears still fails with the
 /// grader's `legal`, and `legal` is not blamed. The runs themselves, in a
 /// child of the test zygote and in a child of init: the stand-in is called
 /// where `solve` calls `legal`, never where it does not.
 #[test]
-fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
+fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_shows_it() {
     use grader::runner::test_run::Asks;
 
     let kit = Kit::new();
@@ -1167,7 +1166,12 @@ fn blame_crosses_to_legal_only_when_a_run_with_the_graders_legal_proves_it() {
         ],
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(doc["legal_swap"]["proven"], "from_legal", "{doc}");
+    assert_eq!(doc["legal_swap"]["observed"], "passed", "{doc}");
+    assert_eq!(
+        doc["legal_swap"]["contradicted_by"],
+        serde_json::Value::Null,
+        "{doc}"
+    );
     assert_eq!(doc["legal_swap"]["case"], "campus-clash", "{doc}");
 
     let asks = Asks {
@@ -1298,4 +1302,79 @@ fn verbose_check_as_a_student_says_only_what_a_student_can_use() {
         shown.contains("note: this check has no memory cgroup"),
         "{shown}"
     );
+}
+
+/// A `solve` that behaves well only when the grader's `legal` stands in
+/// (`attacks/`): one asks `legal` a question whose answer it knows (C,
+/// Python), one compares the module's global with its own `legal`
+/// (Python). `grader check` never tells their failure as `legal`'s: a run
+/// that passed with the grader's `legal` is said as what happened, beside
+/// the leftover digit that the test's own trace found and no wrong `legal`
+/// makes; the identity check cannot see the stand-in (the student's
+/// function keeps its identity, its code replaced), so that run still
+/// fails and is told so. Beside them their honest twin
+/// `bug-legal-no-column.c`, whose run names `legal`.
+#[test]
+fn a_solve_that_notices_the_graders_legal_gets_no_false_cause() {
+    let kit = Kit::new();
+    let cases = snapshot_cases(&kit);
+    let attack = |name: &str| root().join("attacks").join(name);
+    let names_legal = "your legal (see legal above) is the likely cause";
+    for (path, case, observed, contradicted_by) in [
+        (
+            attack("legal-swap-probe.c"),
+            "campus-dead-end",
+            "passed",
+            Some("solve.trace.leftover"),
+        ),
+        (
+            attack("py-legal-swap-probe.py"),
+            "campus-dead-end",
+            "passed",
+            Some("solve.trace.leftover"),
+        ),
+        (
+            attack("py-legal-swap-identity.py"),
+            "campus-dead-end",
+            "still_failed",
+            None,
+        ),
+        (
+            fixture("bug-legal-no-column.c"),
+            "campus-clash",
+            "passed",
+            None,
+        ),
+    ] {
+        let name = path.display();
+        let run = |json: bool| {
+            let mut args = vec!["check", "--cases", cases.to_str().unwrap()];
+            if json {
+                args.push("--json");
+            }
+            args.push(path.to_str().unwrap());
+            let out = kit.grader(".", &args);
+            assert_eq!(code(&out), 1, "{name}: {}", printed(&out));
+            out
+        };
+        let doc: serde_json::Value = serde_json::from_slice(&run(true).stdout).expect("JSON");
+        let swap = &doc["legal_swap"];
+        assert_eq!(swap["case"], case, "{name}: {doc}");
+        assert_eq!(swap["observed"], observed, "{name}: {doc}");
+        assert_eq!(
+            swap["contradicted_by"].as_str(),
+            contradicted_by,
+            "{name}: {doc}"
+        );
+        let shown = printed(&run(false));
+        let blamed = contradicted_by.is_none() && observed == "passed";
+        assert_eq!(shown.contains(names_legal), blamed, "{name}:\n{shown}");
+        assert!(!shown.contains("comes from your legal"), "{name}:\n{shown}");
+        if let Some(finding) = contradicted_by {
+            assert!(
+                shown.contains(&format!("a step no wrong legal makes ({finding}")),
+                "{name}:\n{shown}"
+            );
+        }
+    }
 }
