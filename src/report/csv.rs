@@ -320,7 +320,8 @@ pub(crate) fn write_with(
                     safe(&sub.id),
                     safe(sub.kind.as_deref().unwrap_or_default()),
                     status_name(sub.status).to_string(),
-                    sub.score.to_string(),
+                    // Not graded: no number in the score cell.
+                    sub.grade().map(|s| s.to_string()).unwrap_or_default(),
                     sub.max_score.to_string(),
                 ];
                 let points: HashMap<String, u32> =
@@ -362,7 +363,20 @@ fn lms_students<'a>(
     let shown = |id: &str| super::text::visible_line(id).into_owned();
     let mut students = Vec::new();
     let mut unknown = Vec::new();
-    for sub in &report.submissions {
+    let not_graded: Vec<String> = report
+        .submissions
+        .iter()
+        .filter(|s| !s.graded())
+        .map(|s| shown(&s.id))
+        .collect();
+    if !not_graded.is_empty() {
+        eprintln!(
+            "warning: {} submission(s) are not graded (the grader failed on them) and have no row in the CSV, so an import keeps their grade as it is: {}; grade them again",
+            not_graded.len(),
+            not_graded.join(", ")
+        );
+    }
+    for sub in report.submissions.iter().filter(|s| s.graded()) {
         match options.roster {
             Some(roster) => match roster.get(&sub.id) {
                 Some(entry) => students.push(LmsStudent {
