@@ -28,6 +28,7 @@ pub(crate) mod student;
 pub(crate) mod summary_md;
 pub(crate) mod terminal;
 pub(crate) mod text;
+pub(crate) mod trusted_dir;
 
 pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
 pub(crate) use naming::headline;
