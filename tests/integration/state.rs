@@ -606,3 +606,161 @@ fn a_results_folder_another_user_made_or_can_write_is_refused() {
         ])
         .expect(1);
 }
+
+/// A gradebook as Moodle's CSV grade import treats it (the notes of a run
+/// on a real Moodle 4.5, `grade/import/csv`): users matched exactly by the
+/// identifier column; a row whose identifier matches no user aborts the
+/// whole import with nothing applied; a blank or `-` grade cell stores "no
+/// grade" over what the gradebook held; a number stores that number.
+#[derive(Clone, Debug, PartialEq)]
+struct Gradebook {
+    users: Vec<String>,
+    grades: std::collections::BTreeMap<String, Option<f64>>,
+}
+
+impl Gradebook {
+    /// The gradebook after importing `csv`, reading identifiers from the
+    /// column `id_column` and grades from the column whose header starts
+    /// with `grade_column`; `Err` when the import aborts.
+    fn import(&self, csv: &str, id_column: &str, grade_column: &str) -> Result<Gradebook, String> {
+        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().map_err(|e| e.to_string())?.clone();
+        let find = |name: &str| header.iter().position(|h| h.starts_with(name));
+        let id_at = find(id_column).ok_or("no identifier column")?;
+        let grade_at = find(grade_column).ok_or("no grade column")?;
+        let mut after = self.clone();
+        for row in reader.records() {
+            let row = row.map_err(|e| e.to_string())?;
+            // Canvas's own second header row, not a student.
+            if row.get(0).is_some_and(|c| c.trim() == "Points Possible") {
+                continue;
+            }
+            let id = &row[id_at];
+            if !self.users.iter().any(|u| u == id) {
+                return Err(format!("User mapping error: Could not find user {id:?}"));
+            }
+            let cell = row[grade_at].trim();
+            let grade = match cell {
+                "" | "-" => None,
+                number => Some(
+                    number
+                        .parse::<f64>()
+                        .map_err(|e| format!("{cell:?}: {e}"))?,
+                ),
+            };
+            after.grades.insert(id.to_string(), grade);
+        }
+        Ok(after)
+    }
+}
+
+#[test]
+fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
+    let dir = Dir::new()
+        .cases(&["campus.toml", "grader.toml", "big.toml", "hidden.toml", "newspaper.toml"])
+        .submission("alice", "c-listing.c")
+        .submission("erin", "bug-no-clear.c")
+        .submission("carol", "c-listing.c")
+        .submission("dave", "c-listing.c")
+        // bob handed in on paper: no submission, a grade typed by hand.
+        .create(
+            "roster.csv",
+            "id,lms_id,name\nalice,alice01,\"Liddell, Alice\"\nerin,erin01,Erin Test\ncarol,-carol,Carol Test\ndave,=eq01,Dave Test\nbob,bob01,Bob Test\n",
+        );
+    dir.grader()
+        .args([
+            "grade",
+            "submissions",
+            "--cases",
+            "cases",
+            "--results",
+            "results",
+        ])
+        .expect(1);
+    // Moodle's users: `=eq01` cannot be one (Moodle refuses usernames
+    // that start with = or +); `-carol` is one.
+    let book = Gradebook {
+        users: ["alice01", "erin01", "-carol", "bob01"]
+            .map(String::from)
+            .to_vec(),
+        grades: [("bob01".to_string(), Some(20.0))].into_iter().collect(),
+    };
+    // The checker itself: a blank cell erases bob's 20, an escaped id
+    // aborts the import.
+    let erased = book.import(
+        "Username,Full name,Sudoku lab\nbob01,Bob,\n",
+        "Username",
+        "Sudoku lab",
+    );
+    assert_eq!(erased.unwrap().grades["bob01"], None);
+    assert!(
+        book.import("Username,G\n'-carol,27\n", "Username", "G")
+            .is_err()
+    );
+
+    for (layout, id_column, extra) in [
+        ("moodle", "Username", &[][..]),
+        ("canvas", "SIS User ID", &[][..]),
+        ("blackboard", "Username", &["--csv-column-id", "123"][..]),
+    ] {
+        let csv = format!("{layout}.csv");
+        let out = dir
+            .grader()
+            .args([
+                "report",
+                "results",
+                "--csv",
+                &csv,
+                "--csv-for",
+                layout,
+                "--roster",
+                "roster.csv",
+            ])
+            .args(extra)
+            .expect(1);
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("roster student(s) have no submission: bob"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("=eq01 ("), "the odd id named: {stderr}");
+        let written = fs::read_to_string(dir.join(&csv)).unwrap();
+        let after = book
+            .import(&written, id_column, "Sudoku lab")
+            .unwrap_or_else(|e| panic!("{layout}: the import aborts: {e}\n{written}"));
+        assert_eq!(
+            after.grades["bob01"],
+            Some(20.0),
+            "{layout}: bob's hand grade kept\n{written}"
+        );
+        assert_eq!(after.grades["alice01"], Some(27.0), "{layout}");
+        assert_eq!(
+            after.grades["-carol"],
+            Some(27.0),
+            "{layout}: -carol written exactly"
+        );
+        assert!(after.grades["erin01"].is_some_and(|g| g < 27.0), "{layout}");
+        if layout == "blackboard" {
+            assert!(
+                written.contains("\"alice01\",\"Liddell\",\"Alice\","),
+                "split at the comma: {written}"
+            );
+        }
+    }
+
+    // --roster-missing zero: bob's row is there, with 0.
+    dir.grader()
+        .args([
+            "report",
+            "results",
+            "--csv",
+            "zero.csv",
+            "--csv-for",
+            "moodle",
+        ])
+        .args(["--roster", "roster.csv", "--roster-missing", "zero"])
+        .expect(1);
+    let written = fs::read_to_string(dir.join("zero.csv")).unwrap();
+    let after = book.import(&written, "Username", "Sudoku lab").unwrap();
+    assert_eq!(after.grades["bob01"], Some(0.0), "{written}");
+}
