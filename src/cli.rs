@@ -250,6 +250,17 @@ pub struct ReportOutputs {
     /// refuses the CSV (exit 2) instead of being left out of it.
     #[arg(long, requires = "roster")]
     pub roster_strict: bool,
+    /// With --roster: what the LMS file holds for a roster student who
+    /// handed in nothing: `omit` (no row, so an import keeps the grade the
+    /// LMS has, such as one entered by hand) or `zero` (a row with 0).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "ROW",
+        default_value = "omit",
+        requires = "roster"
+    )]
+    pub roster_missing: crate::report::csv::MissingRow,
     /// Blackboard's Column ID of the grade column (Grade Center: the
     /// column's menu > Quick Column Information), needed by
     /// `--csv-for blackboard` so an upload updates that column.

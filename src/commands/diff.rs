@@ -47,28 +47,24 @@ pub fn write_diff(
         match (old_by_id.get(id), new_by_id.get(id)) {
             (Some(before), None) => {
                 changed += 1;
-                writeln!(
-                    out,
-                    "{shown}: removed (was {}/{})",
-                    before.score, before.max_score
-                )?;
+                writeln!(out, "{shown}: removed (was {})", before.score_text())?;
             }
             (None, Some(after)) => {
                 changed += 1;
-                writeln!(out, "{shown}: added ({}/{})", after.score, after.max_score)?;
+                writeln!(out, "{shown}: added ({})", after.score_text())?;
             }
             (Some(before), Some(after)) => {
                 let flips = flipped(before, after);
-                let score_changed =
-                    before.score != after.score || before.max_score != after.max_score;
+                let score_changed = before.score_text() != after.score_text();
                 if !score_changed && flips.is_empty() && before.status == after.status {
                     continue;
                 }
                 changed += 1;
                 writeln!(
                     out,
-                    "{shown}: {}/{} -> {}/{}",
-                    before.score, before.max_score, after.score, after.max_score
+                    "{shown}: {} -> {}",
+                    before.score_text(),
+                    after.score_text()
                 )?;
                 if before.status != after.status {
                     writeln!(

@@ -318,6 +318,11 @@ fn grade(
             bar.set_message(running_message(&now));
         }
         Progress::Finished(submission, report) => {
+            // Its derived fields settled (a fault in any test: not graded)
+            // before any report sees it.
+            let mut report = report.clone();
+            report.settle();
+            let report = &report;
             if let (Some(results), Some((key, contents))) = (results, key_of(submission)) {
                 // A grader fault is stored too (the report is readable),
                 // but never reused: the rerun grades it again.
@@ -337,7 +342,10 @@ fn grade(
     bar.finish_and_clear();
     // Every result, in the order of the submissions.
     let version = fresh.version;
-    let mut fresh = fresh.submissions.into_iter();
+    let mut fresh = fresh.submissions.into_iter().map(|mut sub| {
+        sub.settle();
+        sub
+    });
     let report = Report {
         version,
         run: Some(crate::report::RunInfo::new(
@@ -484,11 +492,10 @@ pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
         }
     };
     format!(
-        "{}  {}  {}/{}  {result}{}",
+        "{}  {}  {}  {result}{}",
         crate::report::ids::shown_alone(&sub.id),
         sub.kind.as_deref().unwrap_or("?"),
-        sub.score,
-        sub.max_score,
+        sub.score_text(),
         if stored { "  (stored result)" } else { "" }
     )
 }

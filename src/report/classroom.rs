@@ -9,7 +9,8 @@
 //!
 //! - `version` `1`, `status` `pass` (every test passed), `fail` (some test
 //!   failed), or `error` (the code did not build or load, or the grader
-//!   failed: no test could run as such), `max_score` (points possible);
+//!   failed: not graded, and then every test's `score` is 0, so the
+//!   reporter sends Classroom no points), `max_score` (points possible);
 //! - `tests[]`, one per (case, function): `name` `"<case> <function>"`,
 //!   `status` `pass`/`fail`/`error` (a test that could not run), `score`
 //!   (points earned: the reporter's notice sums them), `message` (verdict
@@ -104,7 +105,7 @@ pub(crate) fn encoded(sub: &SubmissionReport) -> String {
 }
 
 fn result(sub: &SubmissionReport, detail: Detail) -> RunnerResult {
-    let ran = sub.status == Status::Ok && !sub.grader_fault();
+    let ran = sub.status == Status::Ok && sub.graded();
     let status = if !ran {
         "error"
     } else if sub.all_passed() {
@@ -137,7 +138,7 @@ fn test(sub: &SubmissionReport, test: &TestReport, detail: Detail) -> Test {
         format!("{}: {}", test.verdict, test.message)
     };
     if sub.status != Status::Ok && !test.hidden {
-        message.push_str(&format!(": {}", headline(&sub.message)));
+        message.push_str(&format!(": {}", headline(&sub.shown_message())));
     }
     let message = match detail {
         Detail::Full => cut(&message, MAX_MESSAGE_CHARS),
@@ -147,7 +148,8 @@ fn test(sub: &SubmissionReport, test: &TestReport, detail: Detail) -> Test {
     Test {
         name: format!("{} {}", test.case, test.function),
         status,
-        score: test.points,
+        // Not graded: no test carries points to the reporter's sum.
+        score: if sub.graded() { test.points } else { 0 },
         message,
         test_code: if test.hidden {
             String::new()

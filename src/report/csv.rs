@@ -22,30 +22,54 @@
 //! identifier. `<assignment>` is `--csv-assignment` (default `Sudoku lab`);
 //! an LMS creates a new grade column when the name matches none of its own.
 //!
-//! An LMS import must not half-fail (Moodle aborts the whole import on
-//! one unknown user), so with a roster ([`write_with`]):
+//! An LMS import must neither overwrite a grade it should keep nor
+//! half-fail: Moodle stores a blank (or `-`) grade cell as "no grade" over
+//! whatever the gradebook held (a grade typed by hand), and aborts the
+//! whole import, applying nothing, on one identifier that matches no user.
+//! So in the LMS layouts ([`write_with`]):
 //!
+//! - every row's grade cell holds a number: a student with no grade to
+//!   give has no row, and keeps the grade the LMS has;
+//! - a roster student without a submission has no row by default, and is
+//!   named on stderr; `--roster-missing zero` ([`MissingRow::Zero`]) gives
+//!   them a row with 0 (and `no submission` in Moodle's Feedback column),
+//!   for a course whose rule is that missing work scores 0;
+//! - a submission the grader failed on (not graded) has no row either,
+//!   and is named on stderr: grade it again;
 //! - a submission whose id is not in the roster has no row: it is named
 //!   on stderr, and with `--roster-strict` the CSV is refused
-//!   ([`CsvError::NotInRoster`]);
-//! - a roster student without a submission gets a row with the grade cell
-//!   left blank (an import leaves a blank grade as it is: a grade entered
-//!   by hand stays, an LMS's own missing-work rule still applies) and, in
-//!   Moodle's Feedback column, `no submission`; they are named on stderr;
-//! - an identifier (the LMS id, or the submission id without a roster) is
-//!   matched exactly by the LMS, so it is never rewritten by the formula
-//!   guard below: one that would need it refuses the CSV
-//!   ([`CsvError::UnsafeIdentifier`]), naming it.
+//!   ([`CsvError::NotInRoster`]).
+//!
+//! Identifiers (the roster's `lms_id`, or the submission id without a
+//! roster) are matched exactly by the LMS, so they are written exactly as
+//! given, never rewritten by the formula guard below (an escaped `'-carol`
+//! matches nobody, and in Moodle aborts the import). The guard, per
+//! layout:
+//!
+//! | layout | identifiers | other text cells |
+//! |---|---|---|
+//! | `plain` | prefixed with `'` like every cell (a spreadsheet, not an import) | prefixed with `'` |
+//! | `moodle` | written as they are; one that starts with `-` or `@` is kept only when it is made of letters, digits and `_ . @ -` alone (what a Moodle username is made of: such a cell can name no function, so a spreadsheet cannot run it); one that starts with `=` or `+` (never a Moodle username: Moodle refuses to create one) or is otherwise formula-like has no row | prefixed with `'` |
+//! | `canvas` | as `moodle` (an SIS id of letters, digits and `_ . @ -`) | prefixed with `'` |
+//! | `blackboard` | as `moodle` (a Username); every field is quoted | prefixed with `'` |
+//!
+//! A left-out identifier is named on stderr, with why; the rest of the
+//! file is written (one odd id never refuses the whole file): enter that
+//! student's grade by hand.
+//!
+//! Blackboard wants the last and first names apart: a roster `name`
+//! written `Last, First` is split at its comma (`Liddell, Alice`: last
+//! `Liddell`, first `Alice`), one written `First Last` at its last space,
+//! and a single word is the last name.
 //!
 //! In `plain`, the test columns come in the order tests first appear in
 //! the report and are the same for every row; a test a student has no
 //! result for leaves its cell empty; a build or load error gives 0 on
-//! every test.
+//! every test; a submission that is not graded has an empty score cell.
 //!
-//! Every other text cell that a spreadsheet would run as a formula (one
-//! that starts with `=`, `+`, `-`, `@`, a tab or a carriage return, OWASP's
-//! list) is prefixed with `'`; in `plain`, the id too (a spreadsheet, not
-//! an import).
+//! A text cell that a spreadsheet would run as a formula (one that starts
+//! with `=`, `+`, `-`, `@`, a tab or a carriage return, OWASP's list) is
+//! prefixed with `'`.
 
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
@@ -74,6 +98,17 @@ pub enum CsvLayout {
     Moodle,
     /// Blackboard Grade Center upload.
     Blackboard,
+}
+
+/// What an LMS file holds for a roster student without a submission
+/// (`--roster-missing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MissingRow {
+    /// No row: the import keeps the grade the LMS has.
+    #[default]
+    Omit,
+    /// A row with the grade 0.
+    Zero,
 }
 
 /// One student of a roster.
@@ -230,6 +265,8 @@ pub(crate) struct CsvOptions<'a> {
     pub assignment: &'a str,
     /// `--roster-strict`: a submission not in the roster refuses the CSV.
     pub roster_strict: bool,
+    /// `--roster-missing`: a roster student without a submission.
+    pub missing: MissingRow,
     /// Blackboard's Column ID of the grade column.
     pub column_id: Option<&'a str>,
 }
@@ -244,13 +281,6 @@ pub(crate) enum CsvError {
         .0.join(", ")
     )]
     NotInRoster(Vec<String>),
-    /// Identifiers a spreadsheet would run as formulas.
-    #[error(
-        "the CSV is not written: {} identifier(s) start with a character a spreadsheet runs as a formula ({}), and an LMS matches identifiers exactly, so they cannot be made safe by rewriting: give these students a roster entry (`--roster`) whose lms_id is their LMS identifier",
-        .0.len(),
-        .0.join(", ")
-    )]
-    UnsafeIdentifier(Vec<String>),
     /// Writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -274,6 +304,7 @@ pub(crate) fn write_layout(
         roster,
         assignment,
         roster_strict: false,
+        missing: MissingRow::Omit,
         column_id: None,
     };
     write_with(report, &options, out)
@@ -321,7 +352,8 @@ pub(crate) fn write_with(
                     safe(&ids.shown(&sub.id)),
                     safe(sub.kind.as_deref().unwrap_or_default()),
                     status_name(sub.status).to_string(),
-                    sub.score.to_string(),
+                    // Not graded: no number in the score cell.
+                    sub.grade().map(|s| s.to_string()).unwrap_or_default(),
                     sub.max_score.to_string(),
                 ];
                 let points: HashMap<String, u32> =
@@ -363,7 +395,20 @@ fn lms_students<'a>(
     let shown = |id: &str| super::text::visible_line(id).into_owned();
     let mut students = Vec::new();
     let mut unknown = Vec::new();
-    for sub in &report.submissions {
+    let not_graded: Vec<String> = report
+        .submissions
+        .iter()
+        .filter(|s| !s.graded())
+        .map(|s| shown(&s.id))
+        .collect();
+    if !not_graded.is_empty() {
+        eprintln!(
+            "warning: {} submission(s) are not graded (the grader failed on them) and have no row in the CSV, so an import keeps their grade as it is: {}; grade them again",
+            not_graded.len(),
+            not_graded.join(", ")
+        );
+    }
+    for sub in report.submissions.iter().filter(|s| s.graded()) {
         match options.roster {
             Some(roster) => match roster.get(&sub.id) {
                 Some(entry) => students.push(LmsStudent {
@@ -398,26 +443,63 @@ fn lms_students<'a>(
         missing.sort_by(|a, b| a.id.cmp(&b.id));
         if !missing.is_empty() {
             let ids: Vec<String> = missing.iter().map(|e| shown(&e.id)).collect();
+            let what = match options.missing {
+                MissingRow::Omit => {
+                    "they have no row, so an import keeps the grade the LMS has (--roster-missing zero gives them 0)"
+                }
+                MissingRow::Zero => "their rows give 0 (--roster-missing zero)",
+            };
             crate::note!(
-                "note: {} roster student(s) have no submission: {} (their rows say no submission, the grade left blank)",
+                "note: {} roster student(s) have no submission: {}; {what}",
                 ids.len(),
                 ids.join(", ")
             );
         }
-        students.extend(missing.into_iter().map(|e| LmsStudent {
-            who: Student::of(&e.lms_id, &e.name, &e.section),
-            graded: None,
-        }));
+        if options.missing == MissingRow::Zero {
+            students.extend(missing.into_iter().map(|e| LmsStudent {
+                who: Student::of(&e.lms_id, &e.name, &e.section),
+                graded: None,
+            }));
+        }
     }
-    let unsafe_ids: Vec<String> = students
-        .iter()
-        .filter(|s| safe(&s.who.lms_id) != s.who.lms_id)
-        .map(|s| shown(&s.who.lms_id))
-        .collect();
-    if !unsafe_ids.is_empty() {
-        return Err(CsvError::UnsafeIdentifier(unsafe_ids));
+    let mut left_out = Vec::new();
+    students.retain(
+        |s| match identifier_problem(options.layout, &s.who.lms_id) {
+            None => true,
+            Some(why) => {
+                left_out.push(format!("{} ({why})", shown(&s.who.lms_id)));
+                false
+            }
+        },
+    );
+    if !left_out.is_empty() {
+        eprintln!(
+            "warning: {} identifier(s) have no row in the CSV, the rest is written; enter their grades by hand: {}",
+            left_out.len(),
+            left_out.join("; ")
+        );
     }
     Ok(students)
+}
+
+/// Why the identifier `id` cannot be written exactly in `layout` (see the
+/// module doc's table), or `None` when it is written as it is.
+fn identifier_problem(layout: CsvLayout, id: &str) -> Option<&'static str> {
+    if safe(id) == id {
+        return None;
+    }
+    let inert = id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_.@-".contains(c));
+    if id.starts_with(['-', '@']) && inert {
+        return None;
+    }
+    Some(match layout {
+        CsvLayout::Moodle if id.starts_with(['=', '+']) => {
+            "a Moodle username never starts with = or +, and one unmatched id aborts Moodle's whole import"
+        }
+        _ => "a spreadsheet would run it as a formula, and the LMS matches it only as it is",
+    })
 }
 
 /// The rows of the LMS layout `layout`, header first.
@@ -429,7 +511,15 @@ fn lms_rows(
     options: &CsvOptions<'_>,
     rows: &mut Vec<Vec<String>>,
 ) {
-    let score = |s: &LmsStudent<'_>| s.graded.map(|g| g.score.to_string()).unwrap_or_default();
+    // Every row holds a number: a graded submission's score, or 0 for a
+    // roster student without one (--roster-missing zero); the students
+    // with no grade to give have no row.
+    let score = |s: &LmsStudent<'_>| {
+        s.graded
+            .and_then(SubmissionReport::grade)
+            .unwrap_or(0)
+            .to_string()
+    };
     match layout {
         CsvLayout::Plain => {}
         CsvLayout::Canvas => {
@@ -483,13 +573,28 @@ fn lms_rows(
                 format!("{assignment} [Total Pts: {max_score} Score]{column_id}"),
             ]);
             for s in students {
-                let (first, last) = match s.who.raw_name.rsplit_once(' ') {
-                    Some((first, last)) => (safe(first), safe(last)),
-                    None => (String::new(), s.who.name.clone()),
-                };
-                rows.push(vec![s.who.lms_id.clone(), last, first, score(s)]);
+                let (first, last) = first_and_last(&s.who.raw_name);
+                rows.push(vec![
+                    s.who.lms_id.clone(),
+                    safe(last),
+                    safe(first),
+                    score(s),
+                ]);
             }
         }
+    }
+}
+
+/// A name's first and last names (see the module doc): `Last, First` at
+/// its comma, `First Last` at its last space, one word a last name.
+fn first_and_last(name: &str) -> (&str, &str) {
+    let name = name.trim();
+    if let Some((last, first)) = name.split_once(',') {
+        return (first.trim(), last.trim());
+    }
+    match name.rsplit_once(' ') {
+        Some((first, last)) => (first.trim(), last.trim()),
+        None => ("", name),
     }
 }
 
@@ -579,7 +684,7 @@ mod tests {
     use crate::report::fixture;
     use crate::verdict::{Function, Verdict};
 
-    fn rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
+    fn rows_of(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
         let mut out = Vec::new();
         write_layout(report, CsvLayout::Plain, None, DEFAULT_ASSIGNMENT, &mut out).unwrap();
         let mut reader = ::csv::Reader::from_reader(out.as_slice());
@@ -598,7 +703,7 @@ mod tests {
 
     #[test]
     fn one_row_per_student_with_points_per_test() {
-        let (header, rows) = rows(&fixture::sample());
+        let (header, rows) = rows_of(&fixture::sample());
         assert_eq!(
             header,
             [
@@ -622,7 +727,7 @@ mod tests {
 
     #[test]
     fn the_score_is_the_sum_of_the_test_columns() {
-        let (_, rows) = rows(&fixture::sample());
+        let (_, rows) = rows_of(&fixture::sample());
         for row in rows {
             let score: u32 = row[3].parse().unwrap();
             let sum: u32 = row[5..].iter().map(|c| c.parse::<u32>().unwrap()).sum();
@@ -642,7 +747,7 @@ mod tests {
         extra.points = 1;
         bob.tests.push(extra);
         bob.kind = None;
-        let (header, rows) = rows(&report);
+        let (header, rows) = rows_of(&report);
         assert_eq!(header.len(), 9);
         assert_eq!(header[8], "campus-4x4/find_empty");
         assert_eq!(rows[0][8], "", "alice has no find_empty test");
@@ -656,7 +761,7 @@ mod tests {
     fn ids_with_commas_and_quotes_survive() {
         let mut report = fixture::sample();
         report.submissions[0].id = "o'neil, \"al\"".into();
-        let (_, rows) = rows(&report);
+        let (_, rows) = rows_of(&report);
         assert_eq!(rows[0][0], "o'neil, \"al\"");
     }
 
@@ -688,7 +793,7 @@ mod tests {
         assert_eq!(safe("alice"), "alice");
         let mut report = fixture::sample();
         report.submissions[0].id = "=HYPERLINK(\"http://x\",\"click\")".into();
-        let (_, rows) = rows(&report);
+        let (_, rows) = rows_of(&report);
         assert_eq!(rows[0][0], "'=HYPERLINK(\"http://x\",\"click\")");
         // A name is made safe; the identifier beside it is kept as it is.
         let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster()));
@@ -696,53 +801,77 @@ mod tests {
     }
 
     #[test]
-    fn an_identifier_that_would_need_the_guard_refuses_the_csv() {
+    fn identifiers_are_kept_exactly_and_an_odd_one_leaves_out_its_row_alone() {
+        // Valid Moodle usernames that start with - or @ are written as the
+        // LMS knows them, never escaped.
         let roster = Roster::parse("roster.csv", b"id,lms_id\nalice,-jdoe\nbob,@bob\n").unwrap();
         for lms in [CsvLayout::Canvas, CsvLayout::Moodle, CsvLayout::Blackboard] {
-            let mut out = Vec::new();
-            let err =
-                write_layout(&fixture::sample(), lms, Some(&roster), "Lab", &mut out).unwrap_err();
-            assert!(
-                matches!(&err, CsvError::UnsafeIdentifier(ids) if ids == &["-jdoe", "@bob"]),
-                "{err}"
-            );
-            assert!(err.to_string().contains("(-jdoe, @bob)"), "{err}");
-            assert!(out.is_empty(), "nothing is written");
+            let rows = layout(&fixture::sample(), lms, Some(&roster));
+            let column = usize::from(lms == CsvLayout::Canvas) * 2;
+            let start = 1 + usize::from(lms == CsvLayout::Canvas);
+            let ids: Vec<&str> = rows[start..].iter().map(|r| r[column].as_str()).collect();
+            assert_eq!(ids, ["-jdoe", "@bob"], "{lms:?}: {rows:?}");
         }
+        // = and + (never a Moodle username), and a - id that could call a
+        // function, leave out their own row; the file is still written.
+        let mut report = fixture::sample();
+        let mut carol = report.submissions[0].clone();
+        carol.id = "carol".into();
+        report.submissions.push(carol);
+        let roster = Roster::parse(
+            "roster.csv",
+            b"id,lms_id\nalice,=eq01\nbob,-2+cmd|' /C calc'!A0\ncarol,-carol\n",
+        )
+        .unwrap();
+        let rows = layout(&report, CsvLayout::Moodle, Some(&roster));
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!(rows[1][..3], ["-carol", "", "1"]);
+        assert_eq!(
+            identifier_problem(CsvLayout::Moodle, "=eq01"),
+            Some(
+                "a Moodle username never starts with = or +, and one unmatched id aborts Moodle's whole import"
+            )
+        );
+        assert_eq!(identifier_problem(CsvLayout::Canvas, "alice"), None);
+        assert!(identifier_problem(CsvLayout::Canvas, "@SUM(A1)").is_some());
         // Without a roster, the submission id is the identifier.
         let mut report = fixture::sample();
         report.submissions[0].id = "=1+1".into();
-        let err =
-            write_layout(&report, CsvLayout::Moodle, None, "Lab", &mut Vec::new()).unwrap_err();
-        assert!(err.to_string().contains("(=1+1)"), "{err}");
+        let rows = layout(&report, CsvLayout::Moodle, None);
+        assert_eq!(rows.len(), 2, "only bob: {rows:?}");
         // A spreadsheet (plain) keeps the guard on the id.
-        let (_, rows) = rows(&report);
+        let (_, rows) = rows_of(&report);
         assert_eq!(rows[0][0], "'=1+1");
     }
 
     #[test]
-    fn ids_not_in_the_roster_are_left_out_or_refused_and_roster_students_without_a_submission_get_a_row()
-     {
+    fn roster_students_without_a_submission_are_left_out_unless_zero_is_asked() {
         let roster = Roster::parse(
             "roster.csv",
             b"id,lms_id,name\nalice,a.smith,Alice Smith\nzoe,z.z,Zoe Zed\nyan,y.y,Yan Yi\n",
         )
         .unwrap();
-        // bob is not in the roster: no row; zoe and yan have no submission.
+        // bob is not in the roster: no row; zoe and yan have no submission:
+        // no row either (an import keeps their grades).
         let rows = layout(&fixture::sample(), CsvLayout::Moodle, Some(&roster));
-        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert_eq!(rows.len(), 2, "{rows:?}");
         assert_eq!(rows[1][..3], ["a.smith", "Alice Smith", "1"]);
-        assert_eq!(rows[2], ["y.y", "Yan Yi", "", "no submission"]);
-        assert_eq!(rows[3], ["z.z", "Zoe Zed", "", "no submission"]);
-        let rows = layout(&fixture::sample(), CsvLayout::Canvas, Some(&roster));
-        assert_eq!(rows[3], ["Yan Yi", "", "y.y", "", "", ""]);
-        let options = CsvOptions {
+        let mut options = CsvOptions {
             layout: CsvLayout::Moodle,
             roster: Some(&roster),
             assignment: "Lab",
-            roster_strict: true,
+            roster_strict: false,
+            missing: MissingRow::Zero,
             column_id: None,
         };
+        let mut out = Vec::new();
+        write_with(&fixture::sample(), &options, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.ends_with("y.y,Yan Yi,0,no submission\nz.z,Zoe Zed,0,no submission\n"),
+            "{text}"
+        );
+        options.roster_strict = true;
         let mut out = Vec::new();
         let err = write_with(&fixture::sample(), &options, &mut out).unwrap_err();
         assert!(
@@ -753,12 +882,28 @@ mod tests {
     }
 
     #[test]
+    fn blackboard_splits_last_comma_first_and_first_last() {
+        assert_eq!(first_and_last("Liddell, Alice"), ("Alice", "Liddell"));
+        assert_eq!(first_and_last("Alice Liddell"), ("Alice", "Liddell"));
+        assert_eq!(first_and_last("Mary Ann Evans"), ("Mary Ann", "Evans"));
+        assert_eq!(first_and_last("Plato"), ("", "Plato"));
+        let roster = Roster::parse(
+            "roster.csv",
+            b"id,lms_id,name\nalice,a1,\"Liddell, Alice\"\n",
+        )
+        .unwrap();
+        let rows = layout(&fixture::sample(), CsvLayout::Blackboard, Some(&roster));
+        assert_eq!(rows[1], ["a1", "Liddell", "Alice", "1"]);
+    }
+
+    #[test]
     fn blackboard_names_its_column_by_the_column_id() {
         let options = CsvOptions {
             layout: CsvLayout::Blackboard,
             roster: Some(&roster()),
             assignment: "Lab 3",
             roster_strict: false,
+            missing: MissingRow::Omit,
             column_id: Some("12345"),
         };
         let mut out = Vec::new();

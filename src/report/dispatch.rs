@@ -82,6 +82,7 @@ impl Format {
                         .as_deref()
                         .unwrap_or(csv::DEFAULT_ASSIGNMENT),
                     roster_strict: options.roster_strict,
+                    missing: options.roster_missing,
                     column_id: options.csv_column_id.as_deref(),
                 },
             }),
@@ -105,6 +106,8 @@ pub(crate) struct ReportOptions {
     pub csv_assignment: Option<String>,
     /// `--roster-strict`: a submission not in the roster refuses the CSV.
     pub roster_strict: bool,
+    /// `--roster-missing`: a roster student without a submission.
+    pub roster_missing: csv::MissingRow,
     /// `--csv-column-id`: Blackboard's Column ID of the grade column.
     pub csv_column_id: Option<String>,
 }

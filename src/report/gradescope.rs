@@ -4,7 +4,9 @@
 //! is refused with [`GradescopeError::NotOneSubmission`], which `grade`
 //! checks before grading starts ([`check_submission_count`]).
 //!
-//! - top level: `score` (points earned), `execution_time` (wall seconds:
+//! - top level: `score` (points earned; 0 for a submission the grader
+//!   failed on, which `output` opens by saying is not a grade, and the
+//!   run exits 2), `execution_time` (wall seconds:
 //!   the run's duration, else the tests' wall times summed), `output` with
 //!   the score on the visible tests beside the total, the compiler's or
 //!   loader's message for a submission that could not be built or loaded,
@@ -125,11 +127,15 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
         hidden_score: points(true, true),
         hidden_max_score: points(true, false),
     };
-    let mut output = format!(
-        "Score on the visible tests: {}/{}.",
-        extra.visible_score, extra.visible_max_score
-    );
-    if extra.hidden_max_score > 0 {
+    let mut output = if sub.graded() {
+        format!(
+            "Score on the visible tests: {}/{}.",
+            extra.visible_score, extra.visible_max_score
+        )
+    } else {
+        "Not graded: the grader failed on this submission (not the student's doing), so the score of 0 is not a grade; the instructor grades it again.".to_string()
+    };
+    if sub.graded() && extra.hidden_max_score > 0 {
         output.push_str(&format!(
             " The total out of {} includes hidden tests worth {}, shown after the grades are published.",
             sub.max_score, extra.hidden_max_score
@@ -152,6 +158,12 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
             "\nYour submission was built but could not be loaded, so no test ran:\n\n{}\n",
             sub.message
         )),
+        Status::GraderError if sub.tests.iter().any(|t| t.fault.is_none()) => {
+            output.push_str(&format!(
+                "\nThe grader failed in some of your tests, so the tests below are not a grade:\n\n{}\n",
+                sub.shown_message()
+            ));
+        }
         Status::GraderError => output.push_str(&format!(
             "\nThe grader failed on your submission, so no test ran (this is not a grade):\n\n{}\n",
             sub.shown_message()
@@ -174,7 +186,8 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
                 .fold(0.0, |total, s| total + s)
         });
     Results {
-        score: sub.score,
+        // Gradescope needs a number: 0, said above not to be a grade.
+        score: sub.grade().unwrap_or(0),
         execution_time: execution_s,
         output,
         output_format: OUTPUT_FORMAT,

@@ -346,10 +346,9 @@ fn matrix(
         let id = escape(&ids.shown(&sub.id));
         write!(
             out,
-            "<tr data-s=\"s{index}\"><th class=\"id\" scope=\"row\"><a href=\"#s{index}\">{id}</a></th><td class=\"score {}\">{}/{}</td>",
+            "<tr data-s=\"s{index}\"><th class=\"id\" scope=\"row\"><a href=\"#s{index}\">{id}</a></th><td class=\"score {}\">{}</td>",
             score_class(sub),
-            sub.score,
-            sub.max_score
+            sub.score_text()
         )?;
         let by_name: HashMap<String, &TestReport> =
             sub.tests.iter().map(|t| (test_name(t), t)).collect();
@@ -385,7 +384,8 @@ fn band(sub: &SubmissionReport) -> usize {
 
 fn histogram(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let mut counts = [0usize; 11];
-    for sub in &report.submissions {
+    // A submission that is not graded has no score to count.
+    for sub in report.submissions.iter().filter(|s| s.graded()) {
         counts[band(sub)] += 1;
     }
     let most = counts.iter().copied().max().unwrap_or(0).max(1);
@@ -472,15 +472,23 @@ fn details(
     let open = if sub.all_passed() { "" } else { " open" };
     writeln!(
         out,
-        "<details class=\"student\" id=\"s{index}\"{open}>\n<summary>{} <span class=\"{}\">{}/{}</span> · {} · {passed} of {} tests passed</summary>",
+        "<details class=\"student\" id=\"s{index}\"{open}>\n<summary>{} <span class=\"{}\">{}</span> · {} · {passed} of {} tests passed</summary>",
         escape(&ids.shown(&sub.id)),
         score_class(sub),
-        sub.score,
-        sub.max_score,
+        sub.score_text(),
         escape(sub.kind.as_deref().unwrap_or("?")),
         sub.tests.len(),
     )?;
-    if sub.status != Status::Ok {
+    // Not graded, though tests ran: the grader failed in some of them.
+    let ran = sub.tests.iter().any(|t| t.fault.is_none());
+    if sub.status == Status::GraderError && ran {
+        writeln!(
+            out,
+            "<p class=\"fail\">Not graded: the grader failed in some tests (not the student); the results below are not a grade: {}</p>",
+            escape(headline(&sub.shown_message()))
+        )?;
+    }
+    if sub.status != Status::Ok && !(sub.status == Status::GraderError && ran) {
         let what = match sub.status {
             Status::LoadError => "could not be loaded",
             Status::GraderError => "could not be graded (the grader failed, not the student)",
@@ -638,7 +646,9 @@ fn failing(sub: &SubmissionReport) -> impl Iterator<Item = &TestReport> {
 }
 
 fn score_class(sub: &SubmissionReport) -> &'static str {
-    if sub.all_passed() {
+    if !sub.graded() {
+        "fail"
+    } else if sub.all_passed() {
         "pass"
     } else if sub.score == 0 {
         "fail"

@@ -104,7 +104,11 @@ fn suite(sub: &SubmissionReport, run: Option<&RunInfo>) -> TestSuite {
     let mut properties = vec![
         Property::new("kind", xml_safe(sub.kind.as_deref().unwrap_or(""))),
         Property::new("status", status_name(sub.status)),
-        Property::new("score", sub.score.to_string()),
+        Property::new(
+            "score",
+            sub.grade()
+                .map_or_else(|| "not graded".to_string(), |score| score.to_string()),
+        ),
         Property::new("max_score", sub.max_score.to_string()),
     ];
     for test in &sub.tests {

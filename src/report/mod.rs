@@ -7,6 +7,7 @@
 
 pub(crate) mod classroom;
 pub(crate) mod csv;
+mod derived;
 pub(crate) mod dispatch;
 #[cfg(test)]
 mod fixture;
@@ -28,6 +29,7 @@ pub(crate) mod student;
 pub(crate) mod summary_md;
 pub(crate) mod terminal;
 pub(crate) mod text;
+pub(crate) mod trusted_dir;
 
 pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
 pub(crate) use naming::headline;
@@ -69,8 +71,10 @@ pub struct Report {
     pub run: Option<RunInfo>,
 }
 
-/// One student's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One student's result. Its score, points possible, fault and status
+/// follow from its tests: `derived.rs` computes them, writes them into the
+/// JSON, and checks them when a result is read back.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubmissionReport {
     /// The student id: the name of the submission's entry.
     pub id: String,
@@ -83,17 +87,17 @@ pub struct SubmissionReport {
     /// What the student should know about how their upload was read: the
     /// files ignored beside the submission, the notebook cells taken.
     /// Absent from the JSON when there is none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// Points earned.
+    /// Points earned in the tests that ran (the JSON's `score`, which is
+    /// `null` when the submission is not graded: see [`SubmissionReport::grade`]).
     pub score: u32,
     /// Points possible.
     pub max_score: u32,
     /// The grader's fault on this submission, when there is one (no
     /// compiler, a box that cannot be made, a worker that could not start
-    /// in some test, a bug): not the student's doing, and the command
+    /// in some test, a host too busy to time a test, a bug): not the
+    /// student's doing, the submission is not graded, and the command
     /// exits 2 so nobody mistakes it for a grade. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
     /// One per (case, function), in case order.
     pub tests: Vec<TestReport>,
@@ -199,9 +203,10 @@ impl SubmissionReport {
         }
     }
 
-    /// True iff the grader failed on this submission.
+    /// True iff the grader failed on this submission (on it, or in any of
+    /// its tests): then it is not graded.
     pub fn grader_fault(&self) -> bool {
-        self.fault.is_some()
+        !self.graded()
     }
 
     /// True iff every test passed.

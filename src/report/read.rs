@@ -2,6 +2,10 @@
 //! itself (it derives `Deserialize`), so that `merge`, `diff` and `report`
 //! can write any format from what `grade` wrote.
 //!
+//! What follows from the tests (score, points, status) is recomputed as a
+//! report is read, and a report that stores other values is refused
+//! (`derived.rs`).
+//!
 //! The JSON leaves out what only some formats need (whether a case is
 //! hidden, its description, its board's side): [`restore_cases`] puts those back from the
 //! case set, and refuses a report graded on other cases.
@@ -19,8 +23,9 @@ use crate::verdict::Function;
 /// Reads the JSON report at `path` (as `grade --json` writes it).
 ///
 /// # Errors
-/// When the file cannot be read, is not a JSON report, or has another
-/// schema version.
+/// When the file cannot be read, is not a JSON report, has another schema
+/// version, or holds a submission whose stored score, points or status
+/// disagree with its tests.
 pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
     let text = std::fs::read(path)
         .with_context(|| format!("cannot read the report {}", path.display()))?;
@@ -36,7 +41,8 @@ pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
     struct Versioned {
         version: u32,
     }
-    let versioned: Versioned = serde_json::from_slice(&text).with_context(not_a_report)?;
+    let value: serde_json::Value = serde_json::from_slice(&text).with_context(not_a_report)?;
+    let versioned = Versioned::deserialize(&value).with_context(not_a_report)?;
     if versioned.version != REPORT_VERSION {
         bail!(
             "{} is a version {} report; this grader reads version {REPORT_VERSION}: regrade with this grader",
@@ -44,7 +50,14 @@ pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
             versioned.version
         );
     }
-    serde_json::from_slice(&text).with_context(not_a_report)
+    // Each submission's derived fields are recomputed and checked as it is
+    // read (`derived.rs`): a disagreement names the student.
+    Report::deserialize(&value).with_context(|| {
+        format!(
+            "{} is refused: it cannot be read as a report of grader",
+            path.display()
+        )
+    })
 }
 
 /// The tests a case set grades, as a report lists them: (case, function,

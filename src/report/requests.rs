@@ -77,6 +77,7 @@ impl ReportRequests {
                 roster,
                 csv_assignment: flags.csv_assignment.clone(),
                 roster_strict: flags.roster_strict,
+                roster_missing: flags.roster_missing,
                 csv_column_id: flags.csv_column_id.clone(),
             }),
             created: None,

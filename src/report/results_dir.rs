@@ -10,18 +10,30 @@
 //! the case set, and the submission's contents (every file under it, sorted
 //! by path, with its bytes; `target/` and hidden entries are left out, as
 //! the build leaves them out). A rerun reuses a result whose key is
-//! unchanged; a grader fault is never reused.
+//! unchanged and whose score, points and status agree with its tests; a
+//! grader fault is never reused.
+//!
+//! The folder is state the grader trusts, opened as such
+//! ([`TrustedDir`]): refused when another user owns it or can write to
+//! it or to a folder on its path, never a link, every result read from a
+//! regular file of the grader's own user of at most
+//! [`MAX_RESULT_BYTES`], every result written relative to the open folder.
 
-use anyhow::{Context, bail};
+use anyhow::{anyhow, bail};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::io::Write;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use crate::case::CaseSet;
 use crate::report::SubmissionReport;
 use crate::report::text::visible_line;
+use crate::report::trusted_dir::{Refusal, TrustedDir};
 use crate::submission::discover::Submission;
+
+/// The biggest result file read (a result holds each test's output,
+/// capped, and message): a bigger file is refused unread.
+pub(crate) const MAX_RESULT_BYTES: u64 = 64 << 20;
 
 /// A submission bigger than this (in bytes) is not hashed: it is graded on
 /// every run.
@@ -152,7 +164,7 @@ struct ResultFile<R> {
 
 /// A results folder, for one run: the grader and case set it grades with.
 pub(crate) struct ResultsDir {
-    dir: PathBuf,
+    dir: TrustedDir,
     grader: String,
     cases: String,
 }
@@ -174,16 +186,13 @@ impl ResultsDir {
     /// `cases`.
     ///
     /// # Errors
-    /// When the folder cannot be created.
+    /// When the folder cannot be created, or is refused (see
+    /// [`TrustedDir::open`]).
     pub(crate) fn open(dir: &Path, cases: &CaseSet) -> anyhow::Result<ResultsDir> {
-        std::fs::create_dir_all(dir).with_context(|| {
-            format!(
-                "cannot create the results folder {}: check that its parent exists and is writable",
-                dir.display()
-            )
-        })?;
+        let dir = TrustedDir::open(dir, true)
+            .map_err(|why| anyhow!("the results folder is refused: {why}"))?;
         Ok(ResultsDir {
-            dir: dir.to_path_buf(),
+            dir,
             grader: grader_version(),
             cases: cases_hash(cases),
         })
@@ -201,14 +210,40 @@ impl ResultsDir {
     }
 
     /// The stored result of `submission` if it was graded under `key`, and
-    /// was a grade (not a grader fault).
+    /// was a grade (not a grader fault). A result file that cannot be
+    /// trusted (not a regular file of ours, too big, derived fields that
+    /// disagree with its tests) is not reused, and said so on stderr: the
+    /// submission is graded again and its file replaced.
     pub(crate) fn reusable(&self, submission: &Submission, key: &str) -> Option<SubmissionReport> {
-        let text = std::fs::read(self.path_of(&submission.id)).ok()?;
+        let name = file_name(&submission.id);
+        let shown = self.dir.path().join(&name);
+        let text = match self.dir.read(OsStr::new(&name), MAX_RESULT_BYTES) {
+            Ok(text) => text,
+            Err(Refusal::Missing) => return None,
+            Err(why) => {
+                crate::note!(
+                    "note: {} is not reused ({why}); `{}` is graded again",
+                    shown.display(),
+                    visible_line(&submission.id)
+                );
+                return None;
+            }
+        };
         let file: ResultFile<serde_json::Value> = serde_json::from_slice(&text).ok()?;
         if file.format != FORMAT || file.key != key {
             return None;
         }
-        let report = stored_report(file.result)?;
+        let report = match stored_report(file.result) {
+            Ok(report) => report,
+            Err(why) => {
+                crate::note!(
+                    "note: {} is not reused ({why}); `{}` is graded again",
+                    shown.display(),
+                    visible_line(&submission.id)
+                );
+                return None;
+            }
+        };
         (report.id == submission.id && !report.grader_fault()).then_some(report)
     }
 
@@ -240,49 +275,47 @@ impl ResultsDir {
             key: key.to_string(),
             result,
         };
-        let path = self.path_of(&report.id);
-        let write = || -> std::io::Result<()> {
-            let mut temp = tempfile::Builder::new()
-                .prefix(".partial-")
-                .tempfile_in(&self.dir)?;
-            serde_json::to_writer_pretty(&mut temp, &file)?;
-            temp.write_all(b"\n")?;
-            temp.as_file().sync_all()?;
-            temp.persist(&path).map_err(|e| e.error)?;
-            Ok(())
-        };
-        write().with_context(|| format!("cannot write the result {}", path.display()))
+        let name = file_name(&report.id);
+        let mut bytes = serde_json::to_vec_pretty(&file)?;
+        bytes.push(b'\n');
+        self.dir.write_atomic(&name, &bytes).map_err(|e| {
+            anyhow!(
+                "cannot write the result {}: {e}",
+                self.dir.path().join(&name).display()
+            )
+        })
     }
+}
 
-    /// The file of the student `id`: a readable form of the id (at most
-    /// 80 characters of `[A-Za-z0-9._-]`) and a hash of the whole id, so
-    /// that two ids never share a file and any id makes a valid name.
-    fn path_of(&self, id: &str) -> PathBuf {
-        let readable: String = id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(80)
-            .collect();
-        let id_hash = hex(&Sha256::digest(id.as_bytes())[..6]);
-        self.dir.join(format!(
-            "{}-{id_hash}{SUFFIX}",
-            readable.trim_start_matches('.')
-        ))
-    }
+/// The file name of the student `id`'s result: a readable form of the id
+/// (at most 80 characters of `[A-Za-z0-9._-]`) and a hash of the whole id,
+/// so that two ids never share a file and any id makes a valid name.
+fn file_name(id: &str) -> String {
+    let readable: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    let id_hash = hex(&Sha256::digest(id.as_bytes())[..6]);
+    format!("{}-{id_hash}{SUFFIX}", readable.trim_start_matches('.'))
 }
 
 /// A stored result as the model again, with each test's `hidden`,
 /// `description` and board `side`, which the JSON report leaves out (see
-/// [`ResultsDir::store`]); `None` when it is not a submission's result.
-fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
-    let mut report: SubmissionReport = serde_json::from_value(result.clone()).ok()?;
-    let stored = result["tests"].as_array()?;
+/// [`ResultsDir::store`]).
+///
+/// # Errors
+/// When it is not a submission's result, or its score, points or status
+/// disagree with its tests (the error names the student).
+fn stored_report(result: serde_json::Value) -> Result<SubmissionReport, serde_json::Error> {
+    let mut report: SubmissionReport = serde_json::from_value(result.clone())?;
+    let stored = result["tests"].as_array().map_or(&[][..], Vec::as_slice);
     for (test, value) in report.tests.iter_mut().zip(stored) {
         test.hidden = value["hidden"].as_bool().unwrap_or(false);
         test.description = value["description"].as_str().map(str::to_string);
@@ -290,57 +323,55 @@ fn stored_report(result: serde_json::Value) -> Option<SubmissionReport> {
             .as_u64()
             .and_then(|side| usize::try_from(side).ok());
     }
-    Some(report)
+    Ok(report)
 }
 
 /// Every result stored in `dir`, sorted by id.
 ///
 /// # Errors
-/// When the folder cannot be listed, a result file cannot be read, or holds
-/// no result.
+/// When the folder is refused ([`TrustedDir::open`]) or cannot be listed,
+/// or a result file cannot be trusted (not a regular file of the
+/// grader's user, too big), is not a result, or holds a score, points or
+/// status that disagree with its tests: each names the file (and the
+/// student) and what to do.
 pub(crate) fn read_all(dir: &Path) -> anyhow::Result<Vec<StoredResult>> {
-    let entries = std::fs::read_dir(dir).with_context(|| {
-        format!(
-            "cannot list the results folder {} (written by `grader grade --results {}`)",
+    let trusted = TrustedDir::open(dir, false)
+        .map_err(|why| anyhow!("the results folder is refused: {why}"))?;
+    let names = trusted.names().map_err(|e| {
+        anyhow!(
+            "cannot list the results folder {} (written by `grader grade --results {}`): {e}",
             dir.display(),
             dir.display()
         )
     })?;
     let mut results = Vec::new();
-    for entry in entries {
-        let path = entry
-            .with_context(|| format!("cannot list {}", dir.display()))?
-            .path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        if !name.is_some_and(|n| n.ends_with(SUFFIX) && !n.starts_with('.')) {
+    for name in names {
+        let shown = name.to_string_lossy().into_owned();
+        if !shown.ends_with(SUFFIX) || shown.starts_with('.') {
             continue;
         }
-        let text =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let file: ResultFile<SubmissionReport> = serde_json::from_slice(&text)
-            .ok()
-            .filter(|f: &ResultFile<serde_json::Value>| f.format == FORMAT)
-            .and_then(|f| {
-                Some(ResultFile {
-                    result: stored_report(f.result)?,
-                    format: f.format,
-                    grader: f.grader,
-                    cases: f.cases,
-                    submission: f.submission,
-                    key: f.key,
-                })
-            })
-            .with_context(|| {
-                format!(
-                    "{} is not a result written by this grader: delete it, or regrade with --results",
-                    path.display()
-                )
-            })?;
+        let path = trusted.path().join(&name);
+        let text = trusted
+            .read(&name, MAX_RESULT_BYTES)
+            .map_err(|why| anyhow!("{} is refused: {why}", path.display()))?;
+        let not_ours = || {
+            anyhow!(
+                "{} is not a result written by this grader: delete it, or regrade with --results",
+                path.display()
+            )
+        };
+        let file: ResultFile<serde_json::Value> =
+            serde_json::from_slice(&text).map_err(|_| not_ours())?;
+        if file.format != FORMAT {
+            return Err(not_ours());
+        }
+        let report = stored_report(file.result)
+            .map_err(|why| anyhow!("{} is refused: {why}", path.display()))?;
         results.push(StoredResult {
             path,
             grader: file.grader,
             cases: file.cases,
-            report: file.result,
+            report,
         });
     }
     results.sort_by(|a, b| a.report.id.cmp(&b.report.id));
@@ -429,8 +460,8 @@ mod tests {
             kind: Some("rust".into()),
             status: crate::report::Status::Ok,
             message: String::new(),
-            score: 3,
-            max_score: 4,
+            score: 0,
+            max_score: 0,
             notes: Vec::new(),
             fault: None,
             tests: Vec::new(),

@@ -42,11 +42,10 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for sub in &report.submissions {
         writeln!(
             out,
-            "| {} | {} | {}/{} | {} |",
+            "| {} | {} | {} | {} |",
             cell(&ids.shown(&sub.id)),
             cell(sub.kind.as_deref().unwrap_or("?")),
-            sub.score,
-            sub.max_score,
+            sub.score_text(),
             result(sub)
         )?;
     }

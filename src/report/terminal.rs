@@ -52,8 +52,10 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         .bold()
     )?;
     for (sub, id) in report.submissions.iter().zip(&ids) {
-        let score = format!("{}/{}", sub.score, sub.max_score);
-        let score = if sub.all_passed() {
+        let score = sub.score_text();
+        let score = if !sub.graded() {
+            score.red()
+        } else if sub.all_passed() {
             score.green()
         } else if sub.score == 0 {
             score.red()

@@ -499,7 +499,7 @@ fn without_compilers_c_and_rust_students_get_a_grader_fault_and_a_library_is_gra
     // person-facing view says it is not the student's.
     let toolchain = serde_json::json!({"blame": "grader", "kind": "toolchain"});
     let c = &got["c-listing"];
-    assert_eq!(c["score"], 0, "{c}");
+    assert_eq!(c["score"], Value::Null, "not graded: {c}");
     assert_eq!(c["status"], "grader_error", "{c}");
     assert_eq!(c["fault"], toolchain, "{c}");
     assert!(
@@ -512,7 +512,7 @@ fn without_compilers_c_and_rust_students_get_a_grader_fault_and_a_library_is_gra
     assert!(message.contains("no C compiler"), "{message}");
     // No cargo either: the Rust student too.
     let rust = &got["rust-trait"];
-    assert_eq!(rust["score"], 0, "{rust}");
+    assert_eq!(rust["score"], Value::Null, "not graded: {rust}");
     assert_eq!(rust["fault"], toolchain, "{rust}");
     let message = rust["message"].as_str().unwrap_or("");
     assert!(message.contains("no Rust toolchain"), "{message}");

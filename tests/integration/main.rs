@@ -24,6 +24,10 @@
 //! - `runs`: streaming, resuming, sharding, merging, diffing runs;
 //! - `shell`: the completion scripts and the manual page, read by bash and `man`;
 //! - `sandbox`: hostile C libraries through the sandboxed runner;
+//! - `state`: what the grader reads back and trusts: a grader fault never
+//!   a score, derived fields recomputed (a forged shard refused), the
+//!   results folder opened as trusted state, the LMS files against
+//!   Moodle's import rule;
 //! - `students`: `grader init` and `grader check` as a student meets them
 //!   (snapshots of the student view, shrinking);
 //! - `submissions`: the fixture submissions against `submissions/expected.toml`;
@@ -56,6 +60,7 @@ mod reports;
 mod runs;
 mod sandbox;
 mod shell;
+mod state;
 mod students;
 mod submissions;
 mod triples;
