@@ -1,4 +1,6 @@
-# solve spins (at most 30 s, so a broken sandbox costs time, not the machine).
+# solve spins (at most 600 s of CPU, so a broken sandbox costs time, not the
+# machine; CPU time, not wall time, and far above any limit: each test's
+# limit is a multiple of the Python listing's time, up to about 45 s here).
 
 import time
 
@@ -21,8 +23,8 @@ def find_empty(board):
     return None
 
 def solve(board, n=2):
-    end = time.monotonic() + 30
-    while time.monotonic() < end:
+    end = time.process_time() + 600
+    while time.process_time() < end:
         pass
     spot = find_empty(board)
     if spot is None:
