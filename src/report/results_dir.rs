@@ -429,6 +429,7 @@ mod tests {
             kind: Some("rust".into()),
             status: crate::report::Status::Ok,
             message: String::new(),
+            hint: None,
             score: 3,
             max_score: 4,
             notes: Vec::new(),

@@ -1,0 +1,98 @@
+//! Uploads as learners make them, graded through the real binary: a C
+//! solver that needs the maths library (`sqrt`), and a prebuilt library
+//! without it, whose load error leads with the loader's own reason; each
+//! beside an innocent neighbour whose score must not change.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::util::{Dir, fixture, json, printed};
+
+/// The public cases every test here grades against: the campus boards
+/// (a 4x4 with no solution among them) and the newspaper 9x9s.
+const CASES: [&str; 3] = ["grader.toml", "campus.toml", "newspaper.toml"];
+
+/// `grader grade submissions --cases cases --json report.json` in `dir`,
+/// exiting `status`; the report's submissions by id.
+fn grade(dir: &Dir, status: i32) -> BTreeMap<String, Value> {
+    grade_printed(dir, status).0
+}
+
+/// [`grade`], and what the run printed.
+fn grade_printed(dir: &Dir, status: i32) -> (BTreeMap<String, Value>, String) {
+    let out = dir
+        .grader()
+        .args(["grade", "submissions", "--cases", "cases", "--json"])
+        .arg(dir.join("report.json"))
+        .expect(status);
+    let report = json(&dir.join("report.json"));
+    let subs = report["submissions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no submissions\n{}", printed(&out)));
+    let by_id = subs
+        .iter()
+        .map(|s| (s["id"].as_str().expect("an id").to_string(), s.clone()))
+        .collect();
+    (by_id, printed(&out))
+}
+
+/// Every test of `sub` passed, and it scored its maximum.
+fn passes_all(sub: &Value) -> bool {
+    sub["status"] == "ok"
+        && sub["score"] == sub["max_score"]
+        && sub["tests"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty() && t.iter().all(|t| t["verdict"] == "pass"))
+}
+
+#[test]
+fn a_c_solver_that_calls_sqrt_is_linked_with_the_maths_library() {
+    let dir = Dir::new()
+        .cases(&CASES)
+        .submission("ada", "c-learner-sqrt.c")
+        .submission("bo", "c-listing.c");
+    let subs = grade(&dir, 0);
+    assert!(passes_all(&subs["ada"]), "{:#}", subs["ada"]);
+    assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
+}
+
+#[test]
+fn a_library_without_the_maths_library_says_the_loaders_reason() {
+    let dir = Dir::new()
+        .cases(&CASES)
+        .submission("bo", "c-listing.c")
+        .create("submissions/.keep", "");
+    // The learner's own build of the same file, without `-lm`: a `.so`
+    // handed in as is.
+    let built = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC", "-I"])
+        .arg(crate::util::root().join("lab/include"))
+        .arg("-o")
+        .arg(dir.join("submissions/cy.so"))
+        .arg(fixture("c-learner-sqrt.c"))
+        .output()
+        .expect("cc runs");
+    assert!(built.status.success(), "{}", printed(&built));
+    let (subs, printed) = grade_printed(&dir, 1);
+    assert!(
+        printed.contains("load error: cannot load your library: undefined symbol: sqrt (hint: your library calls `sqrt`"),
+        "{printed}"
+    );
+    let cy = &subs["cy"];
+    assert_eq!(cy["status"], "load_error", "{cy:#}");
+    let message = cy["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with("cannot load your library: undefined symbol: sqrt"),
+        "the loader's reason leads: {message}"
+    );
+    assert!(!message.contains("dlopen failed"), "{message}");
+    // What to do is the report's data, in the JSON and in the terminal.
+    let hint = cy["hint"].as_str().expect("a hint");
+    assert!(
+        hint.contains("link the library that defines it") && hint.contains("`-lm`"),
+        "{hint}"
+    );
+    assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
+}
