@@ -96,3 +96,43 @@ fn a_library_without_the_maths_library_says_the_loaders_reason() {
     );
     assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
 }
+
+#[test]
+fn a_folder_with_the_students_own_main_py_is_graded_by_its_solution() {
+    let dir = Dir::new()
+        .cases(&CASES)
+        .submission("ada", "py-with-main")
+        .submission("bo", "py-listing.py")
+        // Two solutions in one folder: refused, naming both.
+        .submission("cy", "py-with-main")
+        .create(
+            "submissions/cy/old.py",
+            std::fs::read(fixture("py-listing.py")).expect("read the listing"),
+        );
+    let (subs, printed) = grade_printed(&dir, 1);
+    let ada = &subs["ada"];
+    assert!(passes_all(ada), "{ada:#}");
+    let notes: Vec<&str> = ada["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "sudoku.py is the submission: the one source here that defines legal, find_empty and solve",
+            "ignored, not part of the submission: main.py"
+        ]
+    );
+    assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
+    let cy = &subs["cy"];
+    assert_eq!(cy["status"], "build_error", "{cy:#}");
+    assert!(
+        cy["message"].as_str().is_some_and(|m| m.contains(
+            "several solutions (old.py, sudoku.py each define legal, find_empty and solve)"
+        )),
+        "{cy:#}"
+    );
+    assert!(printed.contains("several solutions"), "{printed}");
+}
