@@ -282,7 +282,7 @@ pub(crate) fn not_run(
     let kind_name = kind.map(kind_name);
     let hint = match status {
         Status::BuildError | Status::LoadError => {
-            crate::report::load_hints::hint(message, kind_name)
+            crate::report::load_hints::hint(message, kind_name, &plan.cases.config.python_modules)
         }
         _ => None,
     };

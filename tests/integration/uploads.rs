@@ -136,3 +136,104 @@ fn a_folder_with_the_students_own_main_py_is_graded_by_its_solution() {
     );
     assert!(printed.contains("several solutions"), "{printed}");
 }
+
+/// The campus cases with `extra` added to the bundled `grader.toml`
+/// (Only the campus cases: every test of an allowed numpy imports it.)
+fn cases_with(dir: Dir, extra: &str) -> Dir {
+    let config = std::fs::read_to_string(crate::util::root().join("cases/grader.toml"))
+        .expect("read cases/grader.toml");
+    dir.cases(&["campus.toml"])
+        .create("cases/grader.toml", format!("{config}\n{extra}\n"))
+}
+
+#[test]
+fn an_unused_import_numpy_says_the_rule_in_every_report() {
+    let dir = Dir::new()
+        .cases(&CASES)
+        .submission("ada", "py-unused-numpy.py");
+    let out = dir
+        .grader()
+        .args(["grade", "submissions", "--cases", "cases", "--json"])
+        .arg(dir.join("report.json"))
+        .arg("--gradescope")
+        .arg(dir.join("results.json"))
+        .expect(1);
+    let report = json(&dir.join("report.json"));
+    let ada = &report["submissions"][0];
+    assert_eq!(ada["status"], "load_error", "{ada:#}");
+    assert!(
+        ada["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("No module named 'numpy'")),
+        "{ada:#}"
+    );
+    let rule = "`import numpy` cannot work in the grader: its Python runs your one file with the standard library only";
+    let hint = ada["hint"].as_str().expect("a hint in the JSON");
+    assert!(hint.starts_with(rule), "{hint}");
+    assert!(hint.contains("python_modules = [\"numpy\"]"), "{hint}");
+    let terminal = printed(&out);
+    assert!(terminal.contains(rule), "the terminal's line: {terminal}");
+    let gradescope = json(&dir.join("results.json"));
+    let output = gradescope["output"].as_str().expect("Gradescope's output");
+    assert!(output.contains(&format!("hint: {rule}")), "{output}");
+}
+
+#[test]
+fn a_module_the_instructor_allows_is_imported_from_the_host() {
+    let dir = cases_with(Dir::new(), "python_modules = [\"numpy\"]")
+        .submission("ada", "py-unused-numpy.py")
+        .submission("bo", "py-listing.py");
+    let out = dir
+        .grader()
+        .args(["grade", "submissions", "--cases", "cases", "--json"])
+        .arg(dir.join("report.json"))
+        .output();
+    let said = printed(&out);
+    if crate::util::code(&out) == 2 && said.contains("has no module `numpy`") {
+        assert!(
+            std::env::var_os("CI").is_none_or(|ci| ci != "true"),
+            "CI needs numpy for the system python3 (.ci/run installs python3-numpy): {said}"
+        );
+        eprintln!("skipped: this host's python3 has no numpy (apt-get install python3-numpy)");
+        return;
+    }
+    assert_eq!(crate::util::code(&out), 0, "{said}");
+    let report = json(&dir.join("report.json"));
+    for sub in report["submissions"].as_array().expect("submissions") {
+        assert!(passes_all(sub), "{sub:#}");
+    }
+}
+
+#[test]
+fn a_module_the_host_does_not_have_is_refused_before_grading() {
+    let dir = cases_with(Dir::new(), "python_modules = [\"no_such_module_anywhere\"]")
+        .submission("ada", "py-listing.py");
+    let out = dir
+        .grader()
+        .args(["grade", "submissions", "--cases", "cases"])
+        .expect(2);
+    let said = printed(&out);
+    assert!(
+        said.contains(
+            "grader.toml allows the Python module `no_such_module_anywhere` (python_modules), but"
+        ) && said.contains("take it out of python_modules"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_colab_notebook_is_graded_without_its_colab_lines() {
+    let dir = Dir::new()
+        .cases(&CASES)
+        .submission("ada", "py-notebook-colab.ipynb")
+        .submission("bo", "py-listing.py");
+    let subs = grade(&dir, 0);
+    let ada = &subs["ada"];
+    assert!(passes_all(ada), "{ada:#}");
+    let notes = ada["notes"][0].as_str().expect("a note");
+    assert!(
+        notes.contains("left out cell 2 (google.colab import (Colab only), uses google.colab's drive (Colab only)), cell 3 (google.colab import (Colab only))"),
+        "{notes}"
+    );
+    assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
+}
