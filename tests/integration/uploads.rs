@@ -1,7 +1,8 @@
 //! Uploads as learners make them, graded through the real binary: a C
 //! solver that needs the maths library (`sqrt`), and a prebuilt library
 //! without it, whose load error leads with the loader's own reason; each
-//! beside an innocent neighbour whose score must not change.
+//! beside an innocent neighbour whose score must not change; a case
+//! `grade` would refuse, which `grader reference --check` names.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -236,4 +237,71 @@ fn a_colab_notebook_is_graded_without_its_colab_lines() {
         "{notes}"
     );
     assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);
+}
+
+/// The campus board with a second 3 in its last column: the lab's listing
+/// fills the rest and returns true, the reference finds no solution.
+const CLASHING_CASE: &str = r#"# A case an author got wrong.
+
+[[case]]
+name = "mistyped-4x4"
+description = "the campus board, mistyped"
+puzzle = """
+1 . | . 4
+. 4 | 1 .
+----+----
+2 . | . 3
+. 3 | 2 3
+"""
+"#;
+
+#[test]
+fn reference_check_fails_on_a_case_grade_would_refuse() {
+    let dir = Dir::new()
+        .cases(&["campus.toml"])
+        .create("cases/clash.toml", CLASHING_CASE)
+        .submission("ada", "c-listing.c");
+    // Writing answers for it is refused, the file left as it was.
+    let out = dir
+        .grader()
+        .args(["reference", "cases/clash.toml"])
+        .expect(2);
+    let said = printed(&out);
+    assert!(
+        said.contains("cases/clash.toml:3: case \"mistyped-4x4\": its givens clash (3 appears twice in column 3 ((row 2, col 3) and (row 3, col 3))), so the reference finds no solution, but the lab's listing does not check the givens: it fills the rest and returns true"),
+        "{said}"
+    );
+    assert!(said.contains("no file was written"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("cases/clash.toml")).expect("read"),
+        CLASHING_CASE
+    );
+    // As `grader reference` wrote it before: `solutions = 0`.
+    let answered = format!("{CLASHING_CASE}solutions = 0\n");
+    let dir = dir.create("cases/clash.toml", &answered);
+    let out = dir
+        .grader()
+        .args(["reference", "--check", "cases"])
+        .expect(1);
+    let said = printed(&out);
+    assert!(
+        said.contains("cases/clash.toml:3: case \"mistyped-4x4\": its givens clash")
+            && said.contains("1 of 5 cases cannot be graded as they are"),
+        "{said}"
+    );
+    // And `grade` does refuse it: the check is about a real refusal.
+    let out = dir
+        .grader()
+        .args(["grade", "submissions", "--cases", "cases"])
+        .expect(2);
+    assert!(
+        printed(&out).contains("does not pass mistyped-4x4/solve"),
+        "{}",
+        printed(&out)
+    );
+    // The bundled cases pass the check.
+    dir.grader()
+        .args(["reference", "--check"])
+        .arg(crate::util::root().join("cases"))
+        .expect(0);
 }
