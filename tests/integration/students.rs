@@ -769,7 +769,11 @@ fn the_hint_table_holds_on_the_public_cases() {
             1,
             "your code assumes a 4x4 board (n = 2)",
         ),
-        ("py-imports-numpy.py", 3, "`import numpy` cannot work in the grader"),
+        (
+            "py-imports-numpy.py",
+            3,
+            "`import numpy` cannot work in the grader",
+        ),
         ("rust-name-clash", 3, "that macro defines legal"),
     ] {
         let path = fixture(name);
