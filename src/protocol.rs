@@ -280,6 +280,13 @@ pub struct PythonInterpreter {
     pub version: String,
     /// Whether every user can run it (the sandbox user can reach it).
     pub world_reachable: bool,
+    /// The modules beyond the standard library that the cases allow
+    /// (`grader.toml`'s `python_modules`): each name with the file it is
+    /// imported from (a package's `__init__.py`), which the harness finds
+    /// for an `import`; their folders are in `read_dirs`. Empty when none
+    /// is allowed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub modules: std::collections::BTreeMap<String, PathBuf>,
 }
 
 /// One line a test child writes to the protocol fd.

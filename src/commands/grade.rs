@@ -471,8 +471,8 @@ fn running_message(running: &BTreeSet<String>) -> String {
 /// One student's summary line, as soon as they are graded.
 pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
     let result = match sub.status {
-        Status::BuildError => format!("build error: {}", visible_line(headline(&sub.message))),
-        Status::LoadError => format!("load error: {}", visible_line(headline(&sub.message))),
+        Status::BuildError => format!("build error: {}", visible_line(&sub.one_line())),
+        Status::LoadError => format!("load error: {}", visible_line(&sub.one_line())),
         Status::GraderError => format!(
             "grader fault: {}",
             visible_line(headline(&sub.shown_message()))

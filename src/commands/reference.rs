@@ -9,6 +9,12 @@
 //! `--check` treats the listing keys as information: absent ones are not a
 //! difference (hand-written files may leave them out), but a stored value
 //! that differs from a fresh walk is.
+//!
+//! A case `grade` would refuse is never written and fails `--check`, named
+//! by file and line ([`refused`]): a puzzle on which the lab's listing does
+//! not answer as the reference does, which happens when its givens clash
+//! and the listing, which does not check them, fills the rest and returns
+//! true where the reference finds no solution (the clash is named).
 
 use anyhow::Context;
 use std::io::Write;
@@ -31,19 +37,24 @@ struct CaseFile {
 }
 
 /// Runs `grader reference`; returns the exit code: [`exit::SUCCESS`], or
-/// [`exit::FAILURE`] when `--check` finds a stored answer that differs.
-/// Unreadable or invalid case files are an `Err` (exit 2).
+/// [`exit::FAILURE`] when `--check` finds a stored answer that differs or
+/// a case `grade` would refuse. Unreadable or invalid case files, and a
+/// rewrite of a case `grade` would refuse, are an `Err` (exit 2).
 pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
     let files = read_all(&args.cases)?;
     let total: usize = files.iter().map(|f| f.cases.len()).sum();
     let mut out = std::io::stdout().lock();
     if args.check {
         let mut differ = 0;
+        let mut cannot = 0;
         for file in &files {
             for (case, stored) in file.cases.iter().zip(&file.stored) {
                 let answer = solve(case);
-                let whys: Vec<String> = difference(case, stored, &answer)
+                let refusal = refused(case, &answer);
+                cannot += usize::from(refusal.is_some());
+                let whys: Vec<String> = refusal
                     .into_iter()
+                    .chain(difference(case, stored, &answer))
                     .chain(listing_difference(&stored.listing, &answer.listing))
                     .collect();
                 if !whys.is_empty() {
@@ -59,6 +70,14 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
                     )?;
                 }
             }
+        }
+        if cannot > 0 {
+            writeln!(
+                out,
+                "{cannot} of {total} cases cannot be graded as they are: fix the {} named above",
+                if cannot == 1 { "case" } else { "cases" }
+            )?;
+            return Ok(exit::FAILURE);
         }
         if differ == 0 {
             writeln!(
@@ -81,9 +100,33 @@ pub fn run(args: &ReferenceArgs) -> anyhow::Result<u8> {
             Ok(exit::FAILURE)
         }
     } else {
+        let mut refusals = Vec::new();
+        let answered: Vec<Vec<Answer>> = files
+            .iter()
+            .map(|file| {
+                let answers: Vec<Answer> = file.cases.iter().map(solve).collect();
+                for (case, answer) in file.cases.iter().zip(&answers) {
+                    if let Some(why) = refused(case, answer) {
+                        refusals.push(format!(
+                            "{}:{}: case \"{}\": {why}",
+                            file.path.display(),
+                            case.line,
+                            case.name
+                        ));
+                    }
+                }
+                answers
+            })
+            .collect();
+        if !refusals.is_empty() {
+            anyhow::bail!(
+                "{}\nno file was written: fix the {} above, then run `grader reference` again",
+                refusals.join("\n"),
+                if refusals.len() == 1 { "case" } else { "cases" }
+            );
+        }
         let mut written = 0;
-        for file in &files {
-            let answers: Vec<Answer> = file.cases.iter().map(solve).collect();
+        for (file, answers) in files.iter().zip(answered) {
             let new_text = rewrite(file, &answers)?;
             if new_text != file.text {
                 // Check the result loads strictly before replacing the file.
@@ -138,6 +181,73 @@ fn read_all(paths: &[PathBuf]) -> Result<Vec<CaseFile>, CaseError> {
     let all: Vec<Case> = files.iter().flat_map(|f| f.cases.iter().cloned()).collect();
     check_unique(&all)?;
     Ok(files)
+}
+
+/// Why `grade` would refuse `case` (the reference's `answer` beside it),
+/// if it would: a puzzle on which the lab's listing
+/// (`sudoku_reference::walk_listing`, the reading-order backtracker every
+/// time limit is timed on, which does not check the givens) does not
+/// answer as the reference does. Givens that clash are named as the cause
+/// when they do; a clash on which the listing gives up too (the bundled
+/// `campus-clash`) is a fair puzzle with no solution.
+fn refused(case: &Case, answer: &Answer) -> Option<String> {
+    let walk = sudoku_reference::walk_listing(&case.puzzle, crate::case::listing::LISTING_WALK_CAP);
+    let has_solution = answer.solutions != Solutions::None;
+    if !walk.finished || walk.solved == has_solution {
+        return None;
+    }
+    let listing = if walk.solved {
+        "returns true"
+    } else {
+        "returns false"
+    };
+    let reference = match answer.solutions {
+        Solutions::None => "no solution",
+        Solutions::Unique => "one solution",
+        Solutions::Many => "two or more",
+    };
+    let cause = match clash(&case.puzzle) {
+        Some(clash) => format!(
+            "its givens clash ({clash}), so the reference finds {reference}, but the lab's listing does not check the givens: it fills the rest and {listing}"
+        ),
+        None => format!("the lab's listing {listing} on it, but the reference finds {reference}"),
+    };
+    Some(format!(
+        "{cause}; `grade` times every limit on the listing and refuses a case it cannot pass: fix the puzzle"
+    ))
+}
+
+/// The first two givens of `puzzle` that break the rules, in words
+/// ("3 appears twice in column 3 ((row 2, col 3) and (row 3, col 3))",
+/// counted from 0 as every message counts).
+fn clash(puzzle: &sudoku_lab::Board) -> Option<String> {
+    let side = puzzle.side();
+    let n = puzzle.n();
+    let givens: Vec<(usize, usize, u8)> = (0..side)
+        .flat_map(|r| (0..side).map(move |c| (r, c)))
+        .map(|(r, c)| (r, c, puzzle.get(r, c)))
+        .filter(|&(_, _, v)| v != 0)
+        .collect();
+    for (i, &(r1, c1, v1)) in givens.iter().enumerate() {
+        for &(r2, c2, v2) in &givens[i + 1..] {
+            if v1 != v2 {
+                continue;
+            }
+            let place = if r1 == r2 {
+                format!("row {r1}")
+            } else if c1 == c2 {
+                format!("column {c1}")
+            } else if (r1 / n, c1 / n) == (r2 / n, c2 / n) {
+                format!("the box at (row {}, col {})", n * (r1 / n), n * (c1 / n))
+            } else {
+                continue;
+            };
+            return Some(format!(
+                "{v1} appears twice in {place} ((row {r1}, col {c1}) and (row {r2}, col {c2}))"
+            ));
+        }
+    }
+    None
 }
 
 fn solve(case: &Case) -> Answer {
@@ -385,5 +495,36 @@ puzzle = "1..............."
         let again = parsed(&edited);
         let answers: Vec<Answer> = again.cases.iter().map(solve).collect();
         assert_eq!(rewrite(&again, &answers).unwrap(), first);
+    }
+
+    #[test]
+    fn clashing_givens_are_named_by_where_they_clash() {
+        let board = |text: &str| crate::board_text::parse_board(text).expect("a board");
+        assert_eq!(
+            clash(&board("11..............")).unwrap(),
+            "1 appears twice in row 0 ((row 0, col 0) and (row 0, col 1))"
+        );
+        assert_eq!(
+            clash(&board("1..4.41.2..3.323")).unwrap(),
+            "3 appears twice in column 3 ((row 2, col 3) and (row 3, col 3))"
+        );
+        assert_eq!(
+            clash(&board("2....2..........")).unwrap(),
+            "2 appears twice in the box at (row 0, col 0) ((row 0, col 0) and (row 1, col 1))"
+        );
+        assert_eq!(clash(&board("1..4.41.2..3.32.")), None);
+        // A clash on which the listing gives up too is a fair puzzle with
+        // no solution; one on which it fills the rest is refused.
+        let file = parsed(FILE);
+        let clash_case = &file.cases[1];
+        assert_eq!(refused(clash_case, &solve(clash_case)), None);
+        let mistyped = parsed("[[case]]\nname = \"m\"\npuzzle = \"1..4.41.2..3.323\"\n");
+        let case = &mistyped.cases[0];
+        assert_eq!(
+            refused(case, &solve(case)).unwrap(),
+            "its givens clash (3 appears twice in column 3 ((row 2, col 3) and (row 3, col 3))), so the reference finds no solution, but the lab's listing does not check the givens: it fills the rest and returns true; `grade` times every limit on the listing and refuses a case it cannot pass: fix the puzzle"
+        );
+        assert_eq!(refused(&file.cases[0], &solve(&file.cases[0])), None);
+        assert_eq!(refused(&file.cases[2], &solve(&file.cases[2])), None);
     }
 }

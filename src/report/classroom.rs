@@ -33,7 +33,6 @@ use base64::Engine;
 use serde::Serialize;
 use std::io::Write;
 
-use super::naming::headline;
 use super::{Report, ReportFormat, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
@@ -138,7 +137,7 @@ fn test(sub: &SubmissionReport, test: &TestReport, detail: Detail) -> Test {
         format!("{}: {}", test.verdict, test.message)
     };
     if sub.status != Status::Ok && !test.hidden {
-        message.push_str(&format!(": {}", headline(&sub.shown_message())));
+        message.push_str(&format!(": {}", sub.one_line()));
     }
     let message = match detail {
         Detail::Full => cut(&message, MAX_MESSAGE_CHARS),

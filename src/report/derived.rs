@@ -131,6 +131,8 @@ pub(crate) struct Stored<T> {
     kind: Option<String>,
     status: Status,
     message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
     score: Option<u32>,
@@ -149,6 +151,7 @@ impl Serialize for SubmissionReport {
             kind: self.kind.clone(),
             status: derived.status,
             message: self.message.clone(),
+            hint: self.hint.clone(),
             notes: self.notes.clone(),
             score: graded.then_some(derived.score),
             max_score: derived.max_score,
@@ -168,6 +171,7 @@ impl<'de> Deserialize<'de> for SubmissionReport {
             kind: stored.kind,
             status: stored.status,
             message: stored.message,
+            hint: stored.hint,
             notes: stored.notes,
             score: 0,
             max_score: stored.max_score,

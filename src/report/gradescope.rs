@@ -152,11 +152,11 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
         Status::Ok => {}
         Status::BuildError => output.push_str(&format!(
             "\nYour submission could not be built, so no test ran:\n\n{}\n",
-            sub.message
+            sub.shown_message()
         )),
         Status::LoadError => output.push_str(&format!(
             "\nYour submission was built but could not be loaded, so no test ran:\n\n{}\n",
-            sub.message
+            sub.shown_message()
         )),
         Status::GraderError if sub.tests.iter().any(|t| t.fault.is_none()) => {
             output.push_str(&format!(

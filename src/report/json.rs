@@ -38,6 +38,7 @@ mod tests {
                 kind: Some("c".into()),
                 status: Status::Ok,
                 message: String::new(),
+                hint: None,
                 score: 0,
                 max_score: 1,
                 notes: Vec::new(),

@@ -1,19 +1,74 @@
 //! What to do about a submission that did not build or load, when its
 //! message shows a mistake the lab's setting explains: a Python import the
 //! grader's interpreter cannot satisfy, a Rust name that the lab crate's
-//! export macro defines as well. Each hint is worded by what the message
+//! export macro defines as well, a library the loader refused (a symbol
+//! nothing defines, a file that is no shared library). Each hint is worded by what the message
 //! proves, with a condition where it proves less (the message is the
 //! compiler's or the student's own process's, so it is read, never
 //! trusted beyond its words).
 
 /// The hint for `message`, the build or load error of a submission of
-/// `kind` (`c`, `rust`, `python`, `library`), if one fits.
-pub(crate) fn hint(message: &str, kind: Option<&str>) -> Option<String> {
+/// `kind` (`c`, `rust`, `python`, `library`), if one fits; `allowed` are
+/// the Python modules beyond the standard library the cases allow
+/// (`grader.toml`'s `python_modules`).
+pub(crate) fn hint(message: &str, kind: Option<&str>, allowed: &[String]) -> Option<String> {
     match kind {
-        Some("python") => missing_module(message),
-        Some("rust") => macro_name_clash(message),
+        Some("python") => missing_module(message, allowed),
+        Some("rust") => macro_name_clash(message).or_else(|| loader(message, kind)),
+        Some("c" | "library") => loader(message, kind),
         _ => None,
     }
+}
+
+/// The loader's reasons that mean the file is no shared library for this
+/// machine (glibc's words, `dlerror`).
+const NOT_A_LIBRARY: [&str; 6] = [
+    "invalid ELF header",
+    "wrong ELF class",
+    "file too short",
+    "only ET_DYN and ET_EXEC can be loaded",
+    "cannot dynamically load position-independent executable",
+    "ELF file OS ABI invalid",
+];
+
+/// A library that did not load (`cannot load your library: <the loader's
+/// reason>`, see `worker::library`): an undefined symbol is named, with
+/// what defines one in the lab's builds; a file that is no shared library
+/// says how to build one.
+fn loader(message: &str, kind: Option<&str>) -> Option<String> {
+    let line = message.lines().find(|l| l.starts_with("cannot load "))?;
+    if let Some(rest) = line.split("undefined symbol: ").nth(1) {
+        let name = rest.split([' ', ',', '(']).next().unwrap_or("");
+        if name.is_empty()
+            || name.len() > NAME_CAP
+            || !name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '@')
+        {
+            return None;
+        }
+        return Some(match kind {
+            Some("c") => format!(
+                "your code calls `{name}`, but neither your file nor the libraries the grader \
+                 links it with (the C library, the maths library `-lm`, threads) define it: check \
+                 its spelling, or write the function (a declaration alone is not enough)"
+            ),
+            Some("library") => format!(
+                "your library calls `{name}`, which it does not define and no library it was \
+                 linked with provides: link the library that defines it when you build the .so \
+                 (`-lm` for `sqrt`, `pow`, `floor`), or hand in the C source instead"
+            ),
+            _ => format!(
+                "your library calls `{name}`, which nothing it was linked with defines: check its \
+                 spelling and how it is declared"
+            ),
+        });
+    }
+    NOT_A_LIBRARY.iter().any(|r| line.contains(r)).then(|| {
+        "the file is not a shared library for this machine (x86-64 Linux): build it with \
+         `cc -shared -fPIC` (C) or as a `cdylib` crate (Rust), on Linux"
+            .to_string()
+    })
 }
 
 /// The longest module or function name quoted back in a hint.
@@ -21,8 +76,8 @@ const NAME_CAP: usize = 60;
 
 /// `ModuleNotFoundError: No module named 'numpy'`: the grader's Python is
 /// started isolated (`-I -S`), so neither installed packages nor the
-/// student's other files are on its path.
-fn missing_module(message: &str) -> Option<String> {
+/// student's other files are on its path, only the modules `allowed`.
+fn missing_module(message: &str, allowed: &[String]) -> Option<String> {
     let line = message.lines().find(|l| {
         l.trim_start()
             .starts_with("ModuleNotFoundError: No module named '")
@@ -37,10 +92,21 @@ fn missing_module(message: &str) -> Option<String> {
         return None;
     }
     let top = name.split('.').next().unwrap_or(name);
+    let library = if allowed.is_empty() {
+        "the standard library only".to_string()
+    } else {
+        let names: Vec<String> = allowed.iter().map(|m| format!("`{m}`")).collect();
+        format!(
+            "the standard library and the modules this course allows ({}) only",
+            names.join(", ")
+        )
+    };
     Some(format!(
-        "the grader's Python runs your one file with the standard library only: no installed \
-         packages and no other file of yours, so `import {top}` cannot work there; write the lab \
-         with lists and the standard library (the board is a list of rows)"
+        "`import {top}` cannot work in the grader: its Python runs your one file with {library}, \
+         no other installed package and no other file of yours; remove the import if you do not \
+         use it, or write that part with lists and the standard library (the board is a list of \
+         rows). (An instructor can allow a module installed on the grading machine in the cases' \
+         grader.toml: python_modules = [\"{top}\"].)"
     ))
 }
 
@@ -90,20 +156,33 @@ mod tests {
     #[test]
     fn a_package_python_cannot_import_is_named() {
         let message = "importing sudoku.py raised ModuleNotFoundError:\nTraceback (most recent call last):\n  File \"sudoku.py\", line 8, in <module>\n    import numpy as np\nModuleNotFoundError: No module named 'numpy'";
-        let said = hint(message, Some("python")).expect("a hint");
-        assert!(said.contains("`import numpy` cannot work there"), "{said}");
+        let said = hint(message, Some("python"), &[]).expect("a hint");
+        assert!(
+            said.starts_with("`import numpy` cannot work in the grader"),
+            "{said}"
+        );
+        assert!(said.contains("with the standard library only"), "{said}");
+        assert!(said.contains("python_modules = [\"numpy\"]"), "{said}");
+        let allowed = hint(message, Some("python"), &["sortedcontainers".to_string()]).unwrap();
+        assert!(
+            allowed.contains("the modules this course allows (`sortedcontainers`) only"),
+            "{allowed}"
+        );
         let dotted = "ModuleNotFoundError: No module named 'numpy.linalg'";
         assert!(
-            hint(dotted, Some("python"))
+            hint(dotted, Some("python"), &[])
                 .unwrap()
-                .contains("`import numpy`")
+                .contains("`import numpy` cannot")
         );
         // Not Python, or not that error, or a name that is no module name:
         // nothing.
-        assert_eq!(hint(message, Some("c")), None);
-        assert_eq!(hint("SyntaxError: invalid syntax", Some("python")), None);
+        assert_eq!(hint(message, Some("c"), &[]), None);
+        assert_eq!(
+            hint("SyntaxError: invalid syntax", Some("python"), &[]),
+            None
+        );
         let forged = "ModuleNotFoundError: No module named 'x; rm -rf'";
-        assert_eq!(hint(forged, Some("python")), None);
+        assert_eq!(hint(forged, Some("python"), &[]), None);
     }
 
     #[test]
@@ -112,12 +191,43 @@ mod tests {
             src/lib.rs:59:1: error[E0428]: the name `legal` is defined multiple times: `legal` redefined here\n\
             src/lib.rs:59:1: error[E0428]: the name `solve` is defined multiple times: `solve` redefined here\n\
             src/lib.rs:59:1: error[E0428]: the name `legal` is defined multiple times: `legal` redefined here";
-        let said = hint(message, Some("rust")).expect("a hint");
+        let said = hint(message, Some("rust"), &[]).expect("a hint");
         assert!(said.starts_with("`legal`, `solve` defined twice"), "{said}");
         assert!(said.contains("export_c_abi!"), "{said}");
         // Another name clashing is the student's own business.
         let other = "src/lib.rs:9:1: error[E0428]: the name `helper` is defined multiple times";
-        assert_eq!(hint(other, Some("rust")), None);
-        assert_eq!(hint(message, Some("python")), None);
+        assert_eq!(hint(other, Some("rust"), &[]), None);
+        assert_eq!(hint(message, Some("python"), &[]), None);
+    }
+
+    #[test]
+    fn a_symbol_nothing_defines_is_named_with_what_links_one() {
+        let message = "cannot load your library: undefined symbol: sqrt";
+        let c = hint(message, Some("c"), &[]).expect("a hint");
+        assert!(c.starts_with("your code calls `sqrt`"), "{c}");
+        assert!(c.contains("`-lm`"), "{c}");
+        let so = hint(message, Some("library"), &[]).expect("a hint");
+        assert!(so.contains("link the library that defines it"), "{so}");
+        let elf = hint(
+            "cannot load your library: invalid ELF header",
+            Some("library"),
+            &[],
+        )
+        .expect("a hint");
+        assert!(elf.contains("cc -shared -fPIC"), "{elf}");
+        // A name that is no symbol's, or another message: nothing.
+        assert_eq!(
+            hint(
+                "cannot load your library: undefined symbol: a\u{1b}[2J",
+                Some("c"),
+                &[]
+            ),
+            None
+        );
+        assert_eq!(
+            hint("the library has no symbol `solve`", Some("c"), &[]),
+            None
+        );
+        assert_eq!(hint(message, Some("python"), &[]), None);
     }
 }

@@ -16,7 +16,7 @@ pub(crate) mod html;
 pub(crate) mod ids;
 pub(crate) mod json;
 pub(crate) mod junit;
-mod load_hints;
+pub(crate) mod load_hints;
 pub(crate) mod naming;
 pub(crate) mod picture;
 #[cfg(test)]
@@ -84,6 +84,10 @@ pub struct SubmissionReport {
     pub status: Status,
     /// Why it did not get further (the compiler's or loader's message).
     pub message: String,
+    /// What to do about a build or load error, when its message shows a
+    /// mistake the lab's setting explains (`load_hints`): shown after the
+    /// message by every report. Absent from the JSON when there is none.
+    pub hint: Option<String>,
     /// What the student should know about how their upload was read: the
     /// files ignored beside the submission, the notebook cells taken.
     /// Absent from the JSON when there is none.
@@ -197,9 +201,27 @@ impl SubmissionReport {
     /// The message as a person reads it: after the fault's headline when
     /// the grader failed before any test ran.
     pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
-        match self.status {
-            Status::GraderError => shown(self.fault, &self.message),
+        match (self.status, &self.hint) {
+            (Status::GraderError, _) => shown(self.fault, &self.message),
+            (Status::BuildError | Status::LoadError, Some(hint)) => {
+                format!("{}\nhint: {hint}", self.message).into()
+            }
             _ => self.message.as_str().into(),
+        }
+    }
+
+    /// The message in one line: its headline ([`headline`]), then the
+    /// hint when there is one.
+    pub fn one_line(&self) -> String {
+        let line = match self.status {
+            Status::GraderError => headline(&self.shown_message()).to_string(),
+            _ => headline(&self.message).to_string(),
+        };
+        match (self.status, &self.hint) {
+            (Status::BuildError | Status::LoadError, Some(hint)) => {
+                format!("{line} (hint: {hint})")
+            }
+            _ => line,
         }
     }
 

@@ -105,6 +105,7 @@ fn submission() -> impl Strategy<Value = SubmissionReport> {
             kind,
             status,
             message,
+            hint: None,
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
             notes: Vec::new(),

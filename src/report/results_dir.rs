@@ -460,6 +460,7 @@ mod tests {
             kind: Some("rust".into()),
             status: crate::report::Status::Ok,
             message: String::new(),
+            hint: None,
             score: 0,
             max_score: 0,
             notes: Vec::new(),

@@ -187,11 +187,20 @@ pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) ->
             "✗".red().bold(),
             format!("{} {what}", visible_line(&run.path)).red().bold()
         )?;
-        for line in visible(&sub.shown_message()).lines() {
+        let message = match sub.status {
+            Status::GraderError => sub.shown_message(),
+            _ => sub.message.as_str().into(),
+        };
+        for line in visible(&message).lines() {
             writeln!(out, "  {line}")?;
         }
-        if let Some(hint) = super::load_hints::hint(&sub.message, sub.kind.as_deref()) {
-            writeln!(out, "  {} {}", "hint:".yellow().bold(), hint.yellow())?;
+        if let Some(hint) = &sub.hint {
+            writeln!(
+                out,
+                "  {} {}",
+                "hint:".yellow().bold(),
+                visible_line(hint).yellow()
+            )?;
         }
         writeln!(out)?;
         let again = if run.watching {
@@ -862,6 +871,7 @@ mod tests {
                 kind: Some("c".into()),
                 status: Status::Ok,
                 message: String::new(),
+                hint: None,
                 score,
                 max_score: tests.len() as u32,
                 notes: Vec::new(),

@@ -96,7 +96,7 @@ fn pad(text: &str, width: usize) -> String {
 }
 
 fn summary_result(sub: &SubmissionReport) -> String {
-    let headline = || visible_line(super::headline(&sub.shown_message())).into_owned();
+    let headline = || visible_line(&sub.one_line()).into_owned();
     match sub.status {
         Status::BuildError => format!("{}: {}", "build error".red(), headline()),
         Status::LoadError => format!("{}: {}", "load error".red(), headline()),
@@ -182,6 +182,7 @@ mod tests {
                 kind: Some("c".into()),
                 status: Status::Ok,
                 message: String::new(),
+                hint: None,
                 score: 0,
                 max_score: 5,
                 notes: Vec::new(),

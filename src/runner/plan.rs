@@ -103,6 +103,10 @@ impl GradePlan {
         show_notices: bool,
     ) -> anyhow::Result<GradePlan> {
         crate::sandbox::cleanup::install();
+        // Before anything asks for python3: the modules grader.toml allows
+        // are part of what it is found with.
+        crate::worker::python::allow_modules(&cases.config.python_modules)
+            .map_err(anyhow::Error::msg)?;
         let build =
             BuildContext::new().context("cannot find the lab crate to build submissions with")?;
         build.warm_up(kinds_in(submissions));

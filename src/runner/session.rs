@@ -216,6 +216,7 @@ impl<'p> Session<'p> {
             kind: Some(kind_name(self.kind).to_string()),
             status: Status::Ok,
             message: String::new(),
+            hint: None,
             notes: self.notes(),
             score: tests.iter().map(|t| t.points).sum(),
             // Of the tests that ran: all of the plan's, unless the caller
@@ -285,11 +286,19 @@ pub(crate) fn not_run(
             })
         })
         .collect();
+    let kind_name = kind.map(kind_name);
+    let hint = match status {
+        Status::BuildError | Status::LoadError => {
+            crate::report::load_hints::hint(message, kind_name, &plan.cases.config.python_modules)
+        }
+        _ => None,
+    };
     SubmissionReport {
         id: submission.id.clone(),
-        kind: kind.map(|k| kind_name(k).to_string()),
+        kind: kind_name.map(str::to_string),
         status,
         message: message.to_string(),
+        hint,
         notes: submission.notes.clone(),
         score: 0,
         max_score: max_score(plan),

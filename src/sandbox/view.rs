@@ -52,8 +52,10 @@ pub enum Part {
     /// The Rust toolchain's sysroot (`rustc --print sysroot`): cargo,
     /// rustc, the standard library.
     RustToolchain,
-    /// The Python interpreter (found once, see `worker::python`) and the
-    /// folders on its `sys.path` (the standard library, `lib-dynload`).
+    /// The Python interpreter (found once, see `worker::python`), the
+    /// folders on its `sys.path` (the standard library, `lib-dynload`),
+    /// and the modules the cases allow (`python_modules`): each one's
+    /// folder and the libraries its extension modules load.
     Python,
     /// The box's `lab/`: the lab crate and header, read-only.
     Lab,
@@ -139,7 +141,7 @@ impl Part {
                 "the Rust toolchain's sysroot (`rustc --print sysroot`: cargo, rustc, the standard library)"
             }
             Part::Python => {
-                "the interpreter and its `sys.path` folders (the standard library, `lib-dynload`)"
+                "the interpreter and its `sys.path` folders (the standard library, `lib-dynload`); the modules `grader.toml` allows (`python_modules`) and the libraries their extension modules load"
             }
             Part::Lab => "the box's `lab/` (the lab crate and header)",
             Part::Code => "the box's `code/` (the library or `.py` the tests load)",
@@ -303,6 +305,9 @@ impl HostView {
                         add(&mut entries, dir, Access::Read);
                     }
                     programs.push(python.executable.clone());
+                    for library in module_libraries(python) {
+                        add(&mut entries, &library, Access::Read);
+                    }
                 }
                 Part::Devices => {
                     for (path, access) in [
@@ -348,6 +353,61 @@ impl HostView {
             entries: dedup(entries),
         }
     }
+}
+
+/// The most extension modules of the allowed Python modules whose
+/// libraries are asked for.
+const MODULE_EXTENSIONS_CAP: usize = 2000;
+
+/// The libraries the extension modules (`*.so`) of the Python modules
+/// the cases allow load (`ld.so --list`, by the interpreter's loader), by
+/// the paths the loader names: each is an entry of its own, so that a
+/// library reached through a link outside the library folders (Debian's
+/// `libblas.so.3` -> `/etc/alternatives/...`) resolves in the box as on
+/// the host (`chain`).
+fn module_libraries(python: &crate::protocol::PythonInterpreter) -> Vec<PathBuf> {
+    let Some(loader) = &python.loader else {
+        return Vec::new();
+    };
+    let mut extensions = Vec::new();
+    for origin in python.modules.values() {
+        let mut todo: Vec<PathBuf> = match origin.file_name() {
+            Some(f) if f == "__init__.py" => {
+                origin.parent().map(Path::to_path_buf).into_iter().collect()
+            }
+            _ => {
+                extensions.push(origin.clone());
+                Vec::new()
+            }
+        };
+        while let Some(dir) = todo.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let path = entry.path();
+                if kind.is_dir() {
+                    todo.push(path);
+                } else if kind.is_file() && path.extension().is_some_and(|e| e == "so") {
+                    extensions.push(path);
+                }
+            }
+            if extensions.len() > MODULE_EXTENSIONS_CAP {
+                break;
+            }
+        }
+    }
+    extensions.retain(|p| p.extension().is_some_and(|e| e == "so"));
+    extensions.truncate(MODULE_EXTENSIONS_CAP);
+    let pairs: Vec<(PathBuf, PathBuf)> = extensions
+        .into_iter()
+        .map(|so| (so, loader.clone()))
+        .collect();
+    let libraries: BTreeSet<PathBuf> = libraries_of(&pairs).into_iter().collect();
+    libraries.into_iter().collect()
 }
 
 /// Entries sorted by path, each path once with its widest access.

@@ -8,6 +8,13 @@
 //! | a folder holding `Cargo.toml` | [`SubmissionKind::Rust`] | the folder's name |
 //! | a `.c` / `.py` / `.ipynb` / `.so` file | C / Python / Python / Library | the file name without its extension |
 //! | a folder holding exactly one `.c`, `.py`, `.ipynb` or `.so` file (next to anything else) | that kind | the folder's name |
+//! | a folder holding several, of which one defines `legal`, `find_empty` and `solve` (`super::defines`, read as text) | that one's kind | the folder's name |
+//!
+//! Of several sources (a student's `sudoku.py` and the `main.py` that
+//! imports it), the one that defines the lab's three functions is the
+//! submission and the others are named in its notes as ignored; only a
+//! real ambiguity (two that define all three, or none) is refused, naming
+//! the files.
 //!
 //! A Jupyter notebook (`.ipynb`) is a Python submission: its code cells are
 //! taken as the module when it is built (`src/submission/notebook.rs`).
@@ -266,21 +273,87 @@ pub fn classify(path: &Path) -> Submission {
             }
         }
         several => {
-            let names: Vec<String> = several
-                .iter()
-                .map(|(f, _)| {
-                    f.file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned()
-                })
+            let files: Vec<PathBuf> = several.iter().map(|(f, _)| f.clone()).collect();
+            let names: Vec<String> = files.iter().map(|f| file_name(f)).collect();
+            match the_solution(&files, &names) {
+                Ok(chosen) => {
+                    let mut ignored: Vec<String> = names
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != chosen)
+                        .map(|(_, n)| n.clone())
+                        .chain(tests.iter().map(|(f, _)| file_name(f)))
+                        .chain(
+                            others
+                                .iter()
+                                .filter(|p| is_tests(&file_name(p)))
+                                .map(|p| shown_entry(p, path)),
+                        )
+                        .collect();
+                    ignored.sort();
+                    let mut notes = vec![chosen_note(&names[chosen])];
+                    notes.extend(ignored_note(&ignored));
+                    Submission {
+                        id,
+                        path: several[chosen].0.clone(),
+                        kind: Ok(several[chosen].1),
+                        notes,
+                    }
+                }
+                Err(why) => error(format!(
+                    "{shown} holds {why}: keep exactly one solution (move the others out, or rename them to .txt)"
+                )),
+            }
+        }
+    }
+}
+
+/// Among several candidate sources (`files`, shown as `names`), the one
+/// that defines all of the lab's functions (`legal`, `find_empty`,
+/// `solve`; read as text, see [`super::defines`]); else what the folder
+/// holds instead, to follow "holds": two or more that define them all, or
+/// sources none of which does.
+fn the_solution(files: &[PathBuf], names: &[String]) -> Result<usize, String> {
+    let defined: Vec<Vec<&str>> = files
+        .iter()
+        .map(|f| super::defines::defined_in(f))
+        .collect();
+    let all = super::defines::LAB_FUNCTIONS.len();
+    let complete: Vec<usize> = (0..files.len())
+        .filter(|&i| defined[i].len() == all)
+        .collect();
+    match complete.as_slice() {
+        [only] => Ok(*only),
+        [] => {
+            let partial: Vec<String> = (0..files.len())
+                .filter(|&i| !defined[i].is_empty())
+                .map(|i| format!("{} defines {}", names[i], defined[i].join(", ")))
                 .collect();
-            error(format!(
-                "{shown} holds several candidate sources ({}): keep exactly one (move the others out, or rename them to .txt)",
-                names.join(", ")
+            let partial = if partial.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", listed(&partial))
+            };
+            Err(format!(
+                "several candidate sources ({}), none of which defines all of legal, find_empty and solve{partial}",
+                listed(names)
+            ))
+        }
+        several => {
+            let both: Vec<String> = several.iter().map(|&i| names[i].clone()).collect();
+            Err(format!(
+                "several solutions ({} each define legal, find_empty and solve)",
+                listed(&both)
             ))
         }
     }
+}
+
+/// The note that says which of several sources was taken, and why.
+fn chosen_note(name: &str) -> String {
+    format!(
+        "{name} is the submission: the one source here that defines legal, find_empty and solve"
+    )
 }
 
 /// One student's upload (Gradescope's `/autograder/submission`, a student
@@ -358,6 +431,36 @@ pub fn classify_upload(dir: &Path) -> Upload {
     let kind_of = |p: &PathBuf| SubmissionKind::of_file(p).ok_or_else(String::new);
     const WHAT_TO_UPLOAD: &str =
         "upload your .c, .py, .ipynb or .so file, or your crate (Cargo.toml and src/)";
+    let names: Vec<String> = candidates.iter().map(|p| relative(p)).collect();
+    let chosen = match candidates.as_slice() {
+        [_, _, ..] => the_solution(&candidates, &names),
+        _ => Err(String::new()),
+    };
+    if let Ok(chosen) = chosen {
+        let only = &candidates[chosen];
+        let mut ignored: Vec<String> = ignored
+            .into_iter()
+            .chain(
+                names
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != chosen)
+                    .map(|(_, n)| n.clone()),
+            )
+            .collect();
+        ignored.sort();
+        let mut notes = vec![chosen_note(&names[chosen])];
+        notes.extend(ignored_note(&ignored));
+        return Upload {
+            submission: Submission {
+                id,
+                path: only.clone(),
+                kind: kind_of(only),
+                notes,
+            },
+            ignored,
+        };
+    }
     let (path, kind, notes) = match candidates.as_slice() {
         [only] => (
             only.clone(),
@@ -380,13 +483,12 @@ pub fn classify_upload(dir: &Path) -> Upload {
             )),
             Vec::new(),
         ),
-        several => {
-            let names: Vec<String> = several.iter().map(|p| relative(p)).collect();
+        _ => {
+            let why = chosen.err().unwrap_or_default();
             (
                 dir.to_path_buf(),
                 Err(format!(
-                    "the upload {shown} holds several candidate sources ({}): upload exactly one of them (the others, renamed to .txt, are ignored)",
-                    names.join(", ")
+                    "the upload {shown} holds {why}: upload exactly one solution (other files, renamed to .txt, are ignored)"
                 )),
                 Vec::new(),
             )
@@ -834,5 +936,91 @@ mod tests {
         let err = classify_upload(&up).submission.kind.unwrap_err();
         assert!(err.contains("a.c, b.py"), "{err}");
         assert!(err.contains("upload exactly one"), "{err}");
+    }
+
+    const SOLUTION_PY: &str = "def legal(board, r, c, v, n=2):\n    return True\n\ndef find_empty(board):\n    return None\n\ndef solve(board, n=2):\n    return True\n";
+    const DRIVER_PY: &str = "from sudoku import legal, find_empty, solve\n\nboard = [[0] * 4 for _ in range(4)]\nprint(solve(board))\n";
+
+    #[test]
+    fn the_one_source_that_defines_the_lab_is_the_submission() {
+        // A student's main.py that imports their sudoku.py.
+        let dir = folder();
+        let up = dir.path().join("ada");
+        fs::create_dir_all(&up).unwrap();
+        fs::write(up.join("sudoku.py"), SOLUTION_PY).unwrap();
+        fs::write(up.join("main.py"), DRIVER_PY).unwrap();
+        touch(&up.join("test_sudoku.py"));
+        let sub = classify(&up);
+        assert_eq!(sub.kind, Ok(SubmissionKind::Python));
+        assert_eq!(sub.path, up.join("sudoku.py"));
+        assert_eq!(
+            sub.notes,
+            vec![
+                "sudoku.py is the submission: the one source here that defines legal, find_empty and solve".to_string(),
+                "ignored, not part of the submission: main.py, test_sudoku.py".to_string(),
+            ]
+        );
+        let upload = classify_upload(&up);
+        assert_eq!(upload.submission.path, up.join("sudoku.py"));
+        assert_eq!(upload.ignored, vec!["main.py", "test_sudoku.py"]);
+        assert_eq!(upload.submission.notes, sub.notes);
+
+        // A driver in C beside a C solution, and a library built from it.
+        let dir = folder();
+        let up = dir.path().join("bo");
+        fs::create_dir_all(&up).unwrap();
+        fs::write(
+            up.join("sudoku.c"),
+            "bool legal(const uint8_t *b, size_t n, size_t r, size_t c, uint8_t v) { return true; }\nbool find_empty(const uint8_t *b, size_t n, size_t *r, size_t *c) { return false; }\nbool solve(uint8_t *b, size_t n) { return true; }\n",
+        )
+        .unwrap();
+        fs::write(
+            up.join("main.c"),
+            "bool solve(uint8_t *b, size_t n);\nint main(void) { uint8_t b[16] = {0}; return solve(b, 2); }\n",
+        )
+        .unwrap();
+        touch(&up.join("sudoku.so"));
+        let sub = classify(&up);
+        assert_eq!(sub.kind, Ok(SubmissionKind::C));
+        assert_eq!(sub.path, up.join("sudoku.c"));
+    }
+
+    #[test]
+    fn only_a_real_ambiguity_is_refused_naming_the_files() {
+        // Two files each define all three.
+        let dir = folder();
+        let up = dir.path().join("cy");
+        fs::create_dir_all(&up).unwrap();
+        fs::write(up.join("sudoku.py"), SOLUTION_PY).unwrap();
+        fs::write(up.join("old_sudoku.py"), SOLUTION_PY).unwrap();
+        fs::write(up.join("main.py"), DRIVER_PY).unwrap();
+        let err = classify(&up).kind.unwrap_err();
+        assert!(
+            err.contains("holds several solutions (old_sudoku.py, sudoku.py each define legal, find_empty and solve): keep exactly one"),
+            "{err}"
+        );
+        let err = classify_upload(&up).submission.kind.unwrap_err();
+        assert!(
+            err.contains("several solutions (old_sudoku.py, sudoku.py each define"),
+            "{err}"
+        );
+        // None defines all three: what each defines is named.
+        fs::remove_file(up.join("old_sudoku.py")).unwrap();
+        fs::write(
+            up.join("sudoku.py"),
+            "def legal(board, r, c, v):\n    return True\n\ndef solve(board):\n    return True\n",
+        )
+        .unwrap();
+        let err = classify(&up).kind.unwrap_err();
+        assert!(
+            err.contains("several candidate sources (main.py, sudoku.py), none of which defines all of legal, find_empty and solve (sudoku.py defines legal, solve)"),
+            "{err}"
+        );
+        // A solution behind a link is not read, so it is no solution here.
+        fs::write(up.join("real.txt"), SOLUTION_PY).unwrap();
+        fs::remove_file(up.join("sudoku.py")).unwrap();
+        std::os::unix::fs::symlink(up.join("real.txt"), up.join("sudoku.py")).unwrap();
+        let err = classify(&up).kind.unwrap_err();
+        assert!(err.contains("none of which defines"), "{err}");
     }
 }

@@ -2,6 +2,7 @@
 //! ([`discover`]) and build each one into something a worker can load
 //! ([`build`]).
 pub mod build;
+pub(crate) mod defines;
 pub mod discover;
 pub(crate) mod lab_kit;
 pub(crate) mod manifest;

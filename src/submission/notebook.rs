@@ -13,6 +13,9 @@
 //!   `!pip install numpy`) is replaced by `pass` at its indentation, so a
 //!   block around it stays a block and the lines keep their numbers; a cell
 //!   holding nothing else is left out;
+//! - a line that runs only on Google Colab is left out the same way: an
+//!   import of `google.colab` (`from google.colab import drive`) and a
+//!   statement using a name it bound (`drive.mount('/content/drive')`);
 //! - the code cells taken are joined, each followed by one blank line, and
 //!   the note ([`Converted::note`]) names every cell taken, with its lines
 //!   in the joined program (Python's messages count those), and every cell
@@ -63,6 +66,55 @@ fn ipython_only(line: &str) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Why a line of a code cell runs only on Google Colab, if it does: an
+/// import of `google.colab` (`from google.colab import drive`, `import
+/// google.colab`), whose names it binds are added to `names`, or a
+/// statement that uses one of those names (`drive.mount('/content/drive')`,
+/// `uploaded = files.upload()`).
+fn colab_only(line: &str, names: &mut Vec<String>) -> Option<String> {
+    let trimmed = line.trim();
+    let words: Vec<&str> = trimmed
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_colab = |module: &str| module == "google.colab" || module.starts_with("google.colab.");
+    match words.as_slice() {
+        ["from", module, "import", rest @ ..] if is_colab(module) => {
+            let mut bound = rest.iter().map(|w| w.trim_matches(['(', ')']));
+            let mut last = None;
+            while let Some(word) = bound.next() {
+                match word {
+                    "as" => last = bound.next().map(str::to_string),
+                    "" => {}
+                    name => {
+                        names.extend(last.take());
+                        last = Some(name.to_string());
+                    }
+                }
+            }
+            names.extend(last);
+            return Some("google.colab import (Colab only)".to_string());
+        }
+        ["import", module, rest @ ..] if is_colab(module) => {
+            let name = match rest {
+                ["as", alias, ..] => (*alias).to_string(),
+                _ => "google".to_string(),
+            };
+            names.push(name);
+            return Some("google.colab import (Colab only)".to_string());
+        }
+        _ => {}
+    }
+    let uses = names.iter().find(|name| {
+        let call = format!("{name}.");
+        trimmed.starts_with(&call)
+            || trimmed
+                .split_once('=')
+                .is_some_and(|(_, value)| value.trim_start().starts_with(&call))
+    })?;
+    Some(format!("uses google.colab's {uses} (Colab only)"))
 }
 
 /// The text of a cell's `source` (a string or a list of strings).
@@ -137,6 +189,7 @@ pub(crate) fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
         note: String::new(),
     };
     let mut next_line = 1usize;
+    let mut colab_names: Vec<String> = Vec::new();
     for (index, cell) in cells.iter().enumerate() {
         let number = index + 1;
         if cell.get("cell_type").and_then(Value::as_str) != Some("code") {
@@ -159,7 +212,7 @@ pub(crate) fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
         let mut lines = Vec::new();
         let mut dropped = Vec::new();
         for (at, line) in text.lines().enumerate() {
-            match ipython_only(line) {
+            match ipython_only(line).or_else(|| colab_only(line, &mut colab_names)) {
                 Some(why) => {
                     let indent = &line[..line.len() - line.trim_start().len()];
                     lines.push(format!("{indent}pass"));
@@ -315,6 +368,42 @@ mod tests {
         let lines: Vec<&str> = py.source.lines().collect();
         assert_eq!(lines[3], "def f(x):");
         assert_eq!(lines[7], "y = f(2)");
+    }
+
+    #[test]
+    fn colab_only_lines_are_left_out_like_magics() {
+        let bytes = notebook(&[
+            (
+                "code",
+                "from google.colab import drive\ndrive.mount('/content/drive')\n",
+            ),
+            (
+                "code",
+                "import math\nfrom google.colab import files as f, output\ntry:\n    import google.colab\nexcept ImportError:\n    pass\nup = f.upload()\noutput.clear()\ndrive_count = 1\n",
+            ),
+        ]);
+        let py = to_python(&bytes, "lab.ipynb").unwrap();
+        assert_eq!(
+            py.source,
+            "import math\npass\ntry:\n    pass\nexcept ImportError:\n    pass\npass\npass\ndrive_count = 1\n\n"
+        );
+        assert_eq!(
+            py.left_out,
+            vec![(
+                1,
+                "google.colab import (Colab only), uses google.colab's drive (Colab only)"
+                    .to_string()
+            )]
+        );
+        assert_eq!(
+            py.lines_left_out,
+            vec![
+                (2, 2, "google.colab import (Colab only)".to_string()),
+                (2, 4, "google.colab import (Colab only)".to_string()),
+                (2, 7, "uses google.colab's f (Colab only)".to_string()),
+                (2, 8, "uses google.colab's output (Colab only)".to_string()),
+            ]
+        );
     }
 
     #[test]

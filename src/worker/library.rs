@@ -53,12 +53,8 @@ impl CLibrary {
         // code, which is why the test child confines itself before this call.
         // RTLD_NOW makes an unresolved reference a load error, not a crash
         // in the middle of a test.
-        let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|err| {
-            format!(
-                "cannot load `{}`: {err}; build it as a shared library (`cdylib` / `cc -shared -fPIC`) for this machine",
-                display.display()
-            )
-        })?;
+        let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+            .map_err(|err| load_failure(&err, path, display))?;
         // SAFETY: each type matches the lab's C header (sudoku_lab.h); the
         // pointers are copied out but used only while `library` lives in
         // the returned value.
@@ -112,6 +108,30 @@ impl CLibrary {
         scratch.extend_from_slice(board.cells());
         scratch
     }
+}
+
+/// The longest part of the loader's own message kept (it quotes names
+/// from the student's file).
+const REASON_CAP: usize = 400;
+
+/// The message of a failed `dlopen`: the loader's own reason first
+/// (`undefined symbol: sqrt`, `invalid ELF header`), without the path it
+/// was loaded by (the box's, or `/proc/self/fd/N`), so the student reads
+/// what the loader found; what to do about it is the report's hint
+/// (`report::load_hints`), worded from that reason.
+fn load_failure(err: &libloading::Error, path: &Path, display: &Path) -> String {
+    // libloading's own words are "dlopen failed"; the loader's (dlerror)
+    // are its source.
+    let Some(source) = std::error::Error::source(err) else {
+        return format!("cannot load your library: the loader failed and gave no reason ({err})");
+    };
+    let said = source.to_string();
+    let reason = said
+        .strip_prefix(&format!("{}: ", path.display()))
+        .or_else(|| said.strip_prefix(&format!("{}: ", display.display())))
+        .unwrap_or(&said);
+    let reason: String = reason.chars().take(REASON_CAP).collect();
+    format!("cannot load your library: {reason}")
 }
 
 /// Resolves `name` in `library`, with a message naming the symbol if it is
@@ -345,5 +365,39 @@ mod tests {
         }
         assert_eq!(cells, BACKTRACK_SOLVED);
         assert!(clears > 0, "the listing clears once on this board");
+    }
+
+    /// A load failure leads with the loader's reason, without the path it
+    /// was loaded by.
+    #[test]
+    fn a_load_failure_says_the_loaders_reason() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let source = dir.path().join("calls.c");
+        std::fs::write(
+            &source,
+            "double nowhere_to_be_found(double);\ndouble twice(double x) { return 2 * nowhere_to_be_found(x); }\n",
+        )
+        .expect("write");
+        let so = dir.path().join("lib.so");
+        let output = Command::new("cc")
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&so)
+            .arg(&source)
+            .output()
+            .expect("cc runs");
+        assert!(output.status.success(), "{output:?}");
+        let Err(message) = CLibrary::load(&so, &so) else {
+            panic!("loads without its symbol")
+        };
+        assert_eq!(
+            message,
+            "cannot load your library: undefined symbol: nowhere_to_be_found"
+        );
+        let text = dir.path().join("text.so");
+        std::fs::write(&text, "not a library at all, just some text\n".repeat(40)).expect("write");
+        let Err(message) = CLibrary::load(&text, &text) else {
+            panic!("text loads")
+        };
+        assert_eq!(message, "cannot load your library: invalid ELF header");
     }
 }

@@ -24,7 +24,7 @@ use std::io::{Seek, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -81,9 +81,110 @@ print(json.dumps({"executable": exe, "loader": loader, "read_dirs": dirs,
 pub fn interpreter() -> Result<&'static PythonInterpreter, &'static str> {
     static FOUND: OnceLock<Result<PythonInterpreter, String>> = OnceLock::new();
     FOUND
-        .get_or_init(find_interpreter)
+        .get_or_init(|| {
+            let mut found = find_interpreter()?;
+            MODULES_ASKED.store(ALLOWED.get().is_some(), std::sync::atomic::Ordering::SeqCst);
+            let allowed = ALLOWED.get().map_or(&[][..], Vec::as_slice);
+            add_modules(&mut found, allowed)?;
+            Ok(found)
+        })
         .as_ref()
         .map_err(String::as_str)
+}
+
+/// The modules beyond the standard library the cases allow, set once by
+/// [`allow_modules`] before the interpreter is first asked for.
+static ALLOWED: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Allows Python submissions to import `names` (`grader.toml`'s
+/// `python_modules`), each as the grading host's `python3` finds it;
+/// called once, before anything asks for [`interpreter`], which then
+/// carries them.
+///
+/// # Errors
+/// When a module is not installed for that interpreter (what to install
+/// is said), or the interpreter was found before the modules were set (a
+/// grader bug).
+pub fn allow_modules(names: &[String]) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    if ALLOWED.get_or_init(|| names.to_vec()) != names {
+        return Err("python_modules differ between two case sets of one run".to_string());
+    }
+    interpreter().map_err(str::to_string)?;
+    if !MODULES_ASKED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(
+            "python3 was found before grader.toml's python_modules were read (a grader bug): \
+             the modules would be missing from the box"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// Whether [`interpreter`] was found with [`ALLOWED`] already set.
+static MODULES_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Run by the interpreter (`-I`: with its site folders, without the
+/// environment's), with the module names as arguments: where each is
+/// imported from, never importing it. A module of the standard library
+/// is `"stdlib"`; one that is not there, `null`.
+const FIND_MODULES_SCRIPT: &str = r#"
+import importlib.util, json, sys
+found = {}
+for name in sys.argv[1:]:
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        found[name] = "stdlib"
+        continue
+    spec = importlib.util.find_spec(name)
+    found[name] = spec.origin if spec is not None and spec.origin else None
+print(json.dumps(found))
+"#;
+
+/// Adds `names` to `interpreter`'s modules: where each is imported from,
+/// and its folder (a package's) or file to what the box reads.
+fn add_modules(interpreter: &mut PythonInterpreter, names: &[String]) -> Result<(), String> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let exe = interpreter.executable.display().to_string();
+    let output = Command::new(&interpreter.executable)
+        .args(["-I", "-c", FIND_MODULES_SCRIPT])
+        .args(names)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run {exe} to find the modules grader.toml allows: {err}"))?;
+    let found: std::collections::BTreeMap<String, Option<String>> =
+        serde_json::from_slice(&output.stdout).map_err(|err| {
+            format!(
+                "{exe} did not say where the modules grader.toml allows are ({err}): {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )
+        })?;
+    for name in names {
+        let origin = match found.get(name) {
+            Some(Some(origin)) if origin == "stdlib" => continue,
+            Some(Some(origin)) => PathBuf::from(origin),
+            _ => {
+                return Err(format!(
+                    "grader.toml allows the Python module `{name}` (python_modules), but {exe} \
+                     has no module `{name}`: install it for that interpreter (Debian and Ubuntu: \
+                     apt-get install python3-{name}; else {exe} -m pip install {name}), or take it \
+                     out of python_modules"
+                ));
+            }
+        };
+        let origin = origin.canonicalize().unwrap_or(origin);
+        let read = if origin.file_name().is_some_and(|f| f == "__init__.py") {
+            origin.parent().map(Path::to_path_buf)
+        } else {
+            Some(origin.clone())
+        };
+        interpreter.read_dirs.extend(read);
+        interpreter.modules.insert(name.clone(), origin);
+    }
+    Ok(())
 }
 
 /// Finds the machine's `python3` by running each candidate (`python3` on
@@ -304,6 +405,17 @@ fn interpreter_argv(
     argv.push(harness);
     for arg in extra {
         argv.push(CString::new(*arg).expect("no NUL"));
+    }
+    if !interpreter.modules.is_empty() {
+        // The allowed modules, for the harness's finder: `--modules=` and
+        // their names and files as JSON (the grader's own data).
+        let modules = serde_json::to_string(&interpreter.modules).map_err(|err| {
+            PrepareError::Grader(format!("cannot encode the allowed modules: {err}"))
+        })?;
+        argv.push(
+            CString::new(format!("--modules={modules}"))
+                .map_err(|_| PrepareError::Grader("a module's path holds a NUL byte".into()))?,
+        );
     }
     Ok(argv)
 }

@@ -19,10 +19,40 @@ import os
 import sys
 import time
 
-ZYGOTE = sys.argv[1:] == ["zygote"]
+ZYGOTE = sys.argv[1:2] == ["zygote"]
 # A request line's cap, as the worker's (`protocol::MAX_INPUT_BYTES`).
 MAX_REQUEST_BYTES = 64 << 20
 PROTOCOL = 3
+
+
+def allow_modules():
+    """The modules beyond the standard library that the cases allow
+    (grader.toml's python_modules), found by their files: the grader
+    passes `--modules=` with each name and the file it is imported from
+    (a package's __init__.py), whose folders the box can read."""
+    modules = {}
+    for arg in sys.argv[1:]:
+        if arg.startswith("--modules="):
+            modules = json.loads(arg[len("--modules="):])
+    if not modules:
+        return
+    import importlib.util
+
+    class Allowed:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            origin = modules.get(name)
+            if origin is None:
+                return None
+            if os.path.basename(origin) == "__init__.py":
+                return importlib.util.spec_from_file_location(
+                    name, origin, submodule_search_locations=[os.path.dirname(origin)])
+            return importlib.util.spec_from_file_location(name, origin)
+
+    sys.meta_path.append(Allowed)
+
+
+allow_modules()
 
 
 def take_request(data):

@@ -33,6 +33,8 @@
 //! - `submissions`: the fixture submissions against `submissions/expected.toml`;
 //! - `triples`: one algorithm in C, Rust and Python (`tests/fixtures/triples/`)
 //!   gets the same verdict table in all three.
+//! - `uploads`: uploads as learners make them (a C solver calling `sqrt`,
+//!   a prebuilt library without `-lm`);
 //! - `views`: what each kind of box can see, listed and probed.
 //!
 //! Run one module with `cargo test --test integration MODULE::`. A test
@@ -64,4 +66,5 @@ mod state;
 mod students;
 mod submissions;
 mod triples;
+mod uploads;
 mod views;

@@ -278,7 +278,7 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
     assert_eq!(results["score"], 0);
     let output = results["output"].as_str().unwrap();
     assert!(
-        output.contains("several candidate sources (sudoku.ipynb, sudoku.py): upload exactly one"),
+        output.contains("several solutions (sudoku.ipynb, sudoku.py each define legal, find_empty and solve): upload exactly one"),
         "{output}"
     );
 

@@ -399,7 +399,7 @@ const HINTS: &[(&str, &str)] = &[
     ("recursive-args", "passes other arguments than solve got"),
     ("base-case-proved", "which a search on a copy would not do"),
     ("copy-proved", "rightly returned"),
-    ("module", "cannot work there"),
+    ("module", "cannot work in the grader"),
     ("macro-clash", "that macro defines legal"),
     ("helpers-first", "make those pass first"),
     ("full-board-false", "on a board with no empty cell"),
@@ -794,7 +794,11 @@ fn the_hint_table_holds_on_the_public_cases() {
             1,
             "your code assumes a 4x4 board (n = 2)",
         ),
-        ("py-imports-numpy.py", 3, "`import numpy` cannot work there"),
+        (
+            "py-imports-numpy.py",
+            3,
+            "`import numpy` cannot work in the grader",
+        ),
         ("rust-name-clash", 3, "that macro defines legal"),
     ] {
         let path = fixture(name);

@@ -62,6 +62,10 @@ pub(super) fn build_c(
             "-o".into(),
             product.to_string_lossy().into_owned(),
             C_SOURCE.into(),
+            // The maths library, after the source that needs it: learners
+            // work out the box's side with `sqrt` (`<math.h>`), which
+            // without it is an undefined symbol at load time.
+            "-lm".into(),
         ],
         cwd: src.clone(),
         env: vec![

@@ -17,7 +17,7 @@
 //!   student: no lock, no artefact).
 //! - **C**: a private copy of the file, `submission.c`, compiled in
 //!   `work/src` by `cc -O2 -shared -fPIC -pthread -I <lab>/include -o
-//!   <work>/lib.so submission.c`: fixed arguments only, so no
+//!   <work>/lib.so submission.c -lm`: fixed arguments only, so no
 //!   student-chosen name ever reaches the compiler's command line (`@opts.c`
 //!   would read options from a file, `-wrapper.c` would be one), and the
 //!   compiler's default dialect (GNU C, so POSIX names such as `pid_t` and

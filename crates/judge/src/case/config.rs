@@ -19,6 +19,7 @@ struct RawConfig {
     time_limit_floor_ms: Option<Spanned<u64>>,
     memory_limit_mb: Option<Spanned<u64>>,
     find_empty_policy: Option<FindEmptyPolicy>,
+    python_modules: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// Parses the text of a `grader.toml`; `file` names it in errors.
@@ -62,7 +63,50 @@ pub fn parse_config(file: &Path, text: &str) -> Result<CaseConfig, CaseError> {
             defaults.memory_limit_mb,
         )?,
         find_empty_policy: raw.find_empty_policy.unwrap_or(defaults.find_empty_policy),
+        python_modules: module_names(file, text, raw.python_modules)?,
     })
+}
+
+/// The longest module name `python_modules` takes.
+const MODULE_NAME_CAP: usize = 64;
+
+/// `python_modules`: each a top-level Python module name (letters, digits,
+/// `_`, not starting with a digit), listed once.
+fn module_names(
+    file: &Path,
+    text: &str,
+    names: Option<Spanned<Vec<Spanned<String>>>>,
+) -> Result<Vec<String>, CaseError> {
+    let mut found: Vec<String> = Vec::new();
+    for name in names.map(Spanned::into_inner).unwrap_or_default() {
+        let (line, column) = line_col(text, name.span().start);
+        let name = name.into_inner();
+        let valid = !name.is_empty()
+            && name.len() <= MODULE_NAME_CAP
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        let problem = if !valid {
+            Some(format!(
+                "`python_modules` holds {name:?}, which is no top-level module name: write the name \
+                 you import, such as \"numpy\" (a package's submodules come with it)"
+            ))
+        } else if found.contains(&name) {
+            Some(format!("`python_modules` lists {name:?} twice: remove one"))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return Err(CaseError::Invalid {
+                file: file.to_path_buf(),
+                line,
+                column,
+                case: None,
+                message,
+            });
+        }
+        found.push(name);
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -88,6 +132,22 @@ mod tests {
             (c.time_limit_ms, c.time_limit_factor, c.time_limit_floor_ms),
             (None, 5, 100)
         );
+    }
+
+    #[test]
+    fn python_modules_are_top_level_names() {
+        let c = parse("python_modules = [\"numpy\", \"sortedcontainers\"]\n").unwrap();
+        assert_eq!(c.python_modules, ["numpy", "sortedcontainers"]);
+        assert_eq!(
+            parse("python_modules = [\"numpy\", \"numpy.linalg\"]\n").unwrap_err(),
+            "cases/grader.toml:1:28: `python_modules` holds \"numpy.linalg\", which is no top-level module name: write the name you import, such as \"numpy\" (a package's submodules come with it)"
+        );
+        assert!(
+            parse("\npython_modules = [\"os\", \"os\"]\n")
+                .unwrap_err()
+                .starts_with("cases/grader.toml:2:25: `python_modules` lists \"os\" twice")
+        );
+        assert!(parse("python_modules = \"numpy\"\n").is_err());
     }
 
     #[test]

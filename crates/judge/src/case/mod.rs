@@ -71,6 +71,11 @@ pub struct CaseConfig {
     pub memory_limit_mb: u64,
     /// What `find_empty` must return.
     pub find_empty_policy: FindEmptyPolicy,
+    /// Modules beyond the standard library that Python submissions may
+    /// import (`python_modules = ["numpy"]`): top-level names, each
+    /// installed for the grading host's `python3`, added read-only to the
+    /// Python box's view (the grader's `worker::python::allow_modules`).
+    pub python_modules: Vec<String>,
 }
 
 impl Default for CaseConfig {
@@ -81,6 +86,7 @@ impl Default for CaseConfig {
             time_limit_floor_ms: DEFAULT_TIME_LIMIT_FLOOR_MS,
             memory_limit_mb: DEFAULT_MEMORY_LIMIT_MB,
             find_empty_policy: FindEmptyPolicy::Any,
+            python_modules: Vec::new(),
         }
     }
 }
