@@ -486,8 +486,9 @@ fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
 /// Reads a runner result as the Classroom reporter documents it: the
 /// variable `<RUNNER>_RESULTS` (the runner id in capitals), base64
 /// decoded, parsed as JSON; prints the points its notice would send
-/// (the tests' scores summed, and `max_score`), in node, the reporter's
-/// runtime.
+/// (the tests' scores summed, and `max_score`) and whether it then fails
+/// its step (the reporter's rule: a runner whose `status` is `fail` or
+/// `error`), in node, the reporter's runtime.
 const READ_AS_THE_REPORTER_DOES: &str = r#"
 const runner = process.argv[1];
 const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
@@ -502,7 +503,8 @@ for (const t of results.tests) {
     throw new Error(`test ${t.name}: score, line_no and duration are integers`);
   }
 }
-console.log(JSON.stringify({ version: results.version, status: results.status, totalPoints, maxPoints: results.max_score }));
+const failsItsStep = ["fail", "error"].includes(results.status);
+console.log(JSON.stringify({ version: results.version, status: results.status, totalPoints, maxPoints: results.max_score, failsItsStep }));
 "#;
 
 #[test]
@@ -524,12 +526,28 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
         "${{ steps.grader.outputs.result }}"
     );
     assert_eq!(reporter["if"], "always()", "it reports a failing grade too");
+    // The reporter fails its step whenever a test failed: only the Grade
+    // step's --fail-under may fail the job.
+    let reporter_may_fail_the_job = reporter["continue-on-error"] != true;
+    assert!(
+        step(&job, "Grade")["run"]
+            .as_str()
+            .unwrap()
+            .contains("--fail-under 60"),
+        "the threshold the workflow promises"
+    );
     assert_eq!(
         step(&job, "Show each test")["with"]["report_paths"],
         "grader-junit.xml"
     );
     let node = Command::new("node").arg("--version").output();
-    for (fixture, code) in [("c-listing.c", 0), ("bug-legal-no-box.c", 1)] {
+    // (fixture, the Grade step's exit code, every test passed): 21/21,
+    // 17/21 (81%, over the 60% threshold), 11/21 (52%, under it).
+    for (fixture, code, all_passed) in [
+        ("c-listing.c", 0, true),
+        ("bug-no-clear.c", 0, false),
+        ("bug-legal-no-box.c", 1, false),
+    ] {
         let repo = Dir::new()
             .create("sudoku.c", fs::read(crate::util::fixture(fixture)).unwrap())
             .create("README.md", "# my sudoku\n")
@@ -566,7 +584,7 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
         assert!(junit.contains("<testsuites"), "{junit}");
         let summary = fs::read_to_string(summary).unwrap();
         assert!(summary.starts_with("## "), "{summary}");
-        assert_eq!(summary.contains("all passed"), code == 0, "{summary}");
+        assert_eq!(summary.contains("all passed"), all_passed, "{summary}");
         // The points the same run gave in JUnit (`points:<case>/<f>` =
         // `earned/possible` suite properties).
         let score: u64 = junit
@@ -577,7 +595,8 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 value.split('/').next().unwrap().parse::<u64>().unwrap()
             })
             .sum();
-        assert_eq!(score == 21, code == 0, "{junit}");
+        assert_eq!(score == 21, all_passed, "{junit}");
+        assert_eq!(score * 100 >= 60 * 21, code == 0, "{fixture}: {score}/21");
 
         // The step output the reporter reads: one `result=` line.
         let output = fs::read_to_string(output).unwrap();
@@ -592,14 +611,14 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
             .expect("base64");
         let result: Value = serde_json::from_slice(&decoded).expect("JSON");
         assert_eq!(result["version"], 1);
-        assert_eq!(result["status"], if code == 0 { "pass" } else { "fail" });
+        assert_eq!(result["status"], if all_passed { "pass" } else { "fail" });
         let tests = result["tests"].as_array().unwrap();
         let earned: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
         assert_eq!(earned, score, "{result}");
         assert_eq!(result["max_score"], 21, "{result}");
         assert_eq!(tests.len(), 21);
         let failed: Vec<&Value> = tests.iter().filter(|t| t["status"] != "pass").collect();
-        assert_eq!(failed.is_empty(), code == 0, "{result}");
+        assert_eq!(failed.is_empty(), all_passed, "{result}");
         for t in failed {
             assert_eq!(t["status"], "fail");
             let message = t["message"].as_str().unwrap();
@@ -635,6 +654,7 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 assert_eq!(read["version"], 1);
                 assert_eq!(read["totalPoints"], score);
                 assert_eq!(read["maxPoints"], 21);
+                assert_eq!(read["failsItsStep"], !all_passed, "{read}");
             }
             _ if std::env::var_os("CI").is_some() => {
                 panic!("node is missing: .ci/run installs nodejs for this test")
@@ -643,6 +663,11 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 "note: node is missing (apt-get install nodejs): the result is checked in Rust only"
             ),
         }
+        // The job's conclusion, as Actions decides it: a failed step fails
+        // the job unless it may continue on error. Red exactly under 60%.
+        let reporter_fails = result["status"] == "fail" || result["status"] == "error";
+        let job_fails = code != 0 || (reporter_fails && reporter_may_fail_the_job);
+        assert_eq!(job_fails, score * 100 < 60 * 21, "{fixture}: {score}/21");
     }
 }
 
