@@ -375,8 +375,69 @@ fn the_slurm_recipe_runs_on_a_real_slurm() {
 fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     let (dir, single) = class();
     let d = dir.path();
-    let docs = yaml(&root().join("docs/recipes/kubernetes-indexed-job.yaml"));
+    let recipe = root().join("docs/recipes/kubernetes-indexed-job.yaml");
+    // Applied as it is, both Jobs' names are invalid (the API server
+    // refuses them): a run needs its id.
+    let raw = yaml(&recipe);
+    for doc in &raw {
+        let name = doc["metadata"]["name"].as_str().unwrap();
+        assert!(
+            !is_dns_label(name),
+            "{name} would be accepted without a run id"
+        );
+    }
+    // The header's apply line, run with a `kubectl` that keeps what it is
+    // given: the manifest as applied, with this run's id.
+    let header = fs::read_to_string(&recipe).unwrap();
+    let apply = header
+        .lines()
+        .find_map(|l| l.strip_prefix("#   RUN="))
+        .expect("the header's apply line");
+    let fake = tempfile::tempdir().unwrap();
+    fs::write(
+        fake.path().join("kubectl"),
+        format!(
+            "#!/bin/sh\ncat > '{}'\n",
+            fake.path().join("applied.yaml").display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(
+        fake.path().join("kubectl"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let applied = Command::new("sh")
+        .arg("-c")
+        .arg(format!("RUN={apply}"))
+        .current_dir(root().join("docs/recipes"))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                fake.path().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{}", text(&applied.stderr));
+    let docs = yaml(&fake.path().join("applied.yaml"));
     assert_eq!(docs.len(), 2, "a grading Job and a merge Job");
+    let env_run = |doc: &Value| -> String {
+        let env = &doc["spec"]["template"]["spec"]["containers"][0]["env"];
+        let run = env
+            .as_array()
+            .and_then(|vars| vars.iter().find(|v| v["name"] == "RUN"))
+            .unwrap_or_else(|| panic!("no RUN variable: {doc}"));
+        run["value"].as_str().unwrap().to_string()
+    };
+    let run = env_run(&docs[0]);
+    assert_eq!(env_run(&docs[1]), run, "both Jobs have the run's id");
+    for doc in &docs {
+        let name = doc["metadata"]["name"].as_str().unwrap();
+        assert!(is_dns_label(name) && name.ends_with(&run), "{name}");
+    }
     let grade = &docs[0]["spec"];
     assert_eq!(docs[0]["kind"], "Job");
     assert_eq!(grade["completionMode"], "Indexed");
@@ -391,15 +452,30 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
         grade_script.contains(&format!("/{completions}\"")),
         "{grade_script}"
     );
+    // An earlier run's leftovers on the volume: its complete shards (of
+    // another class) and a failed one, in its own folder and loose.
+    let leftover = serde_json::to_string(&single)
+        .unwrap()
+        .replace("\"ada\"", "\"zed\"");
+    for old in ["shards/20200101-000000", "shards"] {
+        fs::create_dir_all(d.join(old)).unwrap();
+        for k in 1..=completions {
+            fs::write(d.join(format!("{old}/shard-{k}.json")), &leftover).unwrap();
+        }
+        fs::write(d.join(format!("{old}/shard-2.failed")), "exited 2\n").unwrap();
+    }
     for index in 0..completions {
         shell(
             "sh",
             &grade_script,
             d,
-            &[("JOB_COMPLETION_INDEX", index.to_string())],
+            &[
+                ("JOB_COMPLETION_INDEX", index.to_string()),
+                ("RUN", run.clone()),
+            ],
         );
     }
-    shell("sh", &script(&docs[1]), d, &[]);
+    shell("sh", &script(&docs[1]), d, &[("RUN", run.clone())]);
     merged_equals_single(d, &single);
 
     // A shard whose grader fails (exit 2) leaves a marker, and the merge
@@ -410,9 +486,9 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     fs::write(fake.join("grader"), "#!/bin/sh\nexit 2\n").expect("a failing grader");
     fs::set_permissions(fake.join("grader"), fs::Permissions::from_mode(0o755)).expect("chmod");
     let work = failing.path().join("class");
-    fs::create_dir_all(work.join("shards")).expect("mkdir");
-    fs::write(work.join("shards/shard-1.json"), "{}").expect("a finished shard");
-    let run = |script: &str, index: &str| {
+    fs::create_dir_all(work.join("shards").join(&run)).expect("mkdir");
+    fs::write(work.join(format!("shards/{run}/shard-1.json")), "{}").expect("a finished shard");
+    let in_pod = |script: &str, index: &str| {
         Command::new("timeout")
             .args(["60", "sh", "-c", script])
             .current_dir(&work)
@@ -425,27 +501,40 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
                 ),
             )
             .env("JOB_COMPLETION_INDEX", index)
+            .env("RUN", &run)
             .output()
             .expect("the shell runs")
     };
-    let graded = run(&grade_script, "1");
+    let graded = in_pod(&grade_script, "1");
     assert_eq!(graded.status.code(), Some(2), "the shard's pod fails");
     assert!(
-        work.join("shards/shard-2.failed").is_file(),
+        work.join(format!("shards/{run}/shard-2.failed")).is_file(),
         "a marker is left"
     );
     let start = std::time::Instant::now();
-    let merged = run(&script(&docs[1]), "0");
+    let merged = in_pod(&script(&docs[1]), "0");
     assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
     assert!(
         start.elapsed() < std::time::Duration::from_secs(30),
         "the merge failed at once"
     );
     assert!(
-        text(&merged.stderr).contains("a shard failed"),
+        text(&merged.stderr).contains(&format!("a shard of run {run} failed")),
         "{}",
         text(&merged.stderr)
     );
+}
+
+/// A name the Kubernetes API server accepts for a Job (an RFC 1123
+/// label: lower-case letters, digits and `-`, at most 63, alphanumeric at
+/// both ends).
+fn is_dns_label(name: &str) -> bool {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !name.is_empty()
+        && name.len() <= 63
+        && name.chars().all(|c| alnum(c) || c == '-')
+        && name.starts_with(alnum)
+        && name.ends_with(alnum)
 }
 
 /// The Classroom workflow's job, with the checks every Classroom
