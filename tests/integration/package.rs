@@ -394,6 +394,11 @@ fn the_package_names_the_gradescope_images_its_binaries_run_on() {
         );
     }
     let warning = text(&out.stderr);
+    assert_eq!(
+        warning.contains("scripts/build-portable && target/x86_64-unknown-linux-gnu/release/grader package gradescope"),
+        fits.len() < images.len(),
+        "the one command for every image: {warning}"
+    );
     for (name, has) in images {
         let excluded = !fits.contains(&name);
         assert_eq!(
