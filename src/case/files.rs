@@ -30,20 +30,20 @@ pub(crate) fn case_files(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, CaseConfig)
     let mut files = Vec::new();
     let mut config: Option<(PathBuf, CaseConfig)> = None;
     for path in paths {
-        let meta = std::fs::metadata(path).map_err(|source| CaseError::Read {
+        let meta = std::fs::metadata(path).map_err(|error| CaseError::Read {
             path: path.clone(),
-            source,
+            error,
         })?;
         let folder = if meta.is_dir() {
             let mut found = Vec::new();
-            let entries = std::fs::read_dir(path).map_err(|source| CaseError::Read {
+            let entries = std::fs::read_dir(path).map_err(|error| CaseError::Read {
                 path: path.clone(),
-                source,
+                error,
             })?;
             for entry in entries {
-                let entry = entry.map_err(|source| CaseError::Read {
+                let entry = entry.map_err(|error| CaseError::Read {
                     path: path.clone(),
-                    source,
+                    error,
                 })?;
                 let p = entry.path();
                 if p.is_file() && is_case_file(&p) {
@@ -106,9 +106,9 @@ fn is_case_file(path: &Path) -> bool {
 }
 
 pub(crate) fn read(path: &Path) -> Result<String, CaseError> {
-    std::fs::read_to_string(path).map_err(|source| CaseError::Read {
+    std::fs::read_to_string(path).map_err(|error| CaseError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 
@@ -169,7 +169,7 @@ mod tests {
             load(&[d.join("missing.toml")])
                 .unwrap_err()
                 .to_string()
-                .starts_with("cannot read")
+                .ends_with("missing.toml does not exist: give a folder of case files (.toml files with [[case]] tables, e.g. the bundled `cases`) or one case file")
         );
     }
 }

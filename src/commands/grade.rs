@@ -17,7 +17,7 @@ use crate::cli::GradeArgs;
 use crate::report::requests::{ReportRequests, is_stdout};
 use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
-use crate::report::{Report, Status, SubmissionReport, gradescope, headline, terminal};
+use crate::report::{Report, SubmissionReport, gradescope, terminal};
 use crate::runner::calibrate::calibrate;
 use crate::runner::class::{Progress, grade_all};
 use crate::runner::plan::{GradePlan, load_cases};
@@ -38,6 +38,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
     let mut sinks = Sinks::check(args)?;
     let cases = load_cases(args.cases.as_deref(), true)?;
     let submissions = find_submissions(args)?;
+    sinks.id_width = terminal::id_width(submissions.iter().map(|s| s.id.as_str()));
     if sinks.reports.wants_gradescope() {
         gradescope::check_submission_count(submissions.len())?;
     }
@@ -101,6 +102,10 @@ struct Sinks {
     jsonl: Option<Mutex<Box<dyn Write + Send>>>,
     summary_to_stderr: bool,
     stream_lines: bool,
+    /// The width of the streamed lines' first column (every id's).
+    id_width: usize,
+    /// The streamed lines' header, written once, above the first line.
+    header: std::sync::Once,
 }
 
 impl Sinks {
@@ -128,6 +133,8 @@ impl Sinks {
             jsonl: None,
             summary_to_stderr,
             stream_lines: !summary_is_terminal,
+            id_width: 0,
+            header: std::sync::Once::new(),
         })
     }
 
@@ -170,13 +177,17 @@ impl Sinks {
                 .context("cannot write the JSON Lines stream")?;
         }
         if self.stream_lines && !crate::quiet::is_quiet() {
-            let line = summary_line(sub, stored);
+            let mut lines = String::new();
+            self.header.call_once(|| {
+                lines = terminal::header(self.id_width) + "\n";
+            });
+            lines += &terminal::row(sub, self.id_width, stored);
             bar.suspend(|| {
                 if self.summary_to_stderr {
-                    writeln!(io::stderr(), "{line}")
+                    writeln!(io::stderr(), "{lines}")
                 } else {
                     let mut out = io::stdout().lock();
-                    writeln!(out, "{line}").and_then(|()| out.flush())
+                    writeln!(out, "{lines}").and_then(|()| out.flush())
                 }
             })
             .context("cannot write the summary")?;
@@ -408,15 +419,17 @@ fn say_what_the_run_cost(report: &Report) {
 /// When the summary cannot be written.
 fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Result<()> {
     if streamed {
-        let mut totals = String::new();
-        for note in crate::report::ids::of_report(report).notes() {
-            totals.push_str(&format!("note: {note}\n"));
+        let notes = crate::report::ids::of_report(report).notes();
+        let mut err = io::stderr().lock();
+        for note in notes {
+            writeln!(err, "note: {note}")?;
         }
-        totals.push_str(&totals_line(report));
         if to_stderr {
-            eprintln!("{totals}");
+            terminal::closing_line(report, &mut io::stderr().lock())?;
         } else {
-            println!("{totals}");
+            let mut out = io::stdout().lock();
+            terminal::closing_line(report, &mut out)?;
+            out.flush()?;
         }
     } else if to_stderr {
         terminal::write_summary(report, &mut io::stderr().lock())?;
@@ -466,45 +479,4 @@ fn running_message(running: &BTreeSet<String>) -> String {
         let short: String = all.chars().take(RUNNING_SHOWN).collect();
         format!("{short}...")
     }
-}
-
-/// One student's summary line, as soon as they are graded.
-pub fn summary_line(sub: &SubmissionReport, stored: bool) -> String {
-    let result = match sub.status {
-        Status::BuildError => format!("build error: {}", visible_line(&sub.one_line())),
-        Status::LoadError => format!("load error: {}", visible_line(&sub.one_line())),
-        Status::GraderError => format!(
-            "grader fault: {}",
-            visible_line(headline(&sub.shown_message()))
-        ),
-        Status::Ok => {
-            let failed: Vec<String> = sub
-                .tests
-                .iter()
-                .filter(|t| t.verdict != Verdict::Pass)
-                .map(|t| format!("{}/{} {}", visible_line(&t.case), t.function, t.verdict))
-                .collect();
-            match failed.len() {
-                0 => "all passed".to_string(),
-                1..=3 => failed.join(", "),
-                n => format!("{}, and {} more", failed[..3].join(", "), n - 3),
-            }
-        }
-    };
-    format!(
-        "{}  {}  {}  {result}{}",
-        crate::report::ids::shown_alone(&sub.id),
-        sub.kind.as_deref().unwrap_or("?"),
-        sub.score_text(),
-        if stored { "  (stored result)" } else { "" }
-    )
-}
-
-/// The last line of a streamed summary.
-fn totals_line(report: &Report) -> String {
-    let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
-    format!(
-        "{} submissions, {passed} passed every test",
-        report.submissions.len()
-    )
 }

@@ -28,6 +28,10 @@ use crate::cli::GradescopePackageArgs;
 use crate::exit;
 use crate::runner::plan::load_cases;
 
+/// The one command that packages binaries every Gradescope image runs
+/// (glibc 2.27), from grader's source folder (`scripts/build-portable`).
+const PORTABLE: &str = "scripts/build-portable && target/x86_64-unknown-linux-gnu/release/grader package gradescope --cases DIR --out autograder.zip";
+
 /// Gradescope's setup script; `@NEEDS_RUST@` becomes 0 or 1.
 const SETUP_SH: &str = include_str!("gradescope/setup.sh");
 
@@ -144,7 +148,7 @@ fn check_images(binaries: &[(&str, PathBuf)], image: Option<&str>) -> anyhow::Re
                 .map(|(_, v)| *v);
             match has {
                 Some(has) => bail!(
-                    "--image {image}: {why}, and {image} has glibc {has}: choose {} in the assignment's settings, or build grader on a system whose glibc is at most {has}",
+                    "--image {image}: {why}, and {image} has glibc {has}: choose {} in the assignment's settings, or build grader for it in its source folder and package with that build: {PORTABLE}",
                     images.join(" or ")
                 ),
                 None => bail!(
@@ -165,7 +169,7 @@ fn check_images(binaries: &[(&str, PathBuf)], image: Option<&str>) -> anyhow::Re
         .collect();
     if !excluded.is_empty() {
         eprintln!(
-            "warning: the package does not run on Gradescope's {}: {why}; choose {} in the assignment's settings, or build grader on a system whose glibc is at most {} to run on every image",
+            "warning: the package does not run on Gradescope's {}: {why}; choose {} in the assignment's settings, or, for every image, build grader against glibc {} in its source folder and package with that build: {PORTABLE}",
             excluded.join(" or "),
             images.join(" or "),
             GRADESCOPE_IMAGES[0].1

@@ -166,9 +166,9 @@ fn read_all(paths: &[PathBuf]) -> Result<Vec<CaseFile>, CaseError> {
     let (paths, _config) = case_files(paths)?;
     let mut files = Vec::new();
     for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(|source| CaseError::Read {
+        let text = std::fs::read_to_string(&path).map_err(|error| CaseError::Read {
             path: path.clone(),
-            source,
+            error,
         })?;
         let parsed = parse_file(&path, &text, Answers::Raw)?;
         files.push(CaseFile {

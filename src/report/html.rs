@@ -21,14 +21,22 @@
 //!   and the most-failed tests with their verdicts;
 //! - one `<details>` per student in the matrix's order, open when some test
 //!   failed, closed when every test passed: the compiler's message for a
-//!   submission that could not be built or loaded, else one closed
-//!   `<details>` per failing test (in the columns' order) whose summary is its verdict and the
-//!   first line of the message, and whose body is the whole message, the
-//!   board and the output. A board is drawn as a grid (a table with row and
-//!   column numbers, thick lines between boxes) with the cell in question
-//!   marked; an output already shown for an earlier test of the same
-//!   student is not repeated ("same output as ... above"), and the first
-//!   one says for how many more tests it stands.
+//!   submission that could not be built or loaded, else the failures
+//!   grouped by finding (one function, verdict and failed check): a lone
+//!   failing test is one closed `<details>` whose summary is its verdict
+//!   and the first line of the message; a finding of several tests is one
+//!   line naming the cases it covers, the first test's message once (the
+//!   diagnosis), and each test closed, its body the whole message, the
+//!   board and the output. When `legal` or `find_empty` failed, the
+//!   `solve` findings come under the first of them (legal's before
+//!   find_empty's), since `solve` calls them. A board is drawn as a grid (a
+//!   table with row and column numbers counted from 0, as the messages
+//!   count, thick lines between boxes) with the cell in question marked;
+//!   an output already shown for an earlier test of the same student is
+//!   not repeated ("same output as ... above"), and the first one says for
+//!   how many more tests it stands.
+//! - the page never scrolls sideways, down to a 390 px phone: the matrix
+//!   and each board scroll inside boxes of their own.
 //!
 //! Every colour pair of text on background is in [`PALETTE`], which the
 //! tests hold to a WCAG contrast of at least 4.5:1.
@@ -44,7 +52,7 @@ use super::picture::{self, Grid};
 use super::run::short_hash;
 use super::text::visible;
 use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
-use crate::verdict::Verdict;
+use crate::verdict::{Function, Verdict};
 
 /// The HTML format for the dispatcher.
 pub(crate) struct Html;
@@ -71,6 +79,8 @@ dl.run dt{font-weight:600}dl.run dd{margin:0;overflow-wrap:anywhere}
 .filter select{font:inherit;padding:.2em}
 .overview{display:flex;flex-wrap:wrap;gap:0 3em;align-items:flex-start}
 .matrix td,.matrix th{padding:0;text-align:center;min-width:1.6em;height:1.6em;font-size:.8em;line-height:1.2}
+.scroll{overflow:auto;max-width:100%}
+.scroll.matrix-box{max-height:85vh}
 .matrix thead th{position:sticky;top:0}
 .matrix th.t{writing-mode:vertical-rl;transform:rotate(180deg);padding:.3em 0;white-space:nowrap;font-weight:normal;height:auto;text-align:left}
 .matrix th.id{text-align:left;padding:0 .5em;white-space:nowrap;font-size:.9em;font-weight:normal}
@@ -82,6 +92,10 @@ dl.run dt{font-weight:600}dl.run dd{margin:0;overflow-wrap:anywhere}
 details.student{border:1px solid #ddd;border-radius:.3em;margin:.4em 0;padding:.2em .6em}
 details.student>summary{cursor:pointer;font-weight:600}
 details.test{margin:.1em 0 .1em 1em}
+.finding{margin:.3em 0}
+.finding-head{margin:.2em 0}.finding-head .name{font-weight:600}
+.follows{margin:.3em 0 .3em 1em;padding-left:.6em;border-left:3px solid #bbb}
+summary,.message,.finding-head{overflow-wrap:anywhere}
 details.test>summary{cursor:pointer}
 details.test>summary .name{font-weight:600}
 pre{border:1px solid #ddd;padding:.5em;overflow-x:auto;white-space:pre-wrap}
@@ -330,7 +344,8 @@ fn matrix(
     writeln!(out, "</p>")?;
     write!(
         out,
-        "<table class=\"matrix\">\n<caption>Verdict of every test for every student</caption>\n\
+        "<div class=\"scroll matrix-box\" tabindex=\"0\" role=\"region\" aria-label=\"the class matrix (scrolls)\">\n\
+         <table class=\"matrix\">\n<caption>Verdict of every test for every student</caption>\n\
          <thead><tr><th scope=\"col\">student</th><th scope=\"col\">score</th>"
     )?;
     for column in columns {
@@ -370,7 +385,7 @@ fn matrix(
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</tbody>\n</table>")
+    writeln!(out, "</tbody>\n</table>\n</div>")
 }
 
 /// The band of a score: 0..=9 for each tenth of the maximum, 10 for full
@@ -509,28 +524,136 @@ fn details(
             columns.iter().position(|c| *c == name)
         });
         // Each distinct output is shown once, with the tests that repeat it.
-        let mut first_with: HashMap<&str, &TestReport> = HashMap::new();
         let mut repeats: HashMap<&str, usize> = HashMap::new();
         for test in &failing {
             if !test.output.is_empty() {
                 *repeats.entry(test.output.as_str()).or_default() += 1;
             }
         }
-        for test in failing {
-            failure(test, &mut first_with, &repeats, out)?;
-        }
+        let mut shown = Shown {
+            first_with: HashMap::new(),
+            repeats,
+        };
+        findings(&failing, &mut shown, out)?;
     }
     writeln!(out, "</details>")
 }
 
-/// One failing test: a closed `<details>` whose summary names the test,
-/// its verdict and the first line of its message.
-fn failure<'a>(
-    test: &'a TestReport,
-    first_with: &mut HashMap<&'a str, &'a TestReport>,
-    repeats: &HashMap<&str, usize>,
+/// The outputs already shown for a student, and how often each repeats.
+struct Shown<'a> {
+    first_with: HashMap<&'a str, &'a TestReport>,
+    repeats: HashMap<&'a str, usize>,
+}
+
+/// One finding: the failing tests of one function with the same verdict
+/// and failed check (`legal` wrong by check `legal` on seven cases).
+struct Finding<'a> {
+    function: Function,
+    tests: Vec<&'a TestReport>,
+}
+
+/// A student's failures grouped by finding, in the columns' order of each
+/// finding's first test. When `legal` or `find_empty` failed, every
+/// `solve` finding comes under the first of those findings: `solve` calls
+/// them, so its failures may follow from theirs.
+fn findings<'a>(
+    failing: &[&'a TestReport],
+    shown: &mut Shown<'a>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let mut groups: Vec<Finding<'a>> = Vec::new();
+    for &test in failing {
+        let same = |g: &&mut Finding<'a>| {
+            let first = g.tests[0];
+            first.function == test.function
+                && first.verdict == test.verdict
+                && first.check == test.check
+        };
+        match groups.iter_mut().find(same) {
+            Some(group) => group.tests.push(test),
+            None => groups.push(Finding {
+                function: test.function,
+                tests: vec![test],
+            }),
+        }
+    }
+    let (solve, helpers): (Vec<Finding<'a>>, Vec<Finding<'a>>) = groups
+        .into_iter()
+        .partition(|g| g.function == Function::Solve);
+    let under = helpers
+        .iter()
+        .position(|g| g.function == Function::Legal)
+        .or_else(|| (!helpers.is_empty()).then_some(0));
+    for (index, group) in helpers.iter().enumerate() {
+        writeln!(out, "<div class=\"finding\">")?;
+        finding(group, shown, out)?;
+        if Some(index) == under && !solve.is_empty() {
+            let count: usize = solve.iter().map(|g| g.tests.len()).sum();
+            writeln!(
+                out,
+                "<div class=\"follows\">\n<p>solve calls {} on every step, so its {count} failing test{} below may follow from this finding: fix {} first, then grade again.</p>",
+                group.function,
+                if count == 1 { "" } else { "s" },
+                group.function
+            )?;
+            for group in &solve {
+                writeln!(out, "<div class=\"finding\">")?;
+                finding(group, shown, out)?;
+                writeln!(out, "</div>")?;
+            }
+            writeln!(out, "</div>")?;
+        }
+        writeln!(out, "</div>")?;
+    }
+    if under.is_none() {
+        for group in &solve {
+            writeln!(out, "<div class=\"finding\">")?;
+            finding(group, shown, out)?;
+            writeln!(out, "</div>")?;
+        }
+    }
+    Ok(())
+}
+
+/// One finding: a lone test as a closed `<details>`; several under one
+/// line naming the function, verdict and check and the cases it covers,
+/// then the first test's message once (the diagnosis), then each test
+/// closed, its summary without the message.
+fn finding<'a>(group: &Finding<'a>, shown: &mut Shown<'a>, out: &mut dyn Write) -> io::Result<()> {
+    let first = group.tests[0];
+    if group.tests.len() == 1 {
+        return failure(first, true, shown, out);
+    }
+    let cases: Vec<String> = group.tests.iter().map(|t| escape(&t.case)).collect();
+    let check = first
+        .check
+        .map(|c| format!(" (check {})", c.info().id))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "<p class=\"finding-head\"><span class=\"name\">{}</span> <span class=\"fail\">{}</span>{check} on {} cases: {}</p>\n<p class=\"message\">{}</p>",
+        group.function,
+        first.verdict,
+        group.tests.len(),
+        cases.join(", "),
+        escape(&first.shown_message())
+    )?;
+    for test in &group.tests {
+        failure(test, false, shown, out)?;
+    }
+    Ok(())
+}
+
+/// One failing test: a closed `<details>` whose summary names the test,
+/// its verdict and (with `headline`) the first line of its message.
+fn failure<'a>(
+    test: &'a TestReport,
+    headline: bool,
+    shown: &mut Shown<'a>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let first_with = &mut shown.first_with;
+    let repeats = &shown.repeats;
     let hidden = if test.hidden {
         " <span class=\"tag\">hidden</span>"
     } else {
@@ -540,13 +663,16 @@ fn failure<'a>(
         .wall_seconds()
         .map(|s| format!(" ({:.2} ms)", s * 1000.0))
         .unwrap_or_default();
-    let first_line = test.message.lines().next().unwrap_or("");
+    let first_line = if headline {
+        format!(": {}", escape(test.message.lines().next().unwrap_or("")))
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "<details class=\"test\">\n<summary><span class=\"name\">{}</span> <span class=\"fail\">{}</span>{hidden}{time}: {}</summary>",
+        "<details class=\"test\">\n<summary><span class=\"name\">{}</span> <span class=\"fail\">{}</span>{hidden}{time}{first_line}</summary>",
         escape(&test_name(test)),
         test.verdict,
-        escape(first_line)
     )?;
     if let Some(description) = &test.description {
         writeln!(out, "<p>The case: {}</p>", escape(description))?;
@@ -590,21 +716,23 @@ fn failure<'a>(
     writeln!(out, "</details>")
 }
 
-/// A board as a table: row and column numbers, thick lines around the
-/// board and between boxes, the marked cell highlighted.
+/// A board as a table: row and column numbers counted from 0, as every
+/// message counts them ("(row 2, col 1)"), thick lines around the board and
+/// between boxes, the marked cell highlighted; in a box of its own that
+/// scrolls when the board is wider than the screen (a 25x25 on a phone).
 fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
     let side = grid.rows.first().map_or(0, Vec::len);
     write!(
         out,
-        "<table class=\"board\">\n<tr><td class=\"corner\"></td>"
+        "<div class=\"scroll\">\n<table class=\"board\">\n<tr><td class=\"corner\"></td>"
     )?;
     for c in 0..side {
-        write!(out, "<th scope=\"col\">{}</th>", c + 1)?;
+        write!(out, "<th scope=\"col\">{c}</th>")?;
     }
     writeln!(out, "</tr>")?;
     let last_row = grid.rows.len().saturating_sub(1);
     for (r, row) in grid.rows.iter().enumerate() {
-        write!(out, "<tr><th scope=\"row\">{}</th>", r + 1)?;
+        write!(out, "<tr><th scope=\"row\">{r}</th>")?;
         for (c, cell) in row.iter().enumerate() {
             let mut classes = Vec::new();
             if c == 0 || (grid.box_width > 0 && c % grid.box_width == 0) {
@@ -630,15 +758,13 @@ fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
             let text = if cell == "." { "" } else { cell.as_str() };
             write!(
                 out,
-                "<td{class} title=\"r{}c{}\">{}</td>",
-                r + 1,
-                c + 1,
+                "<td{class} title=\"(row {r}, col {c})\">{}</td>",
                 escape(text)
             )?;
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</table>")
+    writeln!(out, "</table>\n</div>")
 }
 
 fn failing(sub: &SubmissionReport) -> impl Iterator<Item = &TestReport> {
@@ -679,12 +805,105 @@ pub(crate) fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Check;
     use crate::report::fixture::{self, BOB_COMPILER};
 
     fn page(report: &Report) -> String {
         let mut out = Vec::new();
         write(report, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// A failing test of `function` on `case`, failed by `check`.
+    fn failed(case: &str, function: Function, check: Option<Check>, message: &str) -> TestReport {
+        let mut test = fixture::sample().submissions[0].tests[1].clone();
+        test.case = case.into();
+        test.function = function;
+        test.check = check;
+        test.message = message.into();
+        test.output = String::new();
+        test.board = None;
+        test
+    }
+
+    #[test]
+    fn failures_are_grouped_by_finding_with_solve_under_legal() {
+        let legal = "your legal never checks the box: also check the n x n box";
+        let mut report = fixture::sample();
+        let sub = &mut report.submissions[0];
+        sub.tests = vec![
+            failed("a-4x4", Function::Legal, Some(Check::Legal), legal),
+            failed("b-9x9", Function::Legal, Some(Check::Legal), legal),
+            failed("c-9x9", Function::Legal, Some(Check::Legal), legal),
+            failed(
+                "a-4x4",
+                Function::Solve,
+                Some(Check::SolveGaveUp),
+                "solve gave up",
+            ),
+            failed(
+                "b-9x9",
+                Function::Solve,
+                Some(Check::SolveDuplicate),
+                "solve twice",
+            ),
+            failed(
+                "c-9x9",
+                Function::Solve,
+                Some(Check::SolveDuplicate),
+                "solve twice",
+            ),
+        ];
+        let html = page(&report);
+        let student = &html[html.find("<details class=\"student\" id=\"s0\"").unwrap()..];
+        let student = &student[..student
+            .find("</details>\n<details class=\"student\"")
+            .unwrap()];
+        assert_eq!(
+            student.matches(legal).count(),
+            1 + 3,
+            "once open, once per closed test: {student}"
+        );
+        assert!(
+            student.contains("<p class=\"finding-head\"><span class=\"name\">legal</span> <span class=\"fail\">wrong</span> (check legal) on 3 cases: a-4x4, b-9x9, c-9x9</p>"),
+            "{student}"
+        );
+        // The closed tests' summaries do not repeat the diagnosis.
+        for summary in student.split("<summary>").skip(2) {
+            let summary = &summary[..summary.find("</summary>").unwrap()];
+            assert!(
+                !summary.contains(legal) && !summary.contains("solve twice"),
+                "{summary}"
+            );
+        }
+        // solve's findings come under legal's, its lone test with its
+        // headline.
+        let follows = &student[student
+            .find("<div class=\"follows\">")
+            .expect("solve under legal")..];
+        assert!(
+            follows.contains(
+                "its 3 failing tests below may follow from this finding: fix legal first"
+            ),
+            "{follows}"
+        );
+        assert!(follows.contains("a-4x4/solve</span> <span class=\"fail\">wrong</span> (1.50 ms): solve gave up</summary>"), "{follows}");
+        assert!(
+            follows.contains("(check solve.duplicate) on 2 cases: b-9x9, c-9x9"),
+            "{follows}"
+        );
+        assert!(
+            student.find("a-4x4/legal").unwrap() < student.find("<div class=\"follows\">").unwrap()
+        );
+
+        // Without a helper's failure, solve's findings stand alone.
+        report.submissions[0].tests.drain(..3);
+        let html = page(&report);
+        assert!(!html.contains("<div class=\"follows\">"), "{html}");
+        assert!(
+            html.contains("(check solve.duplicate) on 2 cases: b-9x9, c-9x9"),
+            "{html}"
+        );
     }
 
     #[test]
@@ -1017,11 +1236,11 @@ mod tests {
         );
         assert_eq!(html.matches("<table class=\"board\">").count(), 1, "{html}");
         assert!(
-            html.contains("<td class=\"bl m\" title=\"r2c3\">1</td>"),
+            html.contains("<td class=\"bl m\" title=\"(row 1, col 2)\">1</td>"),
             "{html}"
         );
         assert!(
-            html.contains("<td class=\"bl bt\" title=\"r3c1\">2</td>"),
+            html.contains("<td class=\"bl bt\" title=\"(row 2, col 0)\">2</td>"),
             "{html}"
         );
         assert!(html.contains("<span class=\"tag\">hidden</span>"), "{html}");

@@ -1,8 +1,10 @@
 //! The instructor's human-readable report: one row per student (`grader
 //! grade`). The student's view of `grader check` is [`super::student`].
-//! This is a terminal edge: colour is decided here (by `colored`, which
-//! follows the terminal, `NO_COLOR` and `CLICOLOR_FORCE`), never in the
-//! model.
+//! This is a terminal edge: colour is painted here (by `colored`, whose
+//! switch `crate::color` sets once for the run: `--color`, `NO_COLOR`,
+//! `FORCE_COLOR`, `CLICOLOR_FORCE`, the terminal), never in the model.
+//! The same header and rows serve the table at the end (a terminal) and
+//! the lines streamed as students finish (a pipe, a CI log).
 
 use colored::Colorize;
 use std::io::{self, Write};
@@ -40,17 +42,7 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
         .max()
         .unwrap_or(0)
         .max("student".len());
-    writeln!(
-        out,
-        "{}",
-        format!(
-            "{}  {:<7}  {:>7}  result",
-            pad("student", id_width),
-            "kind",
-            "score"
-        )
-        .bold()
-    )?;
+    writeln!(out, "{}", header(id_width))?;
     for (sub, id) in report.submissions.iter().zip(&ids) {
         let score = sub.score_text();
         let score = if !sub.graded() {
@@ -77,8 +69,55 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
     closing_line(report, out)
 }
 
+/// The width of the summary's first column for these ids (as shown,
+/// by display width), never narrower than its header.
+pub(crate) fn id_width<'a>(ids: impl Iterator<Item = &'a str>) -> usize {
+    ids.map(|id| super::ids::shown_alone(id).width())
+        .max()
+        .unwrap_or(0)
+        .max("student".len())
+}
+
+/// The summary's header line, its first column `id_width` wide: the same
+/// above the table at the end and above the lines streamed as students
+/// finish (on a pipe, a CI log).
+pub(crate) fn header(id_width: usize) -> String {
+    format!(
+        "{}  {:<7}  {:>7}  result",
+        pad("student", id_width),
+        "kind",
+        "score"
+    )
+    .bold()
+    .to_string()
+}
+
+/// One student's row: id, kind, score, and what failed; `stored` marks a
+/// result reused from `--results`. Painted when the run paints (one
+/// decision, `crate::color`), on a terminal or a pipe alike.
+pub(crate) fn row(sub: &SubmissionReport, id_width: usize, stored: bool) -> String {
+    let score = sub.score_text();
+    let score = if !sub.graded() {
+        score.red()
+    } else if sub.all_passed() {
+        score.green()
+    } else if sub.score == 0 {
+        score.red()
+    } else {
+        score.yellow()
+    };
+    format!(
+        "{}  {}  {:>7}  {}{}",
+        pad(&super::ids::shown_alone(&sub.id), id_width),
+        pad(&visible_line(sub.kind.as_deref().unwrap_or("?")), 7),
+        score,
+        summary_result(sub),
+        if stored { "  (stored result)" } else { "" }
+    )
+}
+
 /// The summary's last line, which scripts read.
-fn closing_line(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn closing_line(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let passed = report.submissions.iter().filter(|s| s.all_passed()).count();
     writeln!(
         out,

@@ -295,3 +295,29 @@ fn hidden_cases_are_not_in_the_binary() {
         public.name
     );
 }
+
+/// A `--cases` folder that is not there: one line naming it and saying
+/// what to give instead, the same for every command that reads cases.
+#[test]
+fn a_missing_cases_folder_is_named_once_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("submissions")).unwrap();
+    std::fs::copy(
+        root().join("submissions/c-listing.c"),
+        dir.path().join("submissions/ada.c"),
+    )
+    .unwrap();
+    for args in [
+        &["grade", "submissions", "--cases", "no-such-cases"][..],
+        &["reference", "--check", "no-such-cases"],
+    ] {
+        let out = grader(dir.path(), args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            stderr,
+            "error: no-such-cases does not exist: give a folder of case files (.toml files with [[case]] tables, e.g. the bundled `cases`) or one case file\n",
+            "{args:?}"
+        );
+    }
+}

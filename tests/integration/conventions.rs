@@ -179,3 +179,52 @@ fn quiet_keeps_errors_and_the_closing_line() {
         "1 submissions, 0 passed every test\n"
     );
 }
+
+/// `grade` on a pipe (a CI log) paints exactly when `check` does: one
+/// decision (`--color`, `FORCE_COLOR`, `CLICOLOR_FORCE`, `NO_COLOR`); the
+/// streamed lines come under the summary's header either way.
+#[test]
+fn grade_on_a_pipe_paints_when_colour_is_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs = class(dir.path());
+    let painted = |args: &[&str], env: &[(&str, &str)]| -> bool {
+        let mut cmd = grader();
+        cmd.current_dir(root())
+            .args(args)
+            .arg("grade")
+            .arg(&subs)
+            .args(["--cases", "cases"]);
+        for var in [
+            "NO_COLOR",
+            "FORCE_COLOR",
+            "CLICOLOR",
+            "CLICOLOR_FORCE",
+            "TERM",
+        ] {
+            cmd.env_remove(var);
+        }
+        let out = cmd.envs(env.iter().copied()).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let plain = stdout.replace("\u{1b}[1m", "").replace("\u{1b}[0m", "");
+        let header = plain.lines().next().unwrap_or_default();
+        assert!(
+            header.starts_with("student ") && header.ends_with("  result"),
+            "{stdout}"
+        );
+        assert_eq!(plain.lines().count(), NAMES.len() + 2, "{stdout}");
+        out.stdout.contains(&0x1b)
+    };
+    assert!(!painted(&[], &[]), "a pipe gets no colour");
+    assert!(painted(&["--color", "always"], &[]), "--color always");
+    assert!(painted(&[], &[("FORCE_COLOR", "1")]), "FORCE_COLOR");
+    assert!(painted(&[], &[("CLICOLOR_FORCE", "1")]), "CLICOLOR_FORCE");
+    assert!(
+        !painted(&[], &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]),
+        "NO_COLOR wins"
+    );
+    assert!(
+        !painted(&["--color", "never"], &[("FORCE_COLOR", "1")]),
+        "--color never"
+    );
+}

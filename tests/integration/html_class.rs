@@ -20,12 +20,14 @@ use std::process::{Child, Command, Stdio};
 
 use crate::util::{grader, root, text};
 
-/// The fixtures of the real run: a pass (C and Python), a wrong answer, a
-/// timeout, a crash, a memory limit, a forbidden call, a build error.
-const FIXTURES: [&str; 8] = [
+/// The fixtures of the real run: a pass (C and Python), wrong answers (of
+/// `solve`, and of `legal` with the `solve` failures that follow from it),
+/// a timeout, a crash, a memory limit, a forbidden call, a build error.
+const FIXTURES: [&str; 9] = [
     "c-listing.c",
     "py-listing.py",
     "bug-no-clear.c",
+    "bug-legal-no-box.c",
     "hostile-sleep.c",
     "hostile-segfault.c",
     "hostile-memory-bomb.c",
@@ -237,6 +239,39 @@ fn a_class_of_200_is_filtered_and_accessible_in_chromium() {
             format!("{expected} of {CLASS_SIZE} students shown"),
             "{seen}"
         );
+    }
+    // One coordinate system: each marked cell sits under the axis labels
+    // the message names it by, counted from 0; no sideways scroll on a
+    // phone (390 px) or a desktop (1400 px): the matrix and the boards
+    // scroll inside their own boxes. Screenshots in target/screenshots/.
+    let shots = root().join("target/screenshots");
+    fs::create_dir_all(&shots).unwrap();
+    for width in ["390", "1400"] {
+        let shot = shots.join(format!("report-{width}.png"));
+        let seen = page(
+            &tools,
+            &[
+                &url,
+                "--width",
+                width,
+                "--screenshot",
+                shot.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(seen["sideways"], 0, "{width} px: {}", seen["wide"]);
+        let marks = seen["marks"].as_array().unwrap();
+        assert!(!marks.is_empty(), "{seen}");
+        for mark in marks {
+            let cell = format!("(row {}, col {})", mark["row"], mark["col"]).replace('"', "");
+            assert_eq!(mark["title"], cell, "{mark}");
+            // Named as a cell, or as the cell legal was asked about.
+            let asked = format!("legal(board, {}, {}, ", mark["row"], mark["col"]).replace('"', "");
+            let message = mark["message"].as_str().unwrap();
+            assert!(
+                message.contains(&cell) || message.contains(&asked),
+                "the message does not name the marked cell {cell}: {mark}"
+            );
+        }
     }
     let plain = page(&tools, &[&url, "--no-script"]);
     assert_eq!(plain["scripted"], false, "{plain}");

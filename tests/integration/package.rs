@@ -18,24 +18,27 @@ use crate::util::{Grader, printed, root, text};
 /// Writes the package for the bundled campus cases into `dir` and unzips it
 /// into `dir/autograder/source`, keeping each file's mode.
 fn unpacked(dir: &Path, rust: bool) -> PathBuf {
+    unpacked_by(Grader::new(), dir, rust).1
+}
+
+/// [`unpacked`], the package made by `grader` (the one cargo built, or
+/// another build of it); also what `package` printed.
+fn unpacked_by(grader: Grader, dir: &Path, rust: bool) -> (String, PathBuf) {
     let cases = dir.join("cases");
     fs::create_dir_all(&cases).unwrap();
     for file in ["campus.toml", "grader.toml"] {
         fs::copy(root().join("cases").join(file), cases.join(file)).unwrap();
     }
     let zip_path = dir.join("autograder.zip");
-    let out = Grader::new()
+    let out = grader
         .args(["package", "gradescope", "--cases"])
         .arg(&cases)
         .arg("--out")
         .arg(&zip_path)
         .args(rust.then_some("--rust"))
         .expect(0);
-    assert!(
-        text(&out.stdout).contains("4 cases"),
-        "{}",
-        text(&out.stdout)
-    );
+    let said = text(&out.stdout);
+    assert!(said.contains("4 cases"), "{said}");
 
     let ag = dir.join("autograder");
     let source = ag.join("source");
@@ -66,7 +69,7 @@ fn unpacked(dir: &Path, rust: bool) -> PathBuf {
         ]
     );
     fs::create_dir_all(ag.join("results")).unwrap();
-    source
+    (said, source)
 }
 
 /// Runs a script of the package as Gradescope would, under the simulated
@@ -391,6 +394,11 @@ fn the_package_names_the_gradescope_images_its_binaries_run_on() {
         );
     }
     let warning = text(&out.stderr);
+    assert_eq!(
+        warning.contains("scripts/build-portable && target/x86_64-unknown-linux-gnu/release/grader package gradescope"),
+        fits.len() < images.len(),
+        "the one command for every image: {warning}"
+    );
     for (name, has) in images {
         let excluded = !fits.contains(&name);
         assert_eq!(
@@ -421,4 +429,58 @@ fn the_package_names_the_gradescope_images_its_binaries_run_on() {
         "{}",
         text(&unknown.stderr)
     );
+}
+
+/// Where `scripts/build-portable` leaves grader and grader-worker.
+const PORTABLE: &str = "target/x86_64-unknown-linux-gnu/release";
+
+/// The portable build (`scripts/build-portable`, which `.ci/run` runs
+/// before the slow tier): no symbol of either binary needs a glibc newer
+/// than 2.27 (objdump's reading), `package` run with it says every
+/// Gradescope image runs them and packs them, and the package grades an
+/// upload in the simulated `/autograder`. Without the build, this test
+/// says it skipped; under `CI=true` it fails.
+#[test]
+#[ignore = "slow: an engine: the portable build's package in a simulated /autograder"]
+fn the_portable_build_packs_binaries_every_gradescope_image_runs() {
+    let built = root().join(PORTABLE);
+    if !built.join("grader").is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no portable build in {PORTABLE}: run scripts/build-portable (.ci/run does)"
+        );
+        eprintln!("skipped: no portable build in {PORTABLE} (scripts/build-portable makes it)");
+        return;
+    }
+    for bin in ["grader", "grader-worker"] {
+        let needed = objdump_glibc(&built.join(bin));
+        assert!(
+            needed.is_some_and(|v| v <= (2, 27)),
+            "{bin} needs glibc {needed:?}, over Ubuntu 18.04's 2.27"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (said, source) = unpacked_by(Grader::of(built.join("grader")), dir.path(), false);
+    assert!(
+        said.contains(
+            "runs on Gradescope's base images ubuntu-18.04, ubuntu-20.04, ubuntu-22.04 ("
+        ),
+        "{said}"
+    );
+    for bin in ["bin/grader", "bin/grader-worker"] {
+        let packed = fs::read(source.join(bin)).unwrap();
+        let name = bin.trim_start_matches("bin/");
+        assert!(
+            packed == fs::read(built.join(name)).unwrap(),
+            "{bin} is the portable build's"
+        );
+    }
+    let ag = dir.path().join("autograder");
+    let setup = script(&ag, "setup.sh");
+    assert!(setup.status.success(), "{}", text(&setup.stderr));
+    let (results, log) = grade_upload(&ag, Some(&[("sudoku.c", fixture("c-listing.c"))]));
+    assert_eq!(results["score"], 12, "{results}\n{log}");
+    let (results, log) = grade_upload(&ag, Some(&[("sudoku.c", fixture("bug-no-clear.c"))]));
+    let score = results["score"].as_u64().unwrap();
+    assert!((1..12).contains(&score), "{results}\n{log}");
 }

@@ -375,8 +375,69 @@ fn the_slurm_recipe_runs_on_a_real_slurm() {
 fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     let (dir, single) = class();
     let d = dir.path();
-    let docs = yaml(&root().join("docs/recipes/kubernetes-indexed-job.yaml"));
+    let recipe = root().join("docs/recipes/kubernetes-indexed-job.yaml");
+    // Applied as it is, both Jobs' names are invalid (the API server
+    // refuses them): a run needs its id.
+    let raw = yaml(&recipe);
+    for doc in &raw {
+        let name = doc["metadata"]["name"].as_str().unwrap();
+        assert!(
+            !is_dns_label(name),
+            "{name} would be accepted without a run id"
+        );
+    }
+    // The header's apply line, run with a `kubectl` that keeps what it is
+    // given: the manifest as applied, with this run's id.
+    let header = fs::read_to_string(&recipe).unwrap();
+    let apply = header
+        .lines()
+        .find_map(|l| l.strip_prefix("#   RUN="))
+        .expect("the header's apply line");
+    let fake = tempfile::tempdir().unwrap();
+    fs::write(
+        fake.path().join("kubectl"),
+        format!(
+            "#!/bin/sh\ncat > '{}'\n",
+            fake.path().join("applied.yaml").display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(
+        fake.path().join("kubectl"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let applied = Command::new("sh")
+        .arg("-c")
+        .arg(format!("RUN={apply}"))
+        .current_dir(root().join("docs/recipes"))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                fake.path().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{}", text(&applied.stderr));
+    let docs = yaml(&fake.path().join("applied.yaml"));
     assert_eq!(docs.len(), 2, "a grading Job and a merge Job");
+    let env_run = |doc: &Value| -> String {
+        let env = &doc["spec"]["template"]["spec"]["containers"][0]["env"];
+        let run = env
+            .as_array()
+            .and_then(|vars| vars.iter().find(|v| v["name"] == "RUN"))
+            .unwrap_or_else(|| panic!("no RUN variable: {doc}"));
+        run["value"].as_str().unwrap().to_string()
+    };
+    let run = env_run(&docs[0]);
+    assert_eq!(env_run(&docs[1]), run, "both Jobs have the run's id");
+    for doc in &docs {
+        let name = doc["metadata"]["name"].as_str().unwrap();
+        assert!(is_dns_label(name) && name.ends_with(&run), "{name}");
+    }
     let grade = &docs[0]["spec"];
     assert_eq!(docs[0]["kind"], "Job");
     assert_eq!(grade["completionMode"], "Indexed");
@@ -391,15 +452,30 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
         grade_script.contains(&format!("/{completions}\"")),
         "{grade_script}"
     );
+    // An earlier run's leftovers on the volume: its complete shards (of
+    // another class) and a failed one, in its own folder and loose.
+    let leftover = serde_json::to_string(&single)
+        .unwrap()
+        .replace("\"ada\"", "\"zed\"");
+    for old in ["shards/20200101-000000", "shards"] {
+        fs::create_dir_all(d.join(old)).unwrap();
+        for k in 1..=completions {
+            fs::write(d.join(format!("{old}/shard-{k}.json")), &leftover).unwrap();
+        }
+        fs::write(d.join(format!("{old}/shard-2.failed")), "exited 2\n").unwrap();
+    }
     for index in 0..completions {
         shell(
             "sh",
             &grade_script,
             d,
-            &[("JOB_COMPLETION_INDEX", index.to_string())],
+            &[
+                ("JOB_COMPLETION_INDEX", index.to_string()),
+                ("RUN", run.clone()),
+            ],
         );
     }
-    shell("sh", &script(&docs[1]), d, &[]);
+    shell("sh", &script(&docs[1]), d, &[("RUN", run.clone())]);
     merged_equals_single(d, &single);
 
     // A shard whose grader fails (exit 2) leaves a marker, and the merge
@@ -410,9 +486,9 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
     fs::write(fake.join("grader"), "#!/bin/sh\nexit 2\n").expect("a failing grader");
     fs::set_permissions(fake.join("grader"), fs::Permissions::from_mode(0o755)).expect("chmod");
     let work = failing.path().join("class");
-    fs::create_dir_all(work.join("shards")).expect("mkdir");
-    fs::write(work.join("shards/shard-1.json"), "{}").expect("a finished shard");
-    let run = |script: &str, index: &str| {
+    fs::create_dir_all(work.join("shards").join(&run)).expect("mkdir");
+    fs::write(work.join(format!("shards/{run}/shard-1.json")), "{}").expect("a finished shard");
+    let in_pod = |script: &str, index: &str| {
         Command::new("timeout")
             .args(["60", "sh", "-c", script])
             .current_dir(&work)
@@ -425,27 +501,40 @@ fn the_kubernetes_indexed_job_recipe_shards_and_merges() {
                 ),
             )
             .env("JOB_COMPLETION_INDEX", index)
+            .env("RUN", &run)
             .output()
             .expect("the shell runs")
     };
-    let graded = run(&grade_script, "1");
+    let graded = in_pod(&grade_script, "1");
     assert_eq!(graded.status.code(), Some(2), "the shard's pod fails");
     assert!(
-        work.join("shards/shard-2.failed").is_file(),
+        work.join(format!("shards/{run}/shard-2.failed")).is_file(),
         "a marker is left"
     );
     let start = std::time::Instant::now();
-    let merged = run(&script(&docs[1]), "0");
+    let merged = in_pod(&script(&docs[1]), "0");
     assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
     assert!(
         start.elapsed() < std::time::Duration::from_secs(30),
         "the merge failed at once"
     );
     assert!(
-        text(&merged.stderr).contains("a shard failed"),
+        text(&merged.stderr).contains(&format!("a shard of run {run} failed")),
         "{}",
         text(&merged.stderr)
     );
+}
+
+/// A name the Kubernetes API server accepts for a Job (an RFC 1123
+/// label: lower-case letters, digits and `-`, at most 63, alphanumeric at
+/// both ends).
+fn is_dns_label(name: &str) -> bool {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !name.is_empty()
+        && name.len() <= 63
+        && name.chars().all(|c| alnum(c) || c == '-')
+        && name.starts_with(alnum)
+        && name.ends_with(alnum)
 }
 
 /// The Classroom workflow's job, with the checks every Classroom
@@ -486,8 +575,9 @@ fn step<'a>(job: &'a Value, name: &str) -> &'a Value {
 /// Reads a runner result as the Classroom reporter documents it: the
 /// variable `<RUNNER>_RESULTS` (the runner id in capitals), base64
 /// decoded, parsed as JSON; prints the points its notice would send
-/// (the tests' scores summed, and `max_score`), in node, the reporter's
-/// runtime.
+/// (the tests' scores summed, and `max_score`) and whether it then fails
+/// its step (the reporter's rule: a runner whose `status` is `fail` or
+/// `error`), in node, the reporter's runtime.
 const READ_AS_THE_REPORTER_DOES: &str = r#"
 const runner = process.argv[1];
 const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
@@ -502,7 +592,8 @@ for (const t of results.tests) {
     throw new Error(`test ${t.name}: score, line_no and duration are integers`);
   }
 }
-console.log(JSON.stringify({ version: results.version, status: results.status, totalPoints, maxPoints: results.max_score }));
+const failsItsStep = ["fail", "error"].includes(results.status);
+console.log(JSON.stringify({ version: results.version, status: results.status, totalPoints, maxPoints: results.max_score, failsItsStep }));
 "#;
 
 #[test]
@@ -524,12 +615,28 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
         "${{ steps.grader.outputs.result }}"
     );
     assert_eq!(reporter["if"], "always()", "it reports a failing grade too");
+    // The reporter fails its step whenever a test failed: only the Grade
+    // step's --fail-under may fail the job.
+    let reporter_may_fail_the_job = reporter["continue-on-error"] != true;
+    assert!(
+        step(&job, "Grade")["run"]
+            .as_str()
+            .unwrap()
+            .contains("--fail-under 60"),
+        "the threshold the workflow promises"
+    );
     assert_eq!(
         step(&job, "Show each test")["with"]["report_paths"],
         "grader-junit.xml"
     );
     let node = Command::new("node").arg("--version").output();
-    for (fixture, code) in [("c-listing.c", 0), ("bug-legal-no-box.c", 1)] {
+    // (fixture, the Grade step's exit code, every test passed): 21/21,
+    // 17/21 (81%, over the 60% threshold), 11/21 (52%, under it).
+    for (fixture, code, all_passed) in [
+        ("c-listing.c", 0, true),
+        ("bug-no-clear.c", 0, false),
+        ("bug-legal-no-box.c", 1, false),
+    ] {
         let repo = Dir::new()
             .create("sudoku.c", fs::read(crate::util::fixture(fixture)).unwrap())
             .create("README.md", "# my sudoku\n")
@@ -566,7 +673,7 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
         assert!(junit.contains("<testsuites"), "{junit}");
         let summary = fs::read_to_string(summary).unwrap();
         assert!(summary.starts_with("## "), "{summary}");
-        assert_eq!(summary.contains("all passed"), code == 0, "{summary}");
+        assert_eq!(summary.contains("all passed"), all_passed, "{summary}");
         // The points the same run gave in JUnit (`points:<case>/<f>` =
         // `earned/possible` suite properties).
         let score: u64 = junit
@@ -577,7 +684,8 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 value.split('/').next().unwrap().parse::<u64>().unwrap()
             })
             .sum();
-        assert_eq!(score == 21, code == 0, "{junit}");
+        assert_eq!(score == 21, all_passed, "{junit}");
+        assert_eq!(score * 100 >= 60 * 21, code == 0, "{fixture}: {score}/21");
 
         // The step output the reporter reads: one `result=` line.
         let output = fs::read_to_string(output).unwrap();
@@ -592,14 +700,14 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
             .expect("base64");
         let result: Value = serde_json::from_slice(&decoded).expect("JSON");
         assert_eq!(result["version"], 1);
-        assert_eq!(result["status"], if code == 0 { "pass" } else { "fail" });
+        assert_eq!(result["status"], if all_passed { "pass" } else { "fail" });
         let tests = result["tests"].as_array().unwrap();
         let earned: u64 = tests.iter().map(|t| t["score"].as_u64().unwrap()).sum();
         assert_eq!(earned, score, "{result}");
         assert_eq!(result["max_score"], 21, "{result}");
         assert_eq!(tests.len(), 21);
         let failed: Vec<&Value> = tests.iter().filter(|t| t["status"] != "pass").collect();
-        assert_eq!(failed.is_empty(), code == 0, "{result}");
+        assert_eq!(failed.is_empty(), all_passed, "{result}");
         for t in failed {
             assert_eq!(t["status"], "fail");
             let message = t["message"].as_str().unwrap();
@@ -635,6 +743,7 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 assert_eq!(read["version"], 1);
                 assert_eq!(read["totalPoints"], score);
                 assert_eq!(read["maxPoints"], 21);
+                assert_eq!(read["failsItsStep"], !all_passed, "{read}");
             }
             _ if std::env::var_os("CI").is_some() => {
                 panic!("node is missing: .ci/run installs nodejs for this test")
@@ -643,6 +752,11 @@ fn the_github_classroom_workflow_gives_classroom_the_points_and_fails_under_the_
                 "note: node is missing (apt-get install nodejs): the result is checked in Rust only"
             ),
         }
+        // The job's conclusion, as Actions decides it: a failed step fails
+        // the job unless it may continue on error. Red exactly under 60%.
+        let reporter_fails = result["status"] == "fail" || result["status"] == "error";
+        let job_fails = code != 0 || (reporter_fails && reporter_may_fail_the_job);
+        assert_eq!(job_fails, score * 100 < 60 * 21, "{fixture}: {score}/21");
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::util::{grader, text};
+use crate::util::{grader, root, text};
 
 #[test]
 fn bash_loads_the_completions_and_completes_a_subcommand() {
@@ -46,6 +46,24 @@ fn the_manual_page_is_roff_naming_every_subcommand() {
         "completions",
     ] {
         assert!(page.contains(sub), "{sub} missing from the page");
+    }
+    // EXIT STATUS: every row of the guide's "Exit codes" table, in its
+    // words (code spans as plain text).
+    assert!(page.contains(".SH \"EXIT STATUS\""), "{page}");
+    let guide = std::fs::read_to_string(root().join("docs/guide/instructors.md")).unwrap();
+    let table = &guide[guide.find("## Exit codes").expect("the guide's exit codes")..];
+    let rows: Vec<(&str, &str)> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ")?.strip_suffix(" |")?.split_once(" | "))
+        .filter(|(code, _)| code.parse::<u8>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    for (code, meaning) in rows {
+        let roff = meaning.replace('`', "").replace('-', "\\-");
+        assert!(
+            page.contains(&format!(".TP\n\\fB{code}\\fR\n{roff}\n")),
+            "exit code {code} ({meaning}) is not in the page's EXIT STATUS:\n{page}"
+        );
     }
     if Command::new("man").arg("--version").output().is_ok() {
         let file = tempfile::NamedTempFile::new().expect("temp file");

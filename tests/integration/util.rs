@@ -195,6 +195,15 @@ impl Grader {
         }
     }
 
+    /// Another build of `grader` (`exe`), with no arguments yet.
+    pub(crate) fn of(exe: impl AsRef<OsStr>) -> Grader {
+        Grader {
+            command: Command::new(exe),
+            args: Vec::new(),
+            stdin: None,
+        }
+    }
+
     /// Adds one argument.
     pub(crate) fn arg(mut self, arg: impl AsRef<OsStr>) -> Grader {
         self.args.push(arg.as_ref().to_string_lossy().into_owned());

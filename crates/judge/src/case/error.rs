@@ -7,14 +7,14 @@ use std::path::PathBuf;
 /// it can, the line and the case, and says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
-    /// A file or folder could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    /// A file or folder could not be read. The I/O error is part of the
+    /// message (once), not a source an error chain would print again.
+    #[error("{}", read_failure(path, error))]
     Read {
         /// The file or folder.
         path: PathBuf,
         /// The I/O error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A folder (or list of paths) holds no case file.
     #[error("no case files in {}: add a .toml file with [[case]] tables (see cases/README.md)", path.display())]
@@ -82,5 +82,18 @@ impl fmt::Display for Located<'_> {
             write!(f, "case \"{case}\": ")?;
         }
         f.write_str(self.message)
+    }
+}
+
+/// "cannot read PATH: why", and for a path that is not there, what to give
+/// instead (a folder of case files, or one case file).
+fn read_failure(path: &std::path::Path, error: &std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::NotFound {
+        format!(
+            "{} does not exist: give a folder of case files (.toml files with [[case]] tables, e.g. the bundled `cases`) or one case file",
+            path.display()
+        )
+    } else {
+        format!("cannot read {}: {error}", path.display())
     }
 }
