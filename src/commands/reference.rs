@@ -11,7 +11,7 @@
 //! that differs from a fresh walk is.
 //!
 //! A case `grade` would refuse is never written and fails `--check`, named
-//! by file and line ([`refused`]): a puzzle on which the lab's listing does
+//! by file and line (`refused`): a puzzle on which the lab's listing does
 //! not answer as the reference does, which happens when its givens clash
 //! and the listing, which does not check them, fills the rest and returns
 //! true where the reference finds no solution (the clash is named).

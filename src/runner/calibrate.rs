@@ -2,7 +2,7 @@
 //! code runs: [`calibrate`] builds the listing (built into the binary in
 //! C, Rust and Python) in a box of its own, exactly as a student's code is
 //! built, runs each test as a student's is run until its time is steady
-//! (the median of 3 to 7 runs, see [`MIN_RUNS`]), and records the times in
+//! (the median of 3 to 7 runs, see `MIN_RUNS`), and records the times in
 //! the plan's `TimeLimits` (`super::limits`, which turns them into limits).
 //! The C listing is always timed: its time sets the one multiple every
 //! language gets.

@@ -9,7 +9,7 @@
 //! identifier characters only), and anything else is ignored.
 //!
 //! It is also the one home of the name checks: which symbol and file
-//! names the handler may write ([`nameable`], [`file_name_ok`]) is what
+//! names the handler may write (`nameable`, `file_name_ok`) is what
 //! the parser accepts, so the two sides cannot drift apart.
 
 /// The longest site the grader reads.

@@ -1,7 +1,7 @@
 //! The parts of one test's run that need no session: what a run is asked
-//! for ([`Asks`]), the request to the box ([`OneTest::request`]), the rerun
-//! of a test the host was too busy to time ([`run_timed`]), and the run
-//! judged into the test's report ([`OneTest::judge`]). `Session::test`
+//! for ([`Asks`]), the request to the box (`OneTest::request`), the rerun
+//! of a test the host was too busy to time (`run_timed`), and the run
+//! judged into the test's report (`OneTest::judge`). `Session::test`
 //! (`super::session`) puts them together in the submission's box;
 //! [`run_test`] runs one request alone in a box of its own, for the tests
 //! and benches of the box.
