@@ -419,18 +419,22 @@ fn say_what_the_run_cost(report: &Report) {
 /// When the summary cannot be written.
 fn write_summary(report: &Report, to_stderr: bool, streamed: bool) -> anyhow::Result<()> {
     if streamed {
+        // The escaped ids' notes, then the totals, where the lines went.
         let notes = crate::report::ids::of_report(report).notes();
-        let mut err = io::stderr().lock();
-        for note in notes {
-            writeln!(err, "note: {note}")?;
-        }
-        if to_stderr {
-            terminal::closing_line(report, &mut io::stderr().lock())?;
+        let mut err;
+        let mut std_out;
+        let out: &mut dyn Write = if to_stderr {
+            err = io::stderr().lock();
+            &mut err
         } else {
-            let mut out = io::stdout().lock();
-            terminal::closing_line(report, &mut out)?;
-            out.flush()?;
+            std_out = io::stdout().lock();
+            &mut std_out
+        };
+        for note in notes {
+            writeln!(out, "note: {note}")?;
         }
+        terminal::closing_line(report, out)?;
+        out.flush()?;
     } else if to_stderr {
         terminal::write_summary(report, &mut io::stderr().lock())?;
     } else {

@@ -27,6 +27,7 @@ const KNOWN_KNOTS: &[&[&str]] = &[
         "src/report/dispatch.rs",
         "src/report/gradescope.rs",
         "src/report/html.rs",
+        "src/report/ids.rs",
         "src/report/json.rs",
         "src/report/junit.rs",
         "src/report/mod.rs",
