@@ -289,6 +289,21 @@ pub struct PythonInterpreter {
     pub modules: std::collections::BTreeMap<String, PathBuf>,
 }
 
+/// What the dynamic loader refused a student's library for, as the test
+/// child read it from the loader's reason: a finding the report words
+/// (`report::load_hints`), never a verdict (the verdict is `error`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LoaderRefusal {
+    /// The library calls a function nothing it was linked with defines.
+    UndefinedSymbol {
+        /// The function's name (checked: an identifier, at most 60 bytes).
+        name: String,
+    },
+    /// The file is no shared library for this machine.
+    NotALibrary,
+}
+
 /// One line a test child writes to the protocol fd.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -304,6 +319,11 @@ pub enum WorkerMessage {
     LoadError {
         /// What went wrong and what to do.
         message: String,
+        /// What the dynamic loader refused, told apart by the test child
+        /// from the loader's own reason (`dlerror`), for the report's
+        /// hint; absent for any other load error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refusal: Option<LoaderRefusal>,
     },
     /// The answers, and the time spent in student code.
     Done {

@@ -2,10 +2,14 @@
 //! message shows a mistake the lab's setting explains: a Python import the
 //! grader's interpreter cannot satisfy, a Rust name that the lab crate's
 //! export macro defines as well, a library the loader refused (a symbol
-//! nothing defines, a file that is no shared library). Each hint is worded by what the message
-//! proves, with a condition where it proves less (the message is the
-//! compiler's or the student's own process's, so it is read, never
-//! trusted beyond its words).
+//! nothing defines, a file that is no shared library). A refused library
+//! is worded from the test child's finding ([`refused`]), told apart once
+//! from the loader's own reason; the other hints read the compiler's or the
+//! interpreter's message, their only evidence, and are worded by what it
+//! proves, with a condition where it proves less (never trusted beyond its
+//! words).
+
+use crate::protocol::LoaderRefusal;
 
 /// The hint for `message`, the build or load error of a submission of
 /// `kind` (`c`, `rust`, `python`, `library`), if one fits; `allowed` are
@@ -14,40 +18,18 @@
 pub(crate) fn hint(message: &str, kind: Option<&str>, allowed: &[String]) -> Option<String> {
     match kind {
         Some("python") => missing_module(message, allowed),
-        Some("rust") => macro_name_clash(message).or_else(|| loader(message, kind)),
-        Some("c" | "library") => loader(message, kind),
+        Some("rust") => macro_name_clash(message),
         _ => None,
     }
 }
 
-/// The loader's reasons that mean the file is no shared library for this
-/// machine (glibc's words, `dlerror`).
-const NOT_A_LIBRARY: [&str; 6] = [
-    "invalid ELF header",
-    "wrong ELF class",
-    "file too short",
-    "only ET_DYN and ET_EXEC can be loaded",
-    "cannot dynamically load position-independent executable",
-    "ELF file OS ABI invalid",
-];
-
-/// A library that did not load (`cannot load your library: <the loader's
-/// reason>`, see `worker::library`): an undefined symbol is named, with
-/// what defines one in the lab's builds; a file that is no shared library
-/// says how to build one.
-fn loader(message: &str, kind: Option<&str>) -> Option<String> {
-    let line = message.lines().find(|l| l.starts_with("cannot load "))?;
-    if let Some(rest) = line.split("undefined symbol: ").nth(1) {
-        let name = rest.split([' ', ',', '(']).next().unwrap_or("");
-        if name.is_empty()
-            || name.len() > NAME_CAP
-            || !name
-                .chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '@')
-        {
-            return None;
-        }
-        return Some(match kind {
+/// What to do about a library the loader refused (`refusal`, the test
+/// child's finding from the loader's own reason, see `worker::library`): an
+/// undefined symbol is named, with what defines one in the lab's builds; a
+/// file that is no shared library says how to build one.
+pub(crate) fn refused(refusal: &LoaderRefusal, kind: Option<&str>) -> String {
+    match refusal {
+        LoaderRefusal::UndefinedSymbol { name } => match kind {
             Some("c") => format!(
                 "your code calls `{name}`, but neither your file nor the libraries the grader \
                  links it with (the C library, the maths library `-lm`, threads) define it: check \
@@ -62,13 +44,12 @@ fn loader(message: &str, kind: Option<&str>) -> Option<String> {
                 "your library calls `{name}`, which nothing it was linked with defines: check its \
                  spelling and how it is declared"
             ),
-        });
+        },
+        LoaderRefusal::NotALibrary => "the file is not a shared library for this machine \
+             (x86-64 Linux): build it with `cc -shared -fPIC` (C) or as a `cdylib` crate (Rust), on \
+             Linux"
+            .to_string(),
     }
-    NOT_A_LIBRARY.iter().any(|r| line.contains(r)).then(|| {
-        "the file is not a shared library for this machine (x86-64 Linux): build it with \
-         `cc -shared -fPIC` (C) or as a `cdylib` crate (Rust), on Linux"
-            .to_string()
-    })
 }
 
 /// The longest module or function name quoted back in a hint.
@@ -202,32 +183,19 @@ mod tests {
 
     #[test]
     fn a_symbol_nothing_defines_is_named_with_what_links_one() {
-        let message = "cannot load your library: undefined symbol: sqrt";
-        let c = hint(message, Some("c"), &[]).expect("a hint");
+        let sqrt = LoaderRefusal::UndefinedSymbol {
+            name: "sqrt".into(),
+        };
+        let c = refused(&sqrt, Some("c"));
         assert!(c.starts_with("your code calls `sqrt`"), "{c}");
         assert!(c.contains("`-lm`"), "{c}");
-        let so = hint(message, Some("library"), &[]).expect("a hint");
+        let so = refused(&sqrt, Some("library"));
         assert!(so.contains("link the library that defines it"), "{so}");
-        let elf = hint(
-            "cannot load your library: invalid ELF header",
-            Some("library"),
-            &[],
-        )
-        .expect("a hint");
+        let elf = refused(&LoaderRefusal::NotALibrary, Some("library"));
         assert!(elf.contains("cc -shared -fPIC"), "{elf}");
-        // A name that is no symbol's, or another message: nothing.
-        assert_eq!(
-            hint(
-                "cannot load your library: undefined symbol: a\u{1b}[2J",
-                Some("c"),
-                &[]
-            ),
-            None
-        );
-        assert_eq!(
-            hint("the library has no symbol `solve`", Some("c"), &[]),
-            None
-        );
-        assert_eq!(hint(message, Some("python"), &[]), None);
+        // The loader's words alone decide nothing here: the hint comes
+        // from the test child's finding, never from the message.
+        let message = "cannot load your library: undefined symbol: sqrt";
+        assert_eq!(hint(message, Some("c"), &[]), None);
     }
 }

@@ -290,6 +290,7 @@ mod tests {
             failure: None,
             trace_source: None,
             legal_swap: swap,
+            refusal: None,
         }
     }
 

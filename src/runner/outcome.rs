@@ -50,7 +50,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         ));
     }
     if let Some(message) = run.messages.iter().find_map(|m| match m {
-        WorkerMessage::LoadError { message } if !loaded => Some(message),
+        WorkerMessage::LoadError { message, .. } if !loaded => Some(message),
         _ => None,
     }) {
         return fail(Verdict::Error, truncate(message, 2000).to_string());
@@ -420,6 +420,7 @@ mod tests {
     fn load_error(message: &str) -> WorkerMessage {
         WorkerMessage::LoadError {
             message: message.into(),
+            refusal: None,
         }
     }
 

@@ -185,6 +185,12 @@ impl<'p> Session<'p> {
                         None,
                         plan,
                     );
+                    if let Some(refusal) = &judged.refusal {
+                        report.hint = Some(crate::report::load_hints::refused(
+                            refusal,
+                            report.kind.as_deref(),
+                        ));
+                    }
                     report.notes = self.notes();
                     return report;
                 }

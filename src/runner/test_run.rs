@@ -35,6 +35,9 @@ pub struct JudgedTest {
     /// For a run of [`Asks::reference_legal`]: what the test child said of
     /// its experiment (its last `legal_swap` line after `loaded`, if any).
     pub legal_swap: Option<crate::protocol::LegalSwap>,
+    /// What the loader refused the library for, when it did (the test
+    /// child's finding, for the hint of a load error).
+    pub refusal: Option<crate::protocol::LoaderRefusal>,
 }
 
 /// What a run is asked for beyond its test: `grader check`'s extra runs
@@ -87,6 +90,7 @@ impl OneTest<'_> {
                         failure: None,
                         trace_source: None,
                         legal_swap: None,
+                        refusal: None,
                     }));
                 }
             },
@@ -118,6 +122,7 @@ impl OneTest<'_> {
         let mut board = None;
         let mut trace_source = None;
         let mut legal_swap = None;
+        let mut refusal = None;
         let mut loaded = false;
         let mut wall_ms = None;
         let outcome = match ran {
@@ -128,6 +133,10 @@ impl OneTest<'_> {
             Ok(run) => {
                 loaded = run.loaded();
                 wall_ms = Some(run.wall_ms as f64);
+                refusal = run.messages.iter().find_map(|m| match m {
+                    WorkerMessage::LoadError { refusal, .. } => refusal.clone(),
+                    _ => None,
+                });
                 if self.asks.reference_legal {
                     legal_swap = said_of_the_swap(&run);
                 }
@@ -184,6 +193,7 @@ impl OneTest<'_> {
             failure: failed,
             trace_source,
             legal_swap,
+            refusal,
         }
     }
 

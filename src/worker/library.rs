@@ -11,6 +11,7 @@ use sudoku_lab::{ABI_VERSION, Board, Sudoku};
 
 use crate::check::trace::{TRACE_CAP, WATCH_CAP};
 use crate::check::{Probe, ProbeError, Response, WriteTrace};
+use crate::protocol::{LoaderRefusal, WorkerMessage};
 
 /// `bool legal(const uint8_t *board, size_t n, size_t r, size_t c, uint8_t v)`.
 type LegalFn = unsafe extern "C" fn(*const u8, usize, usize, usize, u8) -> bool;
@@ -48,7 +49,7 @@ impl CLibrary {
     /// # Errors
     /// A message for the student: the loader's error, a missing symbol, or
     /// a wrong ABI version.
-    pub fn load(path: &Path, display: &Path) -> Result<CLibrary, String> {
+    pub fn load(path: &Path, display: &Path) -> Result<CLibrary, LoadFailed> {
         // SAFETY: loading runs the library's constructors: arbitrary student
         // code, which is why the test child confines itself before this call.
         // RTLD_NOW makes an unresolved reference a load error, not a crash
@@ -58,20 +59,21 @@ impl CLibrary {
         // SAFETY: each type matches the lab's C header (sudoku_lab.h); the
         // pointers are copied out but used only while `library` lives in
         // the returned value.
-        let legal = *unsafe { symbol::<LegalFn>(&library, "legal") }?;
+        let legal = *unsafe { symbol::<LegalFn>(&library, "legal") }.map_err(LoadFailed::said)?;
         // SAFETY: as above.
-        let find_empty = *unsafe { symbol::<FindEmptyFn>(&library, "find_empty") }?;
+        let find_empty =
+            *unsafe { symbol::<FindEmptyFn>(&library, "find_empty") }.map_err(LoadFailed::said)?;
         // SAFETY: as above.
-        let solve = *unsafe { symbol::<SolveFn>(&library, "solve") }?;
+        let solve = *unsafe { symbol::<SolveFn>(&library, "solve") }.map_err(LoadFailed::said)?;
         // SAFETY: as above; the optional version function takes no arguments.
         if let Ok(version) = unsafe { library.get::<VersionFn>("sudoku_abi_version") } {
             // SAFETY: the symbol has the header's type; calling it runs
             // student code, already confined.
             let found = unsafe { version() };
             if found != ABI_VERSION {
-                return Err(format!(
+                return Err(LoadFailed::said(format!(
                     "the library's `sudoku_abi_version` returns {found}, but the grader speaks version {ABI_VERSION}: rebuild it against this lab's header or crate"
-                ));
+                )));
             }
         }
         // SAFETY: as above; the type is the lab crate's `sudoku_solve_traced`.
@@ -114,16 +116,67 @@ impl CLibrary {
 /// from the student's file).
 const REASON_CAP: usize = 400;
 
+/// The longest function name a refusal carries.
+const NAME_CAP: usize = 60;
+
+/// The loader's reasons that mean the file is no shared library for this
+/// machine (glibc's words, `dlerror`).
+const NOT_A_LIBRARY: [&str; 6] = [
+    "invalid ELF header",
+    "wrong ELF class",
+    "file too short",
+    "only ET_DYN and ET_EXEC can be loaded",
+    "cannot dynamically load position-independent executable",
+    "ELF file OS ABI invalid",
+];
+
+/// Why a library did not load: the words for the student, and, when the
+/// loader refused it, what it refused, told apart here, once, from the
+/// loader's own reason (the report words a hint from that, never from the
+/// message).
+#[derive(Debug)]
+pub struct LoadFailed {
+    /// The message for the student.
+    pub message: String,
+    /// What the loader refused, when it did.
+    pub refusal: Option<LoaderRefusal>,
+}
+
+impl std::fmt::Display for LoadFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl LoadFailed {
+    /// A load error that is no refusal of the loader's.
+    fn said(message: String) -> LoadFailed {
+        LoadFailed {
+            message,
+            refusal: None,
+        }
+    }
+
+    /// The protocol line that tells it.
+    pub fn into_message(self) -> WorkerMessage {
+        WorkerMessage::LoadError {
+            message: self.message,
+            refusal: self.refusal,
+        }
+    }
+}
+
 /// The message of a failed `dlopen`: the loader's own reason first
 /// (`undefined symbol: sqrt`, `invalid ELF header`), without the path it
 /// was loaded by (the box's, or `/proc/self/fd/N`), so the student reads
-/// what the loader found; what to do about it is the report's hint
-/// (`report::load_hints`), worded from that reason.
-fn load_failure(err: &libloading::Error, path: &Path, display: &Path) -> String {
+/// what the loader found; what it refused goes beside it as data.
+fn load_failure(err: &libloading::Error, path: &Path, display: &Path) -> LoadFailed {
     // libloading's own words are "dlopen failed"; the loader's (dlerror)
     // are its source.
     let Some(source) = std::error::Error::source(err) else {
-        return format!("cannot load your library: the loader failed and gave no reason ({err})");
+        return LoadFailed::said(format!(
+            "cannot load your library: the loader failed and gave no reason ({err})"
+        ));
     };
     let said = source.to_string();
     let reason = said
@@ -131,7 +184,30 @@ fn load_failure(err: &libloading::Error, path: &Path, display: &Path) -> String 
         .or_else(|| said.strip_prefix(&format!("{}: ", display.display())))
         .unwrap_or(&said);
     let reason: String = reason.chars().take(REASON_CAP).collect();
-    format!("cannot load your library: {reason}")
+    LoadFailed {
+        refusal: refusal(&reason),
+        message: format!("cannot load your library: {reason}"),
+    }
+}
+
+/// What the loader's `reason` says it refused, if it is one of the
+/// refusals a hint explains.
+fn refusal(reason: &str) -> Option<LoaderRefusal> {
+    if let Some(rest) = reason.split("undefined symbol: ").nth(1) {
+        let name = rest.split([' ', ',', '(']).next().unwrap_or("");
+        let plain = name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '@');
+        return (!name.is_empty() && name.len() <= NAME_CAP && plain).then(|| {
+            LoaderRefusal::UndefinedSymbol {
+                name: name.to_string(),
+            }
+        });
+    }
+    NOT_A_LIBRARY
+        .iter()
+        .any(|words| reason.contains(words))
+        .then_some(LoaderRefusal::NotALibrary)
 }
 
 /// Resolves `name` in `library`, with a message naming the symbol if it is
@@ -386,18 +462,31 @@ mod tests {
             .output()
             .expect("cc runs");
         assert!(output.status.success(), "{output:?}");
-        let Err(message) = CLibrary::load(&so, &so) else {
+        let Err(failed) = CLibrary::load(&so, &so) else {
             panic!("loads without its symbol")
         };
         assert_eq!(
-            message,
+            failed.message,
             "cannot load your library: undefined symbol: nowhere_to_be_found"
+        );
+        assert_eq!(
+            failed.refusal,
+            Some(LoaderRefusal::UndefinedSymbol {
+                name: "nowhere_to_be_found".into()
+            })
         );
         let text = dir.path().join("text.so");
         std::fs::write(&text, "not a library at all, just some text\n".repeat(40)).expect("write");
-        let Err(message) = CLibrary::load(&text, &text) else {
+        let Err(failed) = CLibrary::load(&text, &text) else {
             panic!("text loads")
         };
-        assert_eq!(message, "cannot load your library: invalid ELF header");
+        assert_eq!(
+            failed.message,
+            "cannot load your library: invalid ELF header"
+        );
+        assert_eq!(failed.refusal, Some(LoaderRefusal::NotALibrary));
+        // A name that is no symbol's, or another reason: no refusal.
+        assert_eq!(refusal("undefined symbol: a\u{1b}[2J"), None);
+        assert_eq!(refusal("cannot open shared object file"), None);
     }
 }

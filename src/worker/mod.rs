@@ -125,6 +125,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
         Err(err) => {
             fail(WorkerMessage::LoadError {
                 message: format!("cannot open `{}`: {err}", request.code.display()),
+                refusal: None,
             });
             return;
         }
@@ -151,8 +152,8 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
     send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&load_path, &request.code) {
         Ok(library) => library,
-        Err(message) => {
-            fail(WorkerMessage::LoadError { message });
+        Err(failed) => {
+            fail(failed.into_message());
             return;
         }
     };
@@ -247,7 +248,10 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
         Ok(prepared) => prepared,
         Err(python::PrepareError::Student(message)) => {
             send(&WorkerMessage::Loading);
-            fail(WorkerMessage::LoadError { message });
+            fail(WorkerMessage::LoadError {
+                message,
+                refusal: None,
+            });
             return;
         }
         Err(python::PrepareError::Grader(message)) => safeguard_failed("start Python", message),

@@ -194,6 +194,7 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
             super::send(&WorkerMessage::Loading);
             super::fail(WorkerMessage::LoadError {
                 message: format!("cannot open `{}`: {err}", code.display()),
+                refusal: None,
             });
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
@@ -292,8 +293,8 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
     super::send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&confined.load_path, &request.code) {
         Ok(library) => library,
-        Err(message) => {
-            super::fail(WorkerMessage::LoadError { message });
+        Err(failed) => {
+            super::fail(failed.into_message());
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }
     };
