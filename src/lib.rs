@@ -49,5 +49,4 @@ pub mod sandbox;
 pub mod submission;
 pub mod worker;
 
-#[cfg(test)]
-mod testing;
+pub mod testing;

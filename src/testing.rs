@@ -1,11 +1,12 @@
 //! What a unit test does when the host lacks what it needs (root,
 //! cgroups, namespaces): it says so and stops, except under `CI=true`,
-//! where it fails, so that no test passes on CI by doing nothing. The
-//! integration tests' twin is `tests/integration/util.rs` (`needs`).
+//! where it fails, so that no test passes on CI by doing nothing. One
+//! helper for the unit tests and the integration tests alike (these call
+//! it as `grader::testing::needs`); no command uses it.
 
 /// Whether a test may go on, needing `what`; `available` says whether the
 /// host has it.
-pub(crate) fn needs(what: &str, available: bool) -> bool {
+pub fn needs(what: &str, available: bool) -> bool {
     if available {
         return true;
     }

@@ -274,7 +274,7 @@ impl SandboxEnv {
     /// are the instructor's, about the grader's own safety).
     pub fn student_note(&self) -> Option<&'static str> {
         (!self.memory_cgroup()).then_some(
-            "this check has no memory cgroup (that needs root and a writable cgroup): code that runs out of memory fails an allocation (a crash or an exception) in this check, where grading says `memory`",
+            "this check has no memory cgroup (that needs root and a writable cgroup): code that runs out of memory fails an allocation (a crash or an exception) in this check, where a grader with a memory cgroup says `memory`",
         )
     }
 

@@ -280,22 +280,7 @@ impl Grader {
     }
 }
 
-/// Whether a test may go on, needing `what` (root, namespaces, cgroups,
-/// Landlock, a tool): `available` says whether the host has it. Without
-/// it the test says so and stops, except under `CI=true`, where a missing
-/// capability fails the test: CI installs and runs everything, so no test
-/// there passes by doing nothing.
-pub(crate) fn needs(what: &str, available: bool) -> bool {
-    if available {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "this test needs {what}, which this host lacks; on CI it must run"
-    );
-    eprintln!("skipped: this test needs {what}");
-    false
-}
+pub(crate) use grader::testing::needs;
 
 /// Whether the tests run as root (the effective uid, from `/proc`).
 pub(crate) fn is_root() -> bool {
