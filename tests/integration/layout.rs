@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::util::root;
+use crate::util::{root, rust_files};
 
 /// What the judge's library code must not name: files, processes, the
 /// platform's own modules, raw system calls, threads, sockets, the clock
@@ -56,21 +56,9 @@ fn without_test_items(text: &str) -> String {
     out
 }
 
-fn rust_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
-    for entry in fs::read_dir(dir).expect("a readable folder") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
-
 #[test]
 fn the_judge_names_no_part_of_an_operating_system() {
-    let mut files = Vec::new();
-    rust_files(&root().join("crates/judge/src"), &mut files);
+    let files = rust_files(&root().join("crates/judge/src"));
     assert!(files.len() > 10, "the judge's sources: {files:?}");
     let mut found = Vec::new();
     for file in &files {

@@ -11,9 +11,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
 
-use crate::util::root;
+use crate::util::{root, rust_files};
 
 /// The knots (files that reach each other round a circle) that remain
 /// outside `src/runner` and `src/sandbox/run.rs`, to be cut: a knot found
@@ -62,8 +61,7 @@ const KNOWN_KNOTS: &[&[&str]] = &[
 /// The library's files and, per file, the files its code names.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = root().join("src");
-    let mut files = Vec::new();
-    collect(&src, &mut files);
+    let files = rust_files(&src);
     // Module path (`crate::a::b`) -> file (`src/a/b.rs`).
     let mut modules: BTreeMap<String, String> = BTreeMap::new();
     for file in &files {
@@ -90,19 +88,6 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 /// Every `.rs` file under `dir`.
-fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(|e| e.path());
-    for entry in entries {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
-
 /// `src/a/b.rs` -> `crate::a::b`, `src/a/mod.rs` -> `crate::a`,
 /// `src/lib.rs` -> `crate`; `None` for the binaries' roots (their
 /// `crate` is another crate).

@@ -293,3 +293,22 @@ pub(crate) fn is_root() -> bool {
         })
         .unwrap_or(false)
 }
+
+/// The `.rs` files below `dir`, sorted by path.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for entry in entries {
+            let path = entry.path();
+            if path.is_dir() {
+                collect(&path, files);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    collect(dir, &mut files);
+    files
+}
