@@ -12,6 +12,7 @@ use std::path::Path;
 
 use crate::case::Case;
 use crate::runner::limits::{Language, Timed};
+use crate::runner::listing_cache::ListingCache;
 use crate::runner::plan::GradePlan;
 use crate::runner::session::Session;
 use crate::submission::discover::{SubmissionKind, classify};
@@ -124,7 +125,9 @@ pub fn calibrate(
 }
 
 /// Builds `language`'s listing in a box of its own and times each of the
-/// plan's tests until steady.
+/// plan's tests until steady; a test timed on an earlier run under the
+/// same key (`listing_cache`) is not timed again, and with every test kept
+/// nothing is built.
 fn time_listing(
     plan: &GradePlan,
     language: Language,
@@ -133,6 +136,22 @@ fn time_listing(
         language: language.name(),
         message,
     };
+    let mut cache = ListingCache::open(plan, language, listing_source(language));
+    let mut times = BTreeMap::new();
+    let mut untimed = Vec::new();
+    for case in &plan.cases.cases {
+        for &function in &case.tests {
+            match cache.as_ref().and_then(|kept| kept.get(case, function)) {
+                Some(timed) => {
+                    times.insert((language, case.name.clone(), function), timed);
+                }
+                None => untimed.push((case, function)),
+            }
+        }
+    }
+    if untimed.is_empty() {
+        return Ok(times);
+    }
     let dir = tempfile::Builder::new()
         .prefix("grader-listing-")
         .tempdir()
@@ -141,14 +160,26 @@ fn time_listing(
         .map_err(|e| grader(format!("cannot write it out: {e}")))?;
     let submission = classify(&path);
     let mut session = Session::open(&submission, plan).map_err(|report| grader(report.message))?;
-    let mut times = BTreeMap::new();
-    for case in &plan.cases.cases {
-        for &function in &case.tests {
-            let timed = time_test(&mut session, case, function, language)?;
-            times.insert((language, case.name.clone(), function), timed);
+    for (case, function) in untimed {
+        let timed = time_test(&mut session, case, function, language)?;
+        times.insert((language, case.name.clone(), function), timed);
+        if let Some(kept) = cache.as_mut() {
+            kept.put(case, function, timed);
         }
     }
+    if let Some(kept) = &cache {
+        kept.save();
+    }
     Ok(times)
+}
+
+/// The source of `language`'s listing (its part of the cache's key).
+fn listing_source(language: Language) -> &'static str {
+    match language {
+        Language::C => C_LISTING,
+        Language::Python => PYTHON_LISTING,
+        Language::Rust => RUST_LISTING_LIB,
+    }
 }
 
 /// The listing's steady CPU time on one test: the median of

@@ -74,7 +74,7 @@ impl Language {
 }
 
 /// The listing's steady CPU time on one test: the median of its runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Timed {
     /// The median CPU time, in ms (at least 1).
     pub(crate) ms: u64,

@@ -15,6 +15,7 @@ pub mod class;
 pub mod crash_site;
 pub(crate) mod legal_swap;
 pub mod limits;
+mod listing_cache;
 pub mod outcome;
 pub mod plan;
 pub mod session;

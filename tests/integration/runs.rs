@@ -617,3 +617,70 @@ fn on_a_pipe_each_students_line_arrives_as_soon_as_they_are_graded() {
     assert!(rest[0].contains("timeout"), "{rest:?}");
     assert_eq!(rest.last().unwrap(), "2 submissions, 1 passed every test");
 }
+
+/// The listing's timing is kept in the user's cache folder and reused only
+/// under the same key: a second run reads the kept time (here doctored to
+/// 77 ms, which the run's limits then show), a kept file of another key is
+/// a miss (timed anew), and a cache folder another user could write to is
+/// refused, said, and not used.
+#[test]
+fn the_listings_timing_is_kept_between_runs_under_its_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path();
+    fs::create_dir_all(work.join("cases")).unwrap();
+    for file in ["campus.toml", "grader.toml"] {
+        fs::copy(
+            root().join("cases").join(file),
+            work.join("cases").join(file),
+        )
+        .unwrap();
+    }
+    fs::create_dir_all(work.join("subs")).unwrap();
+    fs::copy(
+        root().join("submissions/c-listing.c"),
+        work.join("subs/alice.c"),
+    )
+    .unwrap();
+    let cache = work.join("cache");
+    let grade = |cache: &Path| {
+        let out = grader()
+            .args(["grade", "subs", "--cases", "cases", "--json", "r.json"])
+            .current_dir(work)
+            .env("XDG_CACHE_HOME", cache)
+            .output()
+            .expect("grader runs");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = json(&work.join("r.json"));
+        let listed: Vec<u64> = report["run"]["limits"]["time_limits"]
+            .as_array()
+            .expect("the limits")
+            .iter()
+            .filter(|l| l["language"] == "c")
+            .map(|l| l["listing_ms"].as_u64().expect("a time"))
+            .collect();
+        (listed, text(&out.stderr))
+    };
+    let (first, _) = grade(&cache);
+    assert!(!first.is_empty());
+    let kept = cache.join("grader/listing-c.json");
+    let mut stored: Value = serde_json::from_str(&fs::read_to_string(&kept).unwrap()).unwrap();
+    for timed in stored["times"].as_object_mut().unwrap().values_mut() {
+        timed["ms"] = Value::from(77);
+    }
+    fs::write(&kept, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let (second, _) = grade(&cache);
+    assert!(second.iter().all(|&ms| ms == 77), "{second:?}");
+    // Another key (another grader, host or toolchain wrote it): timed anew.
+    stored["key"] = Value::from("another key");
+    fs::write(&kept, serde_json::to_vec(&stored).unwrap()).unwrap();
+    let (third, _) = grade(&cache);
+    assert!(third.iter().all(|&ms| ms != 77), "{third:?}");
+    // A folder others may write to: refused, said, and nothing kept there.
+    let open = work.join("open");
+    fs::create_dir_all(open.join("grader")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(open.join("grader"), fs::Permissions::from_mode(0o777)).unwrap();
+    let (_, said) = grade(&open);
+    assert!(said.contains("its cache folder is refused"), "{said}");
+    assert!(!open.join("grader/listing-c.json").exists());
+}
