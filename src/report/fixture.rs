@@ -16,6 +16,20 @@ pub(super) const HOSTILE_OUTPUT: &str = "<script>alert(\"x\")</script> & 'done'\
 /// The board picture of alice's wrong answer.
 pub(super) const BOARD: &str = " 1 . | . 4\n . 4 |[1].\n-----+----\n 2 . | . 3\n . 3 | 2 .\n";
 
+/// The board of [`BOARD`] as data: the campus 4x4, (row 1, col 2) marked.
+pub(super) fn board() -> crate::board_view::BoardView {
+    crate::board_view::BoardView {
+        n: 2,
+        rows: vec![
+            vec![1, 0, 0, 4],
+            vec![0, 4, 1, 0],
+            vec![2, 0, 0, 3],
+            vec![0, 3, 2, 0],
+        ],
+        mark: Some([1, 2]),
+    }
+}
+
 fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestReport {
     TestReport {
         case: case.into(),
@@ -31,6 +45,7 @@ fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestRe
         message: String::new(),
         output: String::new(),
         board: None,
+        finding: None,
         hidden: false,
         description: None,
         side: match case {
@@ -47,7 +62,7 @@ pub(super) fn sample() -> Report {
     wrong.message =
         "solve returned true but r2c3 holds 1, which is not in the solution\nthe board after solve:"
             .into();
-    wrong.board = Some(BOARD.into());
+    wrong.board = Some(board());
     wrong.output = "trying r1c2\n".into();
     let mut crash = test("deep-9x9", Function::Solve, Verdict::Crash, 4);
     crash.message = "killed by signal 11 (SIGSEGV)".into();

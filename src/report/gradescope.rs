@@ -209,7 +209,7 @@ fn test(test: &TestReport) -> Test {
         }
         if let Some(board) = &test.board {
             output.push('\n');
-            output.push_str(board);
+            output.push_str(&board.picture());
         }
     }
     if !test.output.is_empty() {

@@ -57,6 +57,7 @@ mod tests {
                     message: "m".into(),
                     output: "o".into(),
                     board: None,
+                    finding: None,
                     hidden: true,
                     description: None,
                     side: None,

@@ -201,6 +201,7 @@ mod tests {
             },
             output: String::new(),
             board: None,
+            finding: None,
             hidden: false,
             description: None,
             side: None,
