@@ -197,7 +197,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     stopped_early: small.stopped_early,
                     verdict: test.verdict,
                     message: small.message.clone(),
-                    finding: small.failure.as_ref().and_then(|f| f.finding.as_deref().cloned()),
+                    finding: small
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.finding.as_deref().cloned()),
                     small_after: after,
                     after_is_step: small
                         .failure
@@ -316,17 +319,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             view.diagnosis = None;
         }
     }
-    let size_note = crate::words::across::fixed_board_size(
-        tests,
-        |name| {
-            plan.cases
-                .cases
-                .iter()
-                .find(|c| c.name == name)
-                .map(|c| c.puzzle.n())
-        },
-        lang_of(kind),
-    );
+    let size_note = submission
+        .fixed_size
+        .as_ref()
+        .map(|size| size.words(lang_of(kind)));
     // What the run with the grader's legal showed, beside the steps the
     // traces found: a step no wrong legal makes keeps legal from being
     // named alone.

@@ -148,6 +148,9 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
             output.push_str(&format!("Note: {note}\n"));
         }
     }
+    for diagnosis in sub.diagnoses() {
+        output.push_str(&format!("\nDiagnosis: {diagnosis}\n"));
+    }
     match sub.status {
         Status::Ok => {}
         Status::BuildError => output.push_str(&format!(

@@ -494,6 +494,9 @@ fn details(
         escape(sub.kind.as_deref().unwrap_or("?")),
         sub.tests.len(),
     )?;
+    for diagnosis in sub.diagnoses() {
+        writeln!(out, "<p class=\"diagnosis\">{}</p>", escape(&diagnosis))?;
+    }
     // Not graded, though tests ran: the grader failed in some of them.
     let ran = sub.tests.iter().any(|t| t.fault.is_none());
     if sub.status == Status::GraderError && ran {

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::verdict::{Fault, Verdict};
 use grader_judge::report::shown;
 pub(crate) use grader_judge::report::{Status, TestReport};
+pub(crate) use grader_judge::words::across::FixedSize;
 
 /// The version of the JSON report's schema.
 pub(crate) const REPORT_VERSION: u32 = 1;
@@ -77,6 +78,10 @@ pub struct SubmissionReport {
     /// files ignored beside the submission, the notebook cells taken.
     /// Absent from the JSON when there is none.
     pub notes: Vec<String>,
+    /// A board size the code was written for, when its tests prove it
+    /// (`words::across::FixedSize`): every report words it, as `grader
+    /// check` does. Absent from the JSON when there is none.
+    pub fixed_size: Option<FixedSize>,
     /// Points earned in the tests that ran (the JSON's `score`, which is
     /// `null` when the submission is not graded: see [`SubmissionReport::grade`]).
     pub score: u32,
@@ -124,6 +129,17 @@ impl SubmissionReport {
     /// its tests): then it is not graded.
     pub fn grader_fault(&self) -> bool {
         !self.graded()
+    }
+
+    /// What its tests prove together about the whole submission (a board
+    /// size written into the code), in its language: every report shows
+    /// these words, the ones `grader check` shows.
+    pub fn diagnoses(&self) -> Vec<String> {
+        let lang = self.kind.as_deref().and_then(crate::finding::Lang::of_kind);
+        self.fixed_size
+            .iter()
+            .map(|size| size.words(lang))
+            .collect()
     }
 
     /// True iff every test passed.

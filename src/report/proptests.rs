@@ -125,6 +125,7 @@ fn submission() -> impl Strategy<Value = SubmissionReport> {
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
             notes: Vec::new(),
+            fixed_size: None,
             fault: None,
             tests,
         })

@@ -209,8 +209,17 @@ impl<'p> Session<'p> {
         // The findings worded once, in the submission's language, with what
         // its tests proved together (`words::across`); with tests left out
         // (`--fail-fast`), legal's are not all known to pass.
-        let cx = words_context(&tests, !stopped, self.kind, self.plan);
+        let plan = self.plan;
+        let cx = words_context(&tests, !stopped, self.kind, plan);
         crate::words::word_tests(&mut tests, &cx);
+        let size_of = |name: &str| {
+            plan.cases
+                .cases
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.puzzle.n())
+        };
+        let fixed_size = crate::report::FixedSize::of(&tests, size_of);
         SubmissionReport {
             id: self.submission.id.clone(),
             kind: Some(kind_name(self.kind).to_string()),
@@ -218,6 +227,7 @@ impl<'p> Session<'p> {
             message: String::new(),
             hint: None,
             notes: self.notes(),
+            fixed_size,
             score: tests.iter().map(|t| t.points).sum(),
             // Of the tests that ran: all of the plan's, unless the caller
             // stopped early (`--fail-fast`).
@@ -301,6 +311,7 @@ pub(crate) fn not_run(
         message: message.to_string(),
         hint,
         notes: submission.notes.clone(),
+        fixed_size: None,
         score: 0,
         max_score: max_score(plan),
         fault,

@@ -224,7 +224,9 @@ fn explain(end: Failure, trace: Failure) -> Failure {
     Failure {
         check: end.check,
         explained_by: Some(trace.check),
-        finding: trace.finding.or(end.finding),
+        // The words are the trace's: so is the finding (the end state's
+        // would word the end state again).
+        finding: trace.finding,
         ..trace
     }
 }
