@@ -197,10 +197,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     stopped_early: small.stopped_early,
                     verdict: test.verdict,
                     message: small.message.clone(),
-                    finding: small
-                        .failure
-                        .as_ref()
-                        .and_then(|f| f.finding.as_deref().cloned()),
+                    finding: small.finding.clone(),
                     small_after: after,
                     after_is_step: small
                         .failure
@@ -300,7 +297,22 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             )
         });
     }
+    // A search seen writing where the rule forbids it, with legal passing
+    // its own tests, asks legal about another cell (or writes first): its
+    // giving up on the small board fits that as well as a digit loop's
+    // bound, so the small board's digit-loop diagnosis is not offered.
+    let wrote_illegally = |case: &str| {
+        tests
+            .iter()
+            .any(|t| t.case == case && matches!(t.finding, Some(Finding::IllegalWrite { .. })))
+            || first_steps
+                .iter()
+                .any(|f| f.case == case && f.check == Check::SolveTraceIllegal)
+    };
     for view in &mut shrunk {
+        if wrote_illegally(&view.case) {
+            view.diagnosis = None;
+        }
         // The small board's trace says it with a step: no need twice.
         if first_steps.iter().any(|f| {
             f.case == view.case && f.on_small_board && f.check == Check::SolveTraceUnwritten

@@ -78,6 +78,9 @@ pub struct Shrunk {
     pub failure: Option<Failure>,
     /// The failure's message (also for verdicts other than `wrong`).
     pub message: String,
+    /// What the run showed, as data (also for verdicts other than
+    /// `wrong`: a stack overflow), for the words.
+    pub finding: Option<crate::finding::Finding>,
 }
 
 /// Shrinks the failing `solve` test of `case`, which failed as `class`.
@@ -93,7 +96,7 @@ pub fn shrink_solve(
     let original_empty = case.puzzle.empty_cells().count();
     let mut board = case.puzzle.clone();
     let mut runs = 0;
-    let mut last: Option<(Option<Failure>, String)> = None;
+    let mut last: Option<(Option<Failure>, Said)> = None;
     let mut stopped_early = false;
     let mut chunk = (original_empty / 2).max(1);
     'search: loop {
@@ -112,9 +115,9 @@ pub fn shrink_solve(
             }
             runs += 1;
             match fails_the_same(session, case, &candidate, class) {
-                Try::Same(failure, message) => {
+                Try::Same(failure, said) => {
                     board = candidate;
-                    last = Some((failure, message));
+                    last = Some((failure, said));
                     kept_any = true;
                 }
                 Try::Different => {}
@@ -129,7 +132,7 @@ pub fn shrink_solve(
         }
         chunk = (chunk / 2).max(1);
     }
-    let (failure, message) = last?;
+    let (failure, (message, finding)) = last?;
     Some(Shrunk {
         empty: board.empty_cells().count(),
         puzzle: board,
@@ -139,12 +142,16 @@ pub fn shrink_solve(
         stopped_early,
         failure,
         message,
+        finding,
     })
 }
 
+/// A run's message and what it showed, as data.
+type Said = (String, Option<crate::finding::Finding>);
+
 /// What one try came to.
 enum Try {
-    Same(Option<Failure>, String),
+    Same(Option<Failure>, Said),
     Different,
     GraderFault,
 }
@@ -162,7 +169,7 @@ fn fails_the_same(
         return Try::GraderFault;
     }
     if FailureClass::of(run.report.verdict, run.failure.as_ref()) == *class {
-        Try::Same(run.failure, run.report.message)
+        Try::Same(run.failure, (run.report.message, run.report.finding))
     } else {
         Try::Different
     }

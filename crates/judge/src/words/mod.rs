@@ -28,6 +28,9 @@ pub struct Context {
     pub legal: LegalTests,
     /// What the puzzles with no solution proved of `solve`'s base case.
     pub base_case: Option<BaseCase>,
+    /// `find_empty` reported no empty cell on a board that has one, in
+    /// its own tests: a `solve` that asks it sees nothing to fill.
+    pub find_empty_misses: bool,
 }
 
 /// What endless recursion in `solve` most likely is, two causes at most: a
@@ -89,6 +92,11 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
                  find_empty finds no empty cell"
             );
             let why = match (&cx.base_case, calls) {
+                _ if cx.find_empty_misses => format!(
+                    "your find_empty reports no empty cell on a board that has one (see \
+                     find_empty above), and a solve that asks it finds nothing to fill and \
+                     returns {truthy} at once: make find_empty pass first"
+                ),
                 (Some(proof), _) => proof.cause(lang),
                 (None, CallsSeen::Recursed) => format!("most likely {copy}"),
                 (None, CallsSeen::Once) => format!("either {copy}; or {base}"),
@@ -175,10 +183,16 @@ impl Context {
         lang: Option<Lang>,
         unsolvable: impl Fn(&str) -> bool,
     ) -> Context {
+        let find_empty_misses = tests
+            .iter()
+            .any(|t| matches!(t.finding, Some(Finding::FindEmptyNone { .. })));
         Context {
             lang,
             legal: LegalTests::of(tests, complete),
-            base_case: BaseCase::of(tests, unsolvable),
+            // A solve whose find_empty sees no empty cell returns true
+            // there whatever its base case: no proof of it.
+            base_case: BaseCase::of(tests, unsolvable).filter(|_| !find_empty_misses),
+            find_empty_misses,
         }
     }
 }

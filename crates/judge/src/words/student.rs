@@ -307,8 +307,25 @@ pub fn view(run: &CheckView, verbose: bool) -> Vec<Line> {
             span(note.clone(), Style::colour(Colour::Yellow, true)),
         ]);
     }
+    // A failing solve goes under the first helper that fails its own
+    // tests (legal, else find_empty).
+    let fails = |function: Function| {
+        run.tests
+            .iter()
+            .any(|t| t.function == function && t.verdict != Verdict::Pass)
+    };
+    let helper = [Function::Legal, Function::FindEmpty]
+        .into_iter()
+        .find(|&f| fails(f))
+        .filter(|_| fails(Function::Solve));
     for function in Function::ALL {
+        if function == Function::Solve && helper.is_some() {
+            continue;
+        }
         function_block(run, function, verbose, &mut out);
+        if Some(function) == helper {
+            solve_under(run, function, verbose, &mut out);
+        }
     }
     closing(run, &mut out);
     out.0
@@ -397,26 +414,95 @@ fn function_block(run: &CheckView, function: Function, verbose: bool, out: &mut 
             red,
         ),
     ]);
-    for test in &tests {
-        if test.verdict == Verdict::Pass {
-            if verbose {
+    if verbose {
+        for test in &tests {
+            if test.verdict == Verdict::Pass {
                 passed_line(test, out);
+            } else {
+                failure(run, test, out);
             }
-            continue;
         }
-        let first = failing.first().is_some_and(|f| std::ptr::eq(*f, *test));
-        if first || verbose {
-            failure(run, test, out);
+        return;
+    }
+    // Grouped by finding: the failures of one verdict and one check are
+    // one diagnosis, told once with the cases it covers.
+    let mut groups: Vec<Vec<&TestReport>> = Vec::new();
+    for &test in &failing {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].verdict == test.verdict && g[0].check == test.check)
+        {
+            Some(group) => group.push(test),
+            None => groups.push(vec![test]),
+        }
+    }
+    for (i, group) in groups.iter().enumerate() {
+        let first = group[0];
+        let others: Vec<&str> = group[1..].iter().map(|t| t.case.as_str()).collect();
+        if i == 0 {
+            failure(run, first, out);
+            if !others.is_empty() {
+                out.line(vec![
+                    plain("    the same on: "),
+                    theirs(others.join(", "), Style::PLAIN),
+                ]);
+            }
         } else {
+            let cases: Vec<&str> = group.iter().map(|t| t.case.as_str()).collect();
             out.line(vec![
                 plain("    also fails: "),
-                theirs(test.case.clone(), Style::PLAIN),
+                theirs(cases.join(", "), Style::PLAIN),
                 plain(" ("),
-                verdict_span(test.verdict),
+                verdict_span(first.verdict),
                 plain("): "),
-                theirs(fact(&test.shown_message()), Style::PLAIN),
+                theirs(fact(&first.shown_message()), Style::PLAIN),
             ]);
         }
+    }
+}
+
+/// `solve`'s block under the block of `helper` (`legal` or `find_empty`),
+/// which failed its own tests: `solve` asks it, so its failures may
+/// follow from the helper's (advice, not a cause: only a run with the
+/// grader's own `legal` proves one, and says so).
+fn solve_under(run: &CheckView, helper: Function, verbose: bool, out: &mut Out) {
+    let mut block = Out(Vec::new());
+    function_block(run, Function::Solve, verbose, &mut block);
+    if block.0.is_empty() {
+        return;
+    }
+    out.line(vec![
+        plain("    "),
+        span(
+            format!(
+                "solve asks {helper}, so these failures of solve may follow from {helper}'s: \
+                 fix {helper} first"
+            ),
+            Style::DIM,
+        ),
+    ]);
+    for line in block.0 {
+        out.0.push(match line {
+            Line::Text { mut spans } => {
+                if !spans.is_empty() {
+                    spans.insert(0, plain("  "));
+                }
+                Line::Text { spans }
+            }
+            Line::Board { indent, board } => Line::Board {
+                indent: indent + 2,
+                board,
+            },
+            Line::Boards {
+                indent,
+                left,
+                right,
+            } => Line::Boards {
+                indent: indent + 2,
+                left,
+                right,
+            },
+        });
     }
 }
 
@@ -500,15 +586,28 @@ fn failure(run: &CheckView, test: &TestReport, out: &mut Out) {
         .first_steps
         .iter()
         .find(|f| f.case == test.case && test.function == Function::Solve);
+    // The diagnosis first (the trace's first wrong step); then what is
+    // about one board stays together, the case's and the smallest failing
+    // board's apart: the two ends never interleave. A step found on the
+    // small board comes with the small board's pictures, and the case's
+    // own end follows them, named as the case's.
+    let on_small = first.filter(|f| f.on_small_board && shrunk.is_some());
+    let the_end = |label: &str, out: &mut Out| {
+        out.line(vec![
+            plain("    "),
+            span(label, Style::DIM),
+            plain(" "),
+            theirs(fact(&message), Style::PLAIN),
+        ]);
+    };
     match first {
+        Some(first) if on_small.is_some() => step_text(first, out),
         Some(first) => {
             step_text(first, out);
-            out.line(vec![
-                plain("    "),
-                span("in the end:", Style::DIM),
-                plain(" "),
-                theirs(fact(&message), Style::PLAIN),
-            ]);
+            the_end("in the end:", out);
+            if shrunk.is_some() {
+                step_board(first, out);
+            }
         }
         None => {
             for line in message.lines() {
@@ -518,7 +617,11 @@ fn failure(run: &CheckView, test: &TestReport, out: &mut Out) {
     }
     match (shrunk, &test.board) {
         (Some(shrunk), _) if test.function == Function::Solve => {
-            small_board(shrunk, first.filter(|f| f.on_small_board), out)
+            small_board(shrunk, on_small, out);
+            if on_small.is_some() {
+                the_end(&format!("in the end, on {} itself:", test.case), out);
+                out.blank();
+            }
         }
         (_, Some(board)) => {
             out.blank();
@@ -538,7 +641,7 @@ fn failure(run: &CheckView, test: &TestReport, out: &mut Out) {
         }
         _ => {}
     }
-    if let Some(first) = first.filter(|f| !f.on_small_board || shrunk.is_none()) {
+    if let Some(first) = first.filter(|_| on_small.is_none() && shrunk.is_none()) {
         step_board(first, out);
     }
     let output = printed(&test.output);
@@ -602,7 +705,7 @@ fn small_board(shrunk: &ShrunkView, first: Option<&FirstStepView>, out: &mut Out
         ]);
     }
     if let Some(first) = first {
-        return step_board(first, out);
+        return step_board_tight(first, out);
     }
     // A full small board's diagnosis (the base case) is all it shows, and
     // the board it left is the one just drawn.
@@ -654,6 +757,15 @@ fn step_text(first: &FirstStepView, out: &mut Out) {
             plain("      "),
             theirs(line, Style::colour(Colour::Yellow, false)),
         ]);
+    }
+}
+
+/// The board at the step [`step_text`] quoted, without the blank line
+/// after it (what follows belongs to the same block).
+fn step_board_tight(first: &FirstStepView, out: &mut Out) {
+    if let Some(board) = &first.board {
+        out.line(vec![plain("    the board at that step:")]);
+        out.board(6, board);
     }
 }
 

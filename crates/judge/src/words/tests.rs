@@ -38,6 +38,7 @@ fn cx(lang: Option<Lang>, legal: LegalTests, base_case: Option<BaseCase>) -> Con
         lang,
         legal,
         base_case,
+        find_empty_misses: false,
     }
 }
 
@@ -299,4 +300,42 @@ fn recursion_and_the_digit_loop_are_told_in_the_labs_words() {
     assert!(!rust.contains("in Python"), "{rust}");
     let any = message(&gave_up, Function::Solve, "", &Context::default());
     assert!(any.contains(crate::check::DIGIT_LOOP_ANY), "{any}");
+}
+
+#[test]
+fn a_find_empty_that_misses_cells_is_named_before_any_base_case() {
+    let misses = test(
+        "open",
+        Function::FindEmpty,
+        Verdict::Wrong,
+        Some(Finding::FindEmptyNone {
+            on_test_board: false,
+            empty: [0, 1],
+        }),
+    );
+    let tests = vec![
+        misses,
+        test(
+            "open",
+            Function::Solve,
+            Verdict::Wrong,
+            Some(no_write(CallsSeen::Once)),
+        ),
+        test(
+            "dead",
+            Function::Solve,
+            Verdict::Wrong,
+            Some(Finding::SolveTrueUnchanged),
+        ),
+    ];
+    let cx = Context::of(&tests, true, Some(Lang::Python), |c| c == "dead");
+    assert!(cx.find_empty_misses);
+    assert_eq!(cx.base_case, None, "no proof of the base case");
+    let said = message(&no_write(CallsSeen::Once), Function::Solve, "", &cx);
+    assert!(
+        said.contains("your find_empty reports no empty cell"),
+        "{said}"
+    );
+    assert!(said.contains("returns True at once"), "{said}");
+    assert!(!said.contains("base case"), "{said}");
 }

@@ -72,11 +72,20 @@ fn one_block_per_failing_function_each_standing_alone() {
     let shown = text(&r, false);
     assert!(shown.contains("✗ legal      2 of 2 cases fail"), "{shown}");
     assert!(shown.contains("check every cell of the row"), "{shown}");
+    assert!(shown.contains("the same on: b"), "{shown}");
+    assert!(!shown.contains("legal(board, 1, 1, 3)"), "{shown}");
+    assert!(shown.contains("✓ find_empty 1 of 1 cases pass"), "{shown}");
+    // solve's block goes under legal's, as what may follow from it.
+    let legal_at = shown.find("✗ legal").unwrap();
+    let under = shown
+        .find("solve asks legal, so these failures of solve may follow from legal's")
+        .expect("the lead line");
+    let solve_at = shown.find("  ✗ solve").expect("solve nested");
+    let find_empty_at = shown.find("✓ find_empty").unwrap();
     assert!(
-        shown.contains("also fails: b (wrong): legal(board, 1, 1, 3) returned true"),
+        legal_at < under && under < solve_at && solve_at < find_empty_at,
         "{shown}"
     );
-    assert!(shown.contains("✓ find_empty 1 of 1 cases pass"), "{shown}");
     // No failure is blamed on another function's without evidence:
     // solve's own message, advice and all, stands.
     assert!(!shown.contains("caused by"), "{shown}");
@@ -281,4 +290,106 @@ fn the_view_is_data_a_page_can_read() {
     let back: CheckView =
         serde_json::from_str(&serde_json::to_string(&r).expect("serialisable")).expect("read back");
     assert_eq!(back, r);
+}
+
+#[test]
+fn each_diagnosis_is_told_once_with_the_cases_it_covers() {
+    let wrong = |case: &str, check: Check, message: &str| TestReport {
+        check: Some(check),
+        ..test(case, Function::Solve, Verdict::Wrong, message)
+    };
+    let r = run(vec![
+        wrong(
+            "a",
+            Check::SolveLeftover,
+            "solve returned false, but (row 0, col 1) still holds 2: a fake given",
+        ),
+        wrong(
+            "b",
+            Check::SolveLeftover,
+            "solve returned false, but (row 1, col 1) still holds 3: a fake given",
+        ),
+        wrong(
+            "c",
+            Check::SolveResult,
+            "solve returned true, but this puzzle has no solution: advice",
+        ),
+        wrong(
+            "d",
+            Check::SolveLeftover,
+            "solve returned false, but (row 2, col 1) still holds 1: a fake given",
+        ),
+    ]);
+    let shown = text(&r, false);
+    assert_eq!(shown.matches("still holds").count(), 1, "{shown}");
+    assert!(shown.contains("the same on: b, d"), "{shown}");
+    assert!(
+        shown.contains(
+            "also fails: c (wrong): solve returned true, but this puzzle has no solution"
+        ),
+        "{shown}"
+    );
+    // -v: every failure in full.
+    let all = text(&r, true);
+    assert_eq!(all.matches("still holds").count(), 3, "{all}");
+}
+
+#[test]
+fn the_cases_end_and_the_small_boards_never_interleave() {
+    let board = |cells: [u8; 4]| crate::board_view::BoardView {
+        n: 1,
+        rows: vec![cells.to_vec()],
+        mark: None,
+    };
+    let mut failing = test(
+        "a",
+        Function::Solve,
+        Verdict::Wrong,
+        "solve returned false and left the board as it was passed in, but it needs 4 at (row 2, col 2): advice",
+    );
+    failing.finding = Some(Finding::SolveGaveUp {
+        side: 4,
+        needs_top: Some([2, 2]),
+    });
+    let mut r = run(vec![failing]);
+    r.shrunk.push(ShrunkView {
+        case: "a".into(),
+        full_board: board([1, 0, 0, 4]),
+        small_board: board([1, 2, 3, 0]),
+        small_puzzle: "123.".into(),
+        empty: 1,
+        original_empty: 2,
+        runs: 3,
+        ms: 1.0,
+        stopped_early: false,
+        diagnosis: None,
+        verdict: Verdict::Wrong,
+        message: "on the small board it needs 4 at (row 0, col 3)".into(),
+        finding: None,
+        small_after: None,
+        after_is_step: false,
+    });
+    r.first_steps.push(FirstStepView {
+        case: "a".into(),
+        on_small_board: true,
+        source: Recorder::WriteWatch,
+        check: Check::SolveTraceUntried,
+        finding: None,
+        message: "at (row 0, col 3) the search tried 1, 2, 3 and gave the cell up".into(),
+        board: Some(board([1, 2, 3, 0])),
+    });
+    let shown = text(&r, false);
+    let at = |needle: &str| {
+        shown
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in:\n{shown}"))
+    };
+    // The diagnosis first, then the small board whole, then the case's end.
+    assert!(at("the search tried 1, 2, 3") < at("your solve fails the same way even here"));
+    assert!(at("the small board as text") < at("the board at that step:"));
+    assert!(at("the board at that step:") < at("in the end, on a itself:"));
+    assert!(
+        !shown.contains("advice"),
+        "the case's end is its fact: {shown}"
+    );
 }
