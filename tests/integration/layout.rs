@@ -167,3 +167,61 @@ fn tracked_files(root: &Path, dir: &Path, found: &mut Vec<String>) {
         }
     }
 }
+
+/// What reading a message to decide looks like: a search in a message or
+/// a note, a rewrite of one (issue 25: English is not a wire format).
+const READS_A_MESSAGE: &[&str] = &[
+    "message.contains(",
+    "message.starts_with(",
+    "message.ends_with(",
+    "message.find(",
+    "message.replace",
+    "says.contains(",
+    "replacen(",
+    ".replace(DIGIT_LOOP_ANY",
+];
+
+/// No code outside the judge's words (`crates/judge/src/words/`) reads a
+/// message to decide anything or rewrites one: what a later stage needs to
+/// know is a finding, a check id or a verdict. Test items may read the
+/// words they check.
+#[test]
+fn no_code_outside_the_words_reads_a_message() {
+    let mut files = rust_files(&root().join("src"));
+    files.extend(rust_files(&root().join("crates/judge/src")));
+    let words = root().join("crates/judge/src/words");
+    let mut found = Vec::new();
+    // Test modules (a `tests` folder or file) and assertions may read the
+    // words they check.
+    let is_test = |f: &&std::path::PathBuf| {
+        f.components().any(|c| c.as_os_str() == "tests") || f.ends_with("tests.rs")
+    };
+    for file in files
+        .iter()
+        .filter(|f| !f.starts_with(&words) && !is_test(f))
+    {
+        let text = fs::read_to_string(file).expect("a source");
+        // A file's test module is its last item.
+        let text = text
+            .split("#[cfg(test)]\nmod tests {")
+            .next()
+            .unwrap_or_default();
+        let code = without_test_items(text);
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or_default();
+            if line.contains("assert") {
+                continue;
+            }
+            for pattern in READS_A_MESSAGE {
+                if line.contains(pattern) {
+                    found.push(format!("{}: {line:?}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "decide on a finding, not on a message's words:\n{}",
+        found.join("\n")
+    );
+}
