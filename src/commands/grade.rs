@@ -65,7 +65,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),
     )?;
     crate::note!(
-        "time limits: {} (timed in {:.1} s)",
+        "time limits: {} (took {:.1} s)",
         plan.limits.describe(&plan.cases),
         timing.elapsed().as_secs_f64()
     );
