@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use crate::cli::GradeArgs;
 use crate::report::requests::{ReportRequests, is_stdout};
-use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
 use crate::report::{Report, SubmissionReport, gradescope, terminal};
 use crate::runner::calibrate::calibrate;
 use crate::runner::class::{Progress, grade_all};
 use crate::runner::plan::{GradePlan, load_cases};
+use crate::state::results_dir::ResultsDir;
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
 
@@ -261,8 +261,8 @@ impl Stored {
                 None => crate::note!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
-                    crate::report::results_dir::MAX_HASHED_BYTES >> 20,
-                    crate::report::results_dir::MAX_HASHED_FILES
+                    crate::state::results_dir::MAX_HASHED_BYTES >> 20,
+                    crate::state::results_dir::MAX_HASHED_FILES
                 ),
             }
         }

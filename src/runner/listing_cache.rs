@@ -13,7 +13,7 @@
 //! and the function. Change any of them and the listing is timed anew.
 //!
 //! The times live in the user's cache folder (`$XDG_CACHE_HOME/grader`, or
-//! `~/.cache/grader`), opened as trusted state (`report::trusted_dir`):
+//! `~/.cache/grader`), opened as trusted state (`state::trusted_dir`):
 //! a folder another user could write to is refused, said once, and the
 //! listing is then timed as if there were no cache. A file that cannot be
 //! read or parsed is a miss, never an error.
@@ -27,10 +27,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::case::Case;
-use crate::report::results_dir::hex;
-use crate::report::trusted_dir::TrustedDir;
 use crate::runner::limits::{Language, Timed};
 use crate::runner::plan::GradePlan;
+use crate::state::results_dir::hex;
+use crate::state::trusted_dir::TrustedDir;
 use crate::verdict::Function;
 
 /// The format tag of a cache file.
@@ -128,7 +128,7 @@ fn cache_folder() -> Option<PathBuf> {
 /// What every kept time of `language` depends on but the test, hashed.
 fn environment_key(plan: &GradePlan, language: Language, source: &str) -> String {
     let parts = [
-        crate::report::results_dir::grader_version(),
+        crate::state::results_dir::grader_version(),
         language.name().to_string(),
         source.to_string(),
         host(),
