@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::util::{copy_tree, grader, root};
+use crate::util::{Grader, copy_tree, grader, root};
 
 const CASES: &str = r#"
 [[case]]
@@ -320,7 +320,7 @@ fn grade(subs: &Path, cases: &Path, tmp: &Path, name: &str) -> Run {
     fs::create_dir_all(&tmpdir).expect("mkdir");
     fs::set_permissions(&tmpdir, fs::Permissions::from_mode(0o755)).expect("chmod");
     let start = Instant::now();
-    let mut child = grader()
+    let mut child = Grader::new()
         .arg("grade")
         .arg(subs)
         .arg("--cases")
@@ -330,6 +330,7 @@ fn grade(subs: &Path, cases: &Path, tmp: &Path, name: &str) -> Run {
         .args(["--jobs", "2"])
         .current_dir(root())
         .env("TMPDIR", &tmpdir)
+        .into_command()
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
