@@ -131,6 +131,9 @@ pub fn calibrate(
     result
 }
 
+/// The listing's time per (language, case, function).
+type ListingTimes = BTreeMap<(Language, String, Function), Timed>;
+
 /// Builds `language`'s listing in a box of its own and times each of the
 /// plan's tests until steady; a test timed on an earlier run under the
 /// same key (`listing_cache`) is not timed again, and with every test kept
@@ -138,7 +141,7 @@ pub fn calibrate(
 fn time_listing(
     plan: &GradePlan,
     language: Language,
-) -> Result<(BTreeMap<(Language, String, Function), Timed>, bool), CalibrationError> {
+) -> Result<(ListingTimes, bool), CalibrationError> {
     let grader = |message: String| CalibrationError::Grader {
         language: language.name(),
         message,
