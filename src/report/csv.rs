@@ -502,7 +502,7 @@ fn identifier_problem(layout: CsvLayout, id: &str) -> Option<&'static str> {
     }
     Some(match layout {
         CsvLayout::Moodle if id.starts_with(['=', '+']) => {
-            "never a Moodle username (Moodle refuses = or + there); an ID number may start so, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
+            "never a Moodle username, which Moodle refuses to start with = or +; an ID number may, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
         }
         _ => "a spreadsheet would run it as a formula, and the LMS matches it only as it is",
     })
@@ -835,7 +835,7 @@ mod tests {
         assert_eq!(
             identifier_problem(CsvLayout::Moodle, "=eq01"),
             Some(
-                "never a Moodle username (Moodle refuses = or + there); an ID number may start so, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
+                "never a Moodle username, which Moodle refuses to start with = or +; an ID number may, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
             )
         );
         assert_eq!(identifier_problem(CsvLayout::Canvas, "alice"), None);
