@@ -1308,6 +1308,46 @@ fn verbose_check_as_a_student_says_only_what_a_student_can_use() {
     );
 }
 
+/// A student (no root, so no PID namespace) gets the test zygote too, and
+/// the zygote's leak fixes hold there: the attacks that walk the heap they
+/// were forked with, looking for another test's request, find none (every
+/// public test passes), and a test that starts a process is stopped.
+#[test]
+fn a_student_check_without_a_pid_namespace_keeps_no_request_between_tests() {
+    let able = is_root() && Command::new("setpriv").arg("--version").output().is_ok();
+    if !needs("root (to become nobody) and setpriv(1)", able) {
+        return;
+    }
+    let kit = Kit::new();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(kit.path(""), fs::Permissions::from_mode(0o777)).unwrap();
+    let attack = |name: &str| root().join("attacks").join(name);
+    for (from, name, expected) in [
+        (attack("zygote-heap-requests.c"), "heap.c", 0),
+        (attack("py-zygote-heap-requests.py"), "heap.py", 0),
+        (fixture("hostile-fork.c"), "fork.c", 1),
+    ] {
+        fs::copy(&from, kit.path(name)).unwrap();
+        fs::set_permissions(kit.path(name), fs::Permissions::from_mode(0o644)).unwrap();
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(kit.path("bin/grader"))
+            .args(["check", "--no-shrink", name])
+            .current_dir(kit.path(""))
+            .env("HOME", kit.path(""))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("setpriv runs");
+        let shown = printed(&out);
+        assert_eq!(code(&out), expected, "{name}: {shown}");
+        if expected == 0 {
+            assert!(shown.contains("21 of 21"), "{name}: {shown}");
+        } else {
+            assert!(shown.contains("creating a process"), "{name}: {shown}");
+        }
+    }
+}
+
 /// A `solve` that behaves well only when the grader's `legal` stands in
 /// (`attacks/`): one asks `legal` a question whose answer it knows (C,
 /// Python), one compares the module's global with its own `legal`
