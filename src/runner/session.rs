@@ -191,6 +191,9 @@ impl<'p> Session<'p> {
                             report.kind.as_deref(),
                         ));
                     }
+                    if report.hint.is_none() {
+                        report.hint = self.code.notebook_import_crash(&message);
+                    }
                     report.notes = self.notes();
                     return report;
                 }

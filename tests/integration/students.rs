@@ -1114,10 +1114,13 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
     );
     assert!(
         shown
-            .contains("note: took code cells 2, 4, 5, 6, 8 of sudoku.ipynb as your Python program"),
+            .contains("note: took code cells 1, 3, 4, 5, 7 of sudoku.ipynb as your Python program"),
         "{shown}"
     );
-    assert!(shown.contains("left out cell 3 (shell escape)"), "{shown}");
+    assert!(
+        shown.contains("left out code cell 2 (In [2]): shell escape"),
+        "{shown}"
+    );
     // A folder with no solution: what is there, and what to put there.
     fs::remove_file(kit.path("proj/sudoku.ipynb")).unwrap();
     fs::remove_file(kit.path("proj/test_sudoku.py")).unwrap();
@@ -1130,6 +1133,47 @@ fn a_student_checking_a_notebook_is_told_which_cells_were_taken() {
         shown.contains("holds no submission: it holds notes.txt, sudoku.rs (a .rs file alone is not a crate: upload Cargo.toml with src/); put one .c, .py, .ipynb or .so file in it, or make it a crate with Cargo.toml"),
         "{shown}"
     );
+}
+
+/// A demo cell that runs at import and crashes is named, as Jupyter shows
+/// it, with the fix; guarded as the hint says, the same notebook loads and
+/// its real bug (`find_empty` answers `False` on a full board) is tested.
+#[test]
+fn a_notebook_demo_cell_that_crashes_at_import_is_named_with_the_fix() {
+    let kit = Kit::new();
+    fs::create_dir(kit.path("proj")).unwrap();
+    let notebook = fs::read_to_string(fixture("py-notebook-demo-crash.ipynb")).unwrap();
+    fs::write(kit.path("proj/sudoku.ipynb"), &notebook).unwrap();
+    let out = kit.grader("proj", &["check", "--no-shrink"]);
+    let shown = printed(&out);
+    assert_eq!(code(&out), 3, "{shown}");
+    assert!(
+        shown.contains("cannot unpack non-iterable bool object"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("code cell 4 (In [6]) runs `print(solve(campus))` (line 38) when the grader imports your notebook"),
+        "{shown}"
+    );
+    assert!(shown.contains("`if __name__ == \"__main__\":`"), "{shown}");
+    // The fix the hint gives: the demo under the guard.
+    let mut json: serde_json::Value = serde_json::from_str(&notebook).unwrap();
+    let demo = &mut json["cells"][5]["source"];
+    let lines: Vec<String> = demo
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("    {}", l.as_str().unwrap()))
+        .collect();
+    let mut guarded = vec!["if __name__ == \"__main__\":\n".to_string()];
+    guarded.extend(lines);
+    *demo = serde_json::json!(guarded);
+    fs::write(kit.path("proj/sudoku.ipynb"), json.to_string()).unwrap();
+    let out = kit.grader("proj", &["check", "--no-shrink"]);
+    let shown = printed(&out);
+    assert_eq!(code(&out), 1, "{shown}");
+    assert!(!shown.contains("when the grader imports"), "{shown}");
+    assert!(shown.contains("find_empty"), "{shown}");
 }
 
 /// Blame crosses from `solve` to `legal` only on evidence: `grader check`

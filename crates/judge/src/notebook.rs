@@ -3,8 +3,10 @@
 //!
 //! The rules ([`to_python`]):
 //!
-//! - cells are numbered from 1 from the top of the notebook, markdown and
-//!   raw cells included (the count a person makes scrolling through it);
+//! - cells are named as Jupyter shows them: code cells only, counted from
+//!   1 from the top (markdown and raw cells have no number), with the
+//!   `In [k]` prompt Jupyter prints beside a cell that ran
+//!   (`execution_count`), when the notebook kept it: `code cell 3 (In [7])`;
 //! - a code cell whose first non-blank line starts with `%%` (a cell magic:
 //!   `%%timeit`, `%%bash`, `%%writefile`) is left out whole: its body is not
 //!   Python;
@@ -19,7 +21,10 @@
 //! - the code cells taken are joined, each followed by one blank line, and
 //!   the note ([`Converted::note`]) names every cell taken, with its lines
 //!   in the joined program (Python's messages count those), and every cell
-//!   left out, with why.
+//!   left out, with why;
+//! - a cell whose top-level code crashes when the module is imported (a
+//!   demo cell `print(solve(board))` meeting a bug) is named from
+//!   Python's own traceback, with what to do ([`Converted::import_crash`]).
 //!
 //! Only nbformat 4 (every Jupyter since 2015) is read, and only a Python
 //! notebook (by its kernel's language, when it names one). What cannot be
@@ -40,15 +45,69 @@ pub const MAX_NOTEBOOK_BYTES: u64 = 16 << 20;
 pub struct Converted {
     /// The module: the code cells taken, in order.
     pub source: String,
-    /// The cells taken: (cell number, first line, last line in `source`).
+    /// The cells taken: (code cell number, first line, last line in
+    /// `source`).
     pub taken: Vec<(usize, usize, usize)>,
-    /// The code cells left out: (cell number, why).
+    /// The code cells left out: (code cell number, why).
     pub left_out: Vec<(usize, String)>,
-    /// The lines left out inside cells taken: (cell number, line in the
-    /// cell, why).
+    /// The lines left out inside cells taken: (code cell number, line in
+    /// the cell, why).
     pub lines_left_out: Vec<(usize, usize, String)>,
+    /// Each code cell's `execution_count` (its `In [k]`), in order: the
+    /// code cell numbered `k` is at `k - 1`.
+    pub prompts: Vec<Option<u64>>,
     /// What was taken and left out, for the student's own output.
     pub note: String,
+}
+
+/// The longest line of a student's cell quoted back.
+const QUOTE_CAP: usize = 80;
+
+impl Converted {
+    /// The code cell numbered `number` as Jupyter shows it: `code cell 3`,
+    /// or `code cell 3 (In [7])` when it kept its prompt's count.
+    pub fn cell_name(&self, number: usize) -> String {
+        match self.prompts.get(number.wrapping_sub(1)).copied().flatten() {
+            Some(count) => format!("code cell {number} (In [{count}])"),
+            None => format!("code cell {number}"),
+        }
+    }
+
+    /// The code cell that holds line `line` of [`Converted::source`].
+    pub fn cell_at(&self, line: usize) -> Option<usize> {
+        self.taken
+            .iter()
+            .find(|(_, first, last)| (*first..=*last).contains(&line))
+            .map(|(cell, _, _)| *cell)
+    }
+
+    /// What to do when importing the module raised: `message` is the
+    /// load error (`importing NAME raised E:` and Python's traceback cut
+    /// to the module's frames, `File "NAME", line L, in <module>` first).
+    /// The outermost frame, run at the module's top level, names the code
+    /// cell that ran at import; `None` when the traceback shows no such
+    /// frame (the crash is not proven to come from a cell's top level).
+    pub fn import_crash(&self, message: &str) -> Option<String> {
+        let line = message.lines().find_map(|text| {
+            let rest = text.trim_start().strip_prefix("File \"")?;
+            let (_, rest) = rest.split_once("\", line ")?;
+            let (number, place) = rest.split_once(", in ")?;
+            (place.trim_end() == "<module>").then_some(number.parse::<usize>().ok()?)
+        })?;
+        let cell = self.cell_at(line)?;
+        let code = self.source.lines().nth(line - 1)?.trim();
+        let code = match code.char_indices().nth(QUOTE_CAP) {
+            Some((cut, _)) => format!("{}...", &code[..cut]),
+            None => code.to_string(),
+        };
+        Some(format!(
+            "{} runs `{code}` (line {line}) when the grader imports your notebook, and that \
+             raised the error above, so no test ran: put the cell's code under \
+             `if __name__ == \"__main__\":` or leave the cell out; the grader then calls \
+             legal, find_empty and solve itself",
+            self.cell_name(cell)
+        ))
+    }
 }
 
 /// Why a line of a code cell is not Python, if it is not.
@@ -184,18 +243,22 @@ pub fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
         taken: Vec::new(),
         left_out: Vec::new(),
         lines_left_out: Vec::new(),
+        prompts: Vec::new(),
         note: String::new(),
     };
     let mut next_line = 1usize;
     let mut colab_names: Vec<String> = Vec::new();
-    for (index, cell) in cells.iter().enumerate() {
-        let number = index + 1;
+    for cell in cells {
         if cell.get("cell_type").and_then(Value::as_str) != Some("code") {
             continue;
         }
+        let count = cell.get("execution_count").and_then(Value::as_u64);
+        converted.prompts.push(count);
+        let number = converted.prompts.len();
         let Some(text) = cell.get("source").and_then(cell_text) else {
             return Err(format!(
-                "{name}: cell {number} has no source text (its `source` is not a string or a list of strings): {WHAT_TO_DO}"
+                "{name}: {} has no source text (its `source` is not a string or a list of strings): {WHAT_TO_DO}",
+                converted.cell_name(number)
             ));
         };
         let first = text.lines().find(|l| !l.trim().is_empty());
@@ -240,8 +303,8 @@ pub fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
             "no code cell".to_string()
         } else {
             format!(
-                "no code cell the grader can take ({})",
-                left_out_text(&converted.left_out)
+                "no code cell the grader can take (left out {})",
+                left_out_text(&converted)
             )
         };
         return Err(format!(
@@ -252,13 +315,14 @@ pub fn to_python(bytes: &[u8], name: &str) -> Result<Converted, String> {
     Ok(converted)
 }
 
-/// `cell 4 (shell escape), cell 6 (cell magic %%timeit)`.
-fn left_out_text(left_out: &[(usize, String)]) -> String {
-    left_out
+/// `code cell 3: shell escape; code cell 5 (In [4]): cell magic %%timeit`.
+fn left_out_text(converted: &Converted) -> String {
+    converted
+        .left_out
         .iter()
-        .map(|(cell, why)| format!("cell {cell} ({why})"))
+        .map(|(cell, why)| format!("{}: {why}", converted.cell_name(*cell)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join("; ")
 }
 
 /// What [`Converted::note`] says.
@@ -271,9 +335,12 @@ fn note(name: &str, converted: &Converted) -> String {
     let lines: Vec<String> = converted
         .taken
         .iter()
-        .map(|(cell, first, last)| match first == last {
-            true => format!("cell {cell} is line {first}"),
-            false => format!("cell {cell} is lines {first}-{last}"),
+        .map(|(cell, first, last)| {
+            let cell = converted.cell_name(*cell);
+            match first == last {
+                true => format!("{cell} is line {first}"),
+                false => format!("{cell} is lines {first}-{last}"),
+            }
         })
         .collect();
     let plural = if cells.len() == 1 { "" } else { "s" };
@@ -283,18 +350,17 @@ fn note(name: &str, converted: &Converted) -> String {
         lines.join(", ")
     );
     if !converted.left_out.is_empty() {
-        note.push_str(&format!(
-            "; left out {}",
-            left_out_text(&converted.left_out)
-        ));
+        note.push_str(&format!("; left out {}", left_out_text(converted)));
     }
     if !converted.lines_left_out.is_empty() {
         let lines: Vec<String> = converted
             .lines_left_out
             .iter()
-            .map(|(cell, line, why)| format!("cell {cell} line {line} ({why})"))
+            .map(|(cell, line, why)| {
+                format!("line {line} of {}: {why}", converted.cell_name(*cell))
+            })
             .collect();
-        note.push_str(&format!("; left out {}", lines.join(", ")));
+        note.push_str(&format!("; left out {}", lines.join("; ")));
     }
     note
 }
@@ -350,17 +416,18 @@ mod tests {
             py.source,
             "pass\nimport math\n\ndef f(x):\n    pass\n    return x\n\ny = f(2)\n\n"
         );
-        assert_eq!(py.taken, vec![(2, 1, 2), (3, 4, 6), (7, 8, 8)]);
+        // Code cells only are counted, as Jupyter numbers them.
+        assert_eq!(py.taken, vec![(1, 1, 2), (2, 4, 6), (6, 8, 8)]);
         assert_eq!(
             py.left_out,
             vec![
-                (4, "shell escape".to_string()),
-                (5, "cell magic %%timeit".to_string())
+                (3, "shell escape".to_string()),
+                (4, "cell magic %%timeit".to_string())
             ]
         );
         assert_eq!(
             py.note,
-            "took code cells 2, 3, 7 of lab.ipynb as your Python program (in Python's messages, cell 2 is lines 1-2, cell 3 is lines 4-6, cell 7 is line 8); left out cell 4 (shell escape), cell 5 (cell magic %%timeit); left out cell 2 line 1 (magic %matplotlib), cell 3 line 2 (shell escape)"
+            "took code cells 1, 2, 6 of lab.ipynb as your Python program (in Python's messages, code cell 1 is lines 1-2, code cell 2 is lines 4-6, code cell 6 is line 8); left out code cell 3: shell escape; code cell 4: cell magic %%timeit; left out line 1 of code cell 1: magic %matplotlib; line 2 of code cell 2: shell escape"
         );
         // The line numbers the note gives are the program's.
         let lines: Vec<&str> = py.source.lines().collect();
@@ -420,7 +487,7 @@ mod tests {
             "a.ipynb",
         )
         .unwrap_err();
-        assert!(err.contains("cell 1 has no source text"), "{err}");
+        assert!(err.contains("code cell 1 has no source text"), "{err}");
         let err = to_python(
             b"{\"nbformat\": 4, \"metadata\": {\"kernelspec\": {\"language\": \"R\"}}, \"cells\": []}",
             "a.ipynb",
@@ -434,7 +501,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            "a.ipynb has no code cell the grader can take (cell 2 (shell escape)): write legal, find_empty and solve in its code cells, save it, and hand it in again"
+            "a.ipynb has no code cell the grader can take (left out code cell 1: shell escape): write legal, find_empty and solve in its code cells, save it, and hand it in again"
         );
         let err = to_python(&notebook(&[("markdown", "hi")]), "a.ipynb").unwrap_err();
         assert!(err.starts_with("a.ipynb has no code cell:"), "{err}");
@@ -447,5 +514,71 @@ mod tests {
         assert_eq!(py.source, "x = 1\ny = 2\n\n");
         assert_eq!(py.taken, vec![(1, 1, 2)]);
         assert!(py.left_out.is_empty());
+    }
+
+    /// A notebook whose code cells kept their prompts' counts.
+    fn ran_notebook(cells: &[(&str, &str, Option<u64>)]) -> Vec<u8> {
+        let cells: Vec<Value> = cells
+            .iter()
+            .map(|(kind, source, count)| {
+                serde_json::json!({
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": source.split_inclusive('\n').collect::<Vec<_>>(),
+                    "outputs": [],
+                    "execution_count": count,
+                })
+            })
+            .collect();
+        serde_json::to_vec(&serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+            .unwrap()
+    }
+
+    #[test]
+    fn cells_are_named_as_jupyter_shows_them() {
+        let bytes = ran_notebook(&[
+            ("markdown", "# Lab\n", None),
+            ("code", "def f():\n    return 1\n", Some(3)),
+            ("markdown", "try it\n", None),
+            ("code", "!ls\n", None),
+            ("code", "x = f()\n", Some(1)),
+        ]);
+        let py = to_python(&bytes, "lab.ipynb").unwrap();
+        assert_eq!(py.prompts, vec![Some(3), None, Some(1)]);
+        assert_eq!(py.cell_name(1), "code cell 1 (In [3])");
+        assert_eq!(py.cell_name(2), "code cell 2");
+        assert_eq!(py.cell_name(9), "code cell 9");
+        assert_eq!(
+            py.note,
+            "took code cells 1, 3 of lab.ipynb as your Python program (in Python's messages, code cell 1 (In [3]) is lines 1-2, code cell 3 (In [1]) is line 4); left out code cell 2: shell escape"
+        );
+        assert_eq!(
+            (py.cell_at(2), py.cell_at(3), py.cell_at(4)),
+            (Some(1), None, Some(3))
+        );
+    }
+
+    #[test]
+    fn a_cell_that_crashes_at_import_is_named_with_the_fix() {
+        let bytes = ran_notebook(&[
+            ("code", "def solve(board):\n    r, c = False\n", Some(1)),
+            ("markdown", "demo\n", None),
+            ("code", "board = [[0]]\nprint(solve(board))\n", Some(2)),
+        ]);
+        let py = to_python(&bytes, "lab.ipynb").unwrap();
+        let message = "importing lab.ipynb raised TypeError:\nTraceback (most recent call last):\n  File \"lab.ipynb\", line 5, in <module>\n    print(solve(board))\n  File \"lab.ipynb\", line 2, in solve\n    r, c = False\nTypeError: cannot unpack non-iterable bool object";
+        let hint = py.import_crash(message).unwrap();
+        assert!(
+            hint.starts_with("code cell 2 (In [2]) runs `print(solve(board))` (line 5) when the grader imports your notebook"),
+            "{hint}"
+        );
+        assert!(hint.contains("`if __name__ == \"__main__\":`"), "{hint}");
+        // A crash not at a cell's top level, or no traceback: no claim.
+        let inner = "importing lab.ipynb raised TypeError:\nTraceback (most recent call last):\n  File \"lab.ipynb\", line 2, in solve\nTypeError: x";
+        assert_eq!(py.import_crash(inner), None);
+        assert_eq!(
+            py.import_crash("lab.ipynb does not compile:\n  File \"lab.ipynb\", line 9"),
+            None
+        );
     }
 }

@@ -86,6 +86,7 @@ pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 pub struct BuiltCode {
     path: PathBuf,
     notes: Vec<String>,
+    notebook: Option<grader_judge::notebook::Converted>,
 }
 
 impl BuiltCode {
@@ -99,6 +100,13 @@ impl BuiltCode {
     /// notebook's cells), for their own output.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// What to do when importing a notebook raised in a cell's top-level
+    /// code (`message`, the load error): that cell named, with the fix
+    /// (see [`grader_judge::notebook::Converted::import_crash`]).
+    pub(crate) fn notebook_import_crash(&self, message: &str) -> Option<String> {
+        self.notebook.as_ref()?.import_crash(message)
     }
 }
 
@@ -126,6 +134,7 @@ pub fn build(
     }
     let code = sandbox.code_dir();
     let mut notes = Vec::new();
+    let mut notebook = None;
     let built = match kind {
         SubmissionKind::C => build_c(sub, ctx, sandbox)?,
         SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
@@ -140,8 +149,9 @@ pub fn build(
                 BuildFailure::Invalid(format!("{} is not a file", sub.path.display()))
             })?;
             if crate::submission::notebook::is_notebook(&sub.path) {
-                let (built, note) = notebook_as_python(&sub.path, &code.join(name))?;
-                notes.push(note);
+                let (built, converted) = notebook_as_python(&sub.path, &code.join(name))?;
+                notes.push(converted.note.clone());
+                notebook = Some(converted);
                 built
             } else {
                 copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
@@ -149,7 +159,11 @@ pub fn build(
         }
     };
     set_mode(&built, 0o644).map_err(|e| grader_io("make the build readable", &built, e))?;
-    Ok(BuiltCode { path: built, notes })
+    Ok(BuiltCode {
+        path: built,
+        notes,
+        notebook,
+    })
 }
 
 #[cfg(test)]
