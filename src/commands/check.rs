@@ -84,6 +84,9 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     // box lacks on this host); a student is told only what changes a
     // verdict they see.
     let mut plan = GradePlan::prepare(cases, Some(1), &args.path, false)?;
+    // A student's check keeps their Rust build (the lab crate compiled)
+    // for the next one; `grade` never does.
+    plan.build.rust_cache = true;
     if args.verbose {
         if let Some(note) = plan.sandbox.student_note() {
             crate::note!("note: {note}");

@@ -16,6 +16,7 @@ use super::copy::{
     CopyBudget, MAX_SOURCE_BYTES, copy_crate, copy_into, grader_io, read_limited, refuse_symlink,
 };
 use super::failure::{BuildFailure, seconds};
+use super::rust_cache::{self, RustCache};
 use super::slot::{short_hash, slot_name};
 use super::toolchain::BuildContext;
 use super::trim::trim_compiler_output;
@@ -119,7 +120,17 @@ pub(super) fn build_rust(
     })?;
     let slot = slot_name(&sub.id);
     let lib_name = format!("{slot}_{}", short_hash(&sub.id));
-    let lab = install_lab(ctx, sandbox)?;
+    let box_lab = install_lab(ctx, sandbox)?;
+    // `grader check` keeps the build between runs (`rust_cache.rs`): the
+    // lab then sits inside the crate's copy, the same to cargo in every box.
+    let cache = match ctx.rust_cache {
+        true => RustCache::open(&sub.path, &toolchain.rustc, &toolchain.cargo, &box_lab),
+        false => None,
+    };
+    let lab = match cache {
+        Some(_) => copy.join(rust_cache::LAB_FOLDER),
+        None => box_lab.clone(),
+    };
     let manifest =
         crate::submission::manifest::rewrite_manifest(&manifest_text, &sub.path, &lab, &lib_name)?;
     let mut budget = CopyBudget::for_a_crate();
@@ -128,6 +139,11 @@ pub(super) fn build_rust(
         .map_err(|e| grader_io("write the crate's manifest", &copy, e))?;
     for dir in [&tmp, &home] {
         std::fs::create_dir_all(dir).map_err(|e| grader_io("create", dir, e))?;
+    }
+    if let Some(cache) = &cache {
+        rust_cache::place_lab(&box_lab, &lab)
+            .map_err(|e| grader_io("copy the lab crate into", &lab, e))?;
+        cache.restore(&target);
     }
     give_to_box(&work, sandbox)?;
     let view = build_view(ctx, sandbox, ViewKind::RustBuild)?;
@@ -174,6 +190,9 @@ pub(super) fn build_rust(
         view,
     };
     let run = run_in_box(sandbox, job, "cargo")?;
+    if let Some(cache) = cache.as_ref().filter(|_| !run.timed_out) {
+        cache.keep(&target);
+    }
     let strip = [
         copy.as_path(),
         work.as_path(),

@@ -52,6 +52,7 @@
 mod compile;
 mod copy;
 mod failure;
+mod rust_cache;
 mod slot;
 mod toolchain;
 mod trim;
