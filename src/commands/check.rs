@@ -87,6 +87,8 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     // A student's check keeps their Rust build (the lab crate compiled)
     // for the next one; `grade` never does.
     plan.build.rust_cache = true;
+    // ... and shows the compiler's warnings about the student's files.
+    plan.build.warnings = true;
     if args.verbose {
         if let Some(note) = plan.sandbox.student_note() {
             crate::note!("note: {note}");
@@ -158,6 +160,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         Err(report) => return CheckRun::new(*report, path),
     };
     let kind = session.kind();
+    let warnings = session.warnings().to_vec();
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
     let mut solve_failed = false;
@@ -336,6 +339,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         not_run,
         path,
         size_note,
+        warnings,
         watching: false,
     }
 }

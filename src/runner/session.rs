@@ -102,6 +102,11 @@ impl<'p> Session<'p> {
         notes
     }
 
+    /// The compiler's warnings about the student's own files.
+    pub fn warnings(&self) -> &[crate::submission::build::warnings::CompilerWarning] {
+        self.code.warnings()
+    }
+
     /// The built code the tests load (the library, or the Python file).
     pub fn code(&self) -> &std::path::Path {
         self.code.path()

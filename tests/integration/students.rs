@@ -20,7 +20,7 @@ use grader::submission::discover::{Submission, SubmissionKind, classify};
 use grader::verdict::{Function, Verdict};
 use sudoku_reference::BoardRules;
 
-use crate::util::{code, fixture, is_root, needs, printed, root};
+use crate::util::{code, copy_tree, fixture, is_root, needs, printed, root};
 
 /// A copy of `grader` and `grader-worker` in a fresh folder, run from
 /// there with no `GRADER_LAB_DIR`: what a student who was handed the
@@ -1349,6 +1349,130 @@ fn verbose_check_as_a_student_says_only_what_a_student_can_use() {
     assert!(
         shown.contains("note: this check has no memory cgroup"),
         "{shown}"
+    );
+}
+
+/// The compiler's warnings about the student's own file are shown beside
+/// the failure of the function they are in, short and without the
+/// grader's paths: `cc -Wall`'s "unused variable 'bc'" names the bug of a
+/// box loop whose columns start at the row's origin.
+#[test]
+fn a_c_warning_that_names_the_bug_is_shown_beside_its_failure() {
+    let kit = Kit::new();
+    fs::copy(fixture("bug-box-column-from-row.c"), kit.path("sudoku.c")).unwrap();
+    let out = kit.grader(".", &["check", "--no-shrink", "sudoku.c"]);
+    let shown = printed(&out);
+    assert_eq!(code(&out), 1, "{shown}");
+    let block = shown
+        .split("the compiler warned in your legal (one may name the bug):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no warning block:\n{shown}"));
+    let first = block.lines().next().unwrap_or("");
+    assert!(
+        first
+            .trim_start()
+            .starts_with("sudoku.c:21:12: unused variable 'bc'"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("submission.c") && !shown.contains("/tmp/"),
+        "{shown}"
+    );
+    // Fixed, it passes and nothing is said of warnings.
+    let fixed = fs::read_to_string(kit.path("sudoku.c"))
+        .unwrap()
+        .replace("size_t j = br; j < br + n", "size_t j = bc; j < bc + n");
+    fs::write(kit.path("sudoku.c"), fixed).unwrap();
+    let out = kit.grader(".", &["check", "--no-shrink", "sudoku.c"]);
+    assert_eq!(code(&out), 0, "{}", printed(&out));
+    assert!(!printed(&out).contains("compiler warned"));
+}
+
+/// A warm Rust check compiles only the student's crate: the lab crate's
+/// build is kept in the user's cache folder and reused (its artefact keeps
+/// its time while the student's changes), and rustc's warning that names
+/// the bug ("unused variable: `bc`") is shown beside legal's failure.
+#[test]
+#[ignore = "slow: cargo in a box: a Rust check twice, the lab's build kept"]
+fn a_warm_rust_check_rebuilds_only_the_students_crate() {
+    let kit = Kit::new();
+    copy_tree(&fixture("rust-box-column-from-row"), &kit.path("proj"));
+    let check = || {
+        Command::new(kit.path("bin/grader"))
+            .args(["check", "--no-shrink"])
+            .current_dir(kit.path("proj"))
+            .env_remove("GRADER_LAB_DIR")
+            .env("XDG_CACHE_HOME", kit.path("cache"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("grader runs")
+    };
+    let kept = || -> Vec<(String, u64)> {
+        let files: Vec<PathBuf> = fs::read_dir(kit.path("cache/grader"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("rust-build-")
+            })
+            .collect();
+        assert_eq!(files.len(), 1, "one cache file for the project: {files:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&fs::read(&files[0]).unwrap()).unwrap();
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    f["nanos"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // The lab's artefact, and the student's library (named by the grader).
+    let time_of = |files: &[(String, u64)], lab: bool| {
+        files
+            .iter()
+            .find(|(path, _)| match lab {
+                true => path.starts_with("release/deps/libsudoku_lab-") && path.ends_with(".rlib"),
+                false => path.starts_with("release/deps/lib") && path.ends_with(".so"),
+            })
+            .map(|(_, nanos)| *nanos)
+            .unwrap_or_else(|| panic!("not in the cache: {files:?}"))
+    };
+    let out = check();
+    let shown = printed(&out);
+    assert_eq!(code(&out), 1, "{shown}");
+    assert!(
+        shown.contains("the compiler warned in your legal (one may name the bug):"),
+        "{shown}"
+    );
+    assert!(shown.contains("unused variable: `bc`"), "{shown}");
+    assert!(
+        !shown.contains(".grader-lab") && !shown.contains("/tmp/"),
+        "{shown}"
+    );
+    let before = kept();
+    let lab_before = time_of(&before, true);
+    let fixed = fs::read_to_string(kit.path("proj/src/lib.rs"))
+        .unwrap()
+        .replace("for j in br..br + n", "for j in bc..bc + n");
+    fs::write(kit.path("proj/src/lib.rs"), fixed).unwrap();
+    let out = check();
+    assert_eq!(code(&out), 0, "{}", printed(&out));
+    let after = kept();
+    assert_eq!(
+        time_of(&after, true),
+        lab_before,
+        "the lab crate was built again"
+    );
+    assert_ne!(
+        time_of(&after, false),
+        time_of(&before, false),
+        "the student's crate was not built again"
     );
 }
 

@@ -56,6 +56,7 @@ mod rust_cache;
 mod slot;
 mod toolchain;
 mod trim;
+pub mod warnings;
 
 pub use failure::BuildFailure;
 pub use toolchain::{BuildContext, BuildSetupError, RustToolchain};
@@ -88,6 +89,7 @@ pub struct BuiltCode {
     path: PathBuf,
     notes: Vec<String>,
     notebook: Option<grader_judge::notebook::Converted>,
+    warnings: Vec<warnings::CompilerWarning>,
 }
 
 impl BuiltCode {
@@ -101,6 +103,12 @@ impl BuiltCode {
     /// notebook's cells), for their own output.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// The compiler's warnings about the student's own files (kept when
+    /// the context asks for them: `grader check`).
+    pub fn warnings(&self) -> &[warnings::CompilerWarning] {
+        &self.warnings
     }
 
     /// What to do when importing a notebook raised in a cell's top-level
@@ -136,9 +144,16 @@ pub fn build(
     let code = sandbox.code_dir();
     let mut notes = Vec::new();
     let mut notebook = None;
+    let mut warnings = Vec::new();
     let built = match kind {
-        SubmissionKind::C => build_c(sub, ctx, sandbox)?,
-        SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
+        SubmissionKind::C | SubmissionKind::Rust => {
+            let (built, found) = match kind {
+                SubmissionKind::C => build_c(sub, ctx, sandbox)?,
+                _ => build_rust(sub, ctx, sandbox)?,
+            };
+            warnings = found;
+            built
+        }
         SubmissionKind::Library => copy_limited(
             &sub.path,
             &code.join("lib.so"),
@@ -164,6 +179,7 @@ pub fn build(
         path: built,
         notes,
         notebook,
+        warnings,
     })
 }
 
