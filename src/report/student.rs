@@ -26,6 +26,7 @@ use super::text::{visible, visible_line};
 use super::{Status, SubmissionReport, TestReport};
 use crate::check::{Check, DIGIT_LOOP_ANY, digit_loop};
 use crate::exit;
+use crate::submission::build::warnings::CompilerWarning;
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 
@@ -132,6 +133,9 @@ pub(crate) struct CheckRun {
     /// A board size the code was written for, when the tests prove it
     /// (see [`fixed_board_size`]): shown before any failure.
     pub size_note: Option<String>,
+    /// The compiler's warnings about the student's own files, shown
+    /// beside the first failure of the function each is in.
+    pub warnings: Vec<CompilerWarning>,
     /// `--watch`: the next run starts on a save, not on a command.
     #[serde(skip)]
     pub watching: bool,
@@ -149,6 +153,7 @@ impl CheckRun {
             not_run: 0,
             path,
             size_note: None,
+            warnings: Vec::new(),
             watching: false,
         }
     }
@@ -268,6 +273,9 @@ pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) ->
             let first = failing.first().is_some_and(|f| std::ptr::eq(*f, *test));
             if first || verbose {
                 write_failure(run, test, out)?;
+                if first {
+                    write_warnings(run, function, out)?;
+                }
             } else {
                 writeln!(
                     out,
@@ -312,6 +320,47 @@ pub(crate) fn write_check(run: &CheckRun, verbose: bool, out: &mut dyn Write) ->
         )
     }
 }
+
+/// The compiler's warnings to show beside `function`'s first failure: those
+/// in that function, and, at the first failure of all, those in no lab
+/// function; at most [`WARNINGS_SHOWN`] lines.
+fn write_warnings(run: &CheckRun, function: Function, out: &mut dyn Write) -> io::Result<()> {
+    let first_failure = run
+        .submission
+        .tests
+        .iter()
+        .filter(|t| t.verdict != Verdict::Pass)
+        .map(|t| t.function)
+        .min()
+        == Some(function);
+    let shown: Vec<&CompilerWarning> = run
+        .warnings
+        .iter()
+        .filter(|w| w.function == Some(function) || (first_failure && w.function.is_none()))
+        .collect();
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let what = match shown.iter().all(|w| w.function == Some(function)) {
+        true => format!("in your {function}"),
+        false => "in your code".to_string(),
+    };
+    writeln!(
+        out,
+        "    {} {what} (one may name the bug):",
+        "the compiler warned".yellow().bold()
+    )?;
+    for warning in shown.iter().take(WARNINGS_SHOWN) {
+        writeln!(out, "      {}", visible_line(&warning.text()))?;
+    }
+    if shown.len() > WARNINGS_SHOWN {
+        writeln!(out, "      and {} more", shown.len() - WARNINGS_SHOWN)?;
+    }
+    Ok(())
+}
+
+/// The most compiler warnings shown beside one failure.
+const WARNINGS_SHOWN: usize = 3;
 
 /// One failing test in full, the diagnosis first: the header and the
 /// case, then what the trace's first step shows (the step, its depth, the
@@ -817,6 +866,8 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         hidden_tests_also_count: bool,
         not_run: usize,
         submission: &'a SubmissionReport,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        warnings: &'a [CompilerWarning],
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
         legal_swap: Option<&'a crate::runner::legal_swap::LegalSwapView>,
@@ -829,6 +880,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         hidden_tests_also_count: true,
         not_run: run.not_run,
         submission: &run.submission,
+        warnings: &run.warnings,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
         legal_swap: run.legal_swap.as_ref(),
@@ -883,6 +935,7 @@ mod tests {
             legal_swap: None,
             not_run: 0,
             path: "sudoku.c".into(),
+            warnings: Vec::new(),
             size_note: None,
             watching: false,
         }

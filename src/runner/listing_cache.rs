@@ -20,7 +20,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +60,7 @@ impl ListingCache {
     /// `None` when there is no cache folder to use (said once on stderr
     /// when one is refused).
     pub(crate) fn open(plan: &GradePlan, language: Language, source: &str) -> Option<Self> {
-        let folder = cache_folder()?;
+        let folder = crate::report::trusted_dir::cache_folder()?;
         let dir = match TrustedDir::open(&folder, true) {
             Ok(dir) => dir,
             Err(why) => {
@@ -110,19 +109,6 @@ impl ListingCache {
             let _ = self.dir.write_atomic(&self.file, &bytes);
         }
     }
-}
-
-/// `$XDG_CACHE_HOME/grader`, or `$HOME/.cache/grader` (absolute paths
-/// only, as the XDG spec asks).
-fn cache_folder() -> Option<PathBuf> {
-    let absolute = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    absolute("XDG_CACHE_HOME")
-        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
-        .map(|cache| cache.join("grader"))
 }
 
 /// What every kept time of `language` depends on but the test, hashed.

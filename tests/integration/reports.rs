@@ -952,7 +952,7 @@ fn notes_are_in_the_json_report_and_follow_the_schema() {
         notes("py-notebook-listing")[0]
             .as_str()
             .unwrap()
-            .starts_with("took code cells 2, 4, 5, 7 of py-notebook-listing.ipynb"),
+            .starts_with("took code cells 1, 2, 3, 4 of py-notebook-listing.ipynb"),
         "{report}"
     );
 }

@@ -225,7 +225,7 @@ fn a_colab_notebook_is_graded_without_its_colab_lines() {
     assert!(passes_all(ada), "{ada:#}");
     let notes = ada["notes"][0].as_str().expect("a note");
     assert!(
-        notes.contains("left out cell 2 (google.colab import (Colab only), uses google.colab's drive (Colab only)), cell 3 (google.colab import (Colab only))"),
+        notes.contains("left out code cell 1 (In [1]): google.colab import (Colab only), uses google.colab's drive (Colab only); code cell 2 (In [2]): google.colab import (Colab only)"),
         "{notes}"
     );
     assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);

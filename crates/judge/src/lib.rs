@@ -15,6 +15,7 @@
 //! - [`check`]: the checks of SPEC 4: plan, execute in process, judge, the
 //!   trace replay;
 //! - [`generate`]: fresh puzzles for `grader generate`;
+//! - [`notebook`]: a Jupyter notebook's code cells as a Python module;
 //! - [`verdict`]: the vocabulary every stage shares.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -23,4 +24,5 @@ pub mod board_text;
 pub mod case;
 pub mod check;
 pub mod generate;
+pub mod notebook;
 pub mod verdict;
