@@ -60,7 +60,7 @@ impl ListingCache {
     /// `None` when there is no cache folder to use (said once on stderr
     /// when one is refused).
     pub(crate) fn open(plan: &GradePlan, language: Language, source: &str) -> Option<Self> {
-        let folder = crate::report::trusted_dir::cache_folder()?;
+        let folder = crate::state::trusted_dir::cache_folder()?;
         let dir = match TrustedDir::open(&folder, true) {
             Ok(dir) => dir,
             Err(why) => {

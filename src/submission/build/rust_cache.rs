@@ -11,7 +11,7 @@
 //! `target` folder: restored before the build, kept after it.
 //!
 //! The cache lives in the user's cache folder (`$XDG_CACHE_HOME/grader`,
-//! or `~/.cache/grader`), opened as trusted state (`report::trusted_dir`),
+//! or `~/.cache/grader`), opened as trusted state (`state::trusted_dir`),
 //! one file per project, named by the project's folder. It is reused only
 //! under its key: the grader's version, the toolchain (`rustc` and `cargo`
 //! as files: path, size, time) and the lab crate's files; any change and
@@ -26,8 +26,8 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::report::results_dir::hex;
-use crate::report::trusted_dir::TrustedDir;
+use crate::state::results_dir::hex;
+use crate::state::trusted_dir::TrustedDir;
 
 /// The format tag of a cache file.
 const FORMAT: &str = "grader-rust-build-1";
@@ -72,14 +72,14 @@ impl RustCache {
     /// the toolchain `rustc` and `cargo` and the lab crate's copy `lab`;
     /// `None` when there is no cache folder to use.
     pub(super) fn open(project: &Path, rustc: &Path, cargo: &Path, lab: &Path) -> Option<Self> {
-        let folder = crate::report::trusted_dir::cache_folder()?;
+        let folder = crate::state::trusted_dir::cache_folder()?;
         let dir = TrustedDir::open(&folder, true).ok()?;
         let project = project.canonicalize().ok()?;
         let mut name = Sha256::new();
         name.update(project.as_os_str().as_encoded_bytes());
         let file = format!("rust-build-{}.json", &hex(&name.finalize())[..16]);
         let mut key = Sha256::new();
-        key.update(crate::report::results_dir::grader_version());
+        key.update(crate::state::results_dir::grader_version());
         for tool in [rustc, cargo] {
             key.update(file_identity(tool));
         }
