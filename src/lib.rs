@@ -47,6 +47,7 @@ pub mod quiet;
 pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;
+pub(crate) mod state;
 pub mod submission;
 pub mod worker;
 

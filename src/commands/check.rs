@@ -81,6 +81,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
 
 /// One check: select the cases, build, run, show.
 fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
+    let (plan, _) = prepared(args)?;
+    check_with(args, &plan)
+}
+
+/// The plan of a check: the cases selected, the tools found, the limits
+/// set from the lab's listing in the submission's language (its kind, also
+/// returned: a plan serves only a submission of that kind).
+fn prepared(args: &CheckArgs) -> anyhow::Result<(GradePlan, Option<SubmissionKind>)> {
     let cases = select_cases(args)?;
     // The sandbox's notices are the instructor's (what the grader's own
     // box lacks on this host); a student is told only what changes a
@@ -93,10 +101,26 @@ fn check_once(args: &CheckArgs) -> anyhow::Result<u8> {
     }
     // The limits are a multiple of the lab's listing's time in this
     // submission's language, timed here, now.
-    let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
-    let kind = discover::classify(&absolute).kind.ok();
+    let kind = kind_of(args);
     calibrate(&mut plan, kind)?;
-    let mut run = run_checks(args, &plan);
+    // A student's check keeps their Rust build (the lab crate compiled)
+    // for the next one (not the listing's, timed once: it would only
+    // leave a file behind); `grade` never does.
+    plan.build.rust_cache = true;
+    // ... and shows the compiler's warnings about the student's files.
+    plan.build.warnings = true;
+    Ok((plan, kind))
+}
+
+/// The kind of the submission at `args.path`, as discovery tells it now.
+fn kind_of(args: &CheckArgs) -> Option<SubmissionKind> {
+    let absolute = std::path::absolute(&args.path).unwrap_or_else(|_| args.path.clone());
+    discover::classify(&absolute).kind.ok()
+}
+
+/// Builds, runs and shows one check under `plan`.
+fn check_with(args: &CheckArgs, plan: &GradePlan) -> anyhow::Result<u8> {
+    let mut run = run_checks(args, plan);
     run.watching = args.watch;
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -157,6 +181,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         Err(report) => return CheckRun::new(*report, path),
     };
     let kind = session.kind();
+    let warnings = session.warnings().to_vec();
     let mut shrunk = Vec::new();
     let mut first_steps = Vec::new();
     let mut solve_failed = false;
@@ -347,6 +372,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         not_run,
         path,
         size_note,
+        warnings,
         watching: false,
     }
 }
@@ -423,8 +449,10 @@ fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> O
         })
 }
 
-/// How long the watcher waits for a burst of saves to settle.
-const SETTLE: Duration = Duration::from_millis(200);
+/// How long the watcher waits for a burst of saves to settle (an editor's
+/// save is a write and a rename within a few milliseconds; a longer burst
+/// only runs the check once more). Part of every save-to-result time.
+const SETTLE: Duration = Duration::from_millis(50);
 
 /// `--watch`: check, then again after every change of a source file under
 /// the project (not its build products), clearing the screen between runs.
@@ -445,6 +473,7 @@ fn watch(args: &CheckArgs) -> anyhow::Result<u8> {
         .watch(&root, RecursiveMode::Recursive)
         .with_context(|| format!("cannot watch {}", visible_line(&root.to_string_lossy())))?;
     let clear = std::io::stdout().is_terminal();
+    let mut plan: Option<(GradePlan, Option<SubmissionKind>)> = None;
     loop {
         if clear {
             // Clear the screen and move home: a fresh page per run.
@@ -452,7 +481,22 @@ fn watch(args: &CheckArgs) -> anyhow::Result<u8> {
                 return Ok(exit::SUCCESS);
             }
         }
-        let code = match check_once(args) {
+        // The plan (tools found, limits set) serves every save of a
+        // submission of the same kind; a new kind gets its own.
+        let kind = kind_of(args);
+        if plan.as_ref().is_none_or(|(_, k)| *k != kind) {
+            plan = None;
+            match prepared(args) {
+                Ok(made) => plan = Some(made),
+                Err(err) if exit::is_broken_pipe(&err) => return Ok(exit::SUCCESS),
+                Err(err) => eprintln!("error: {err:#}"),
+            }
+        }
+        let checked = match &plan {
+            Some((plan, _)) => check_with(args, plan),
+            None => Ok(exit::USAGE_OR_INPUT),
+        };
+        let code = match checked {
             Ok(code) => code,
             Err(err) if exit::is_broken_pipe(&err) => return Ok(exit::SUCCESS),
             Err(err) => {

@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use crate::cli::GradeArgs;
 use crate::report::requests::{ReportRequests, is_stdout};
-use crate::report::results_dir::ResultsDir;
 use crate::report::text::visible_line;
 use crate::report::{Report, SubmissionReport, gradescope, terminal};
 use crate::runner::calibrate::calibrate;
 use crate::runner::class::{Progress, grade_all};
 use crate::runner::plan::{GradePlan, load_cases};
+use crate::state::results_dir::ResultsDir;
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
 
@@ -65,7 +65,7 @@ pub fn run(args: &GradeArgs) -> anyhow::Result<u8> {
             .filter_map(|(s, _)| s.kind.as_ref().ok().copied()),
     )?;
     crate::note!(
-        "time limits: {} (timed in {:.1} s)",
+        "time limits: {} (took {:.1} s)",
         plan.limits.describe(&plan.cases),
         timing.elapsed().as_secs_f64()
     );
@@ -261,8 +261,8 @@ impl Stored {
                 None => crate::note!(
                     "note: `{}` is too big to fingerprint (over {} MiB or {} files): it is graded on every run",
                     visible_line(&submission.id),
-                    crate::report::results_dir::MAX_HASHED_BYTES >> 20,
-                    crate::report::results_dir::MAX_HASHED_FILES
+                    crate::state::results_dir::MAX_HASHED_BYTES >> 20,
+                    crate::state::results_dir::MAX_HASHED_FILES
                 ),
             }
         }

@@ -5,8 +5,8 @@ use anyhow::bail;
 
 use crate::cli::ReportArgs;
 use crate::report::requests::ReportRequests;
-use crate::report::results_dir::{check_same_run, read_all};
 use crate::report::{REPORT_VERSION, Report};
+use crate::state::results_dir::{check_same_run, read_all};
 
 /// Runs `grader report`; the exit code is as `grade` would have given.
 pub fn run(args: &ReportArgs) -> anyhow::Result<u8> {

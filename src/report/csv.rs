@@ -33,7 +33,9 @@
 //! - a roster student without a submission has no row by default, and is
 //!   named on stderr; `--roster-missing zero` ([`MissingRow::Zero`]) gives
 //!   them a row with 0 (and `no submission` in Moodle's Feedback column),
-//!   for a course whose rule is that missing work scores 0;
+//!   for a course whose rule is that missing work scores 0: that 0
+//!   replaces the grade the LMS held (on a real Moodle 4.5, a hand-typed
+//!   20 became 0);
 //! - a submission the grader failed on (not graded) has no row either,
 //!   and is named on stderr: grade it again;
 //! - a submission whose id is not in the roster has no row: it is named
@@ -41,15 +43,16 @@
 //!   ([`CsvError::NotInRoster`]).
 //!
 //! Identifiers (the roster's `lms_id`, or the submission id without a
-//! roster) are matched exactly by the LMS, so they are written exactly as
-//! given, never rewritten by the formula guard below (an escaped `'-carol`
-//! matches nobody, and in Moodle aborts the import). The guard, per
-//! layout:
+//! roster) are matched as they are by the LMS (Moodle trims the cell and
+//! ignores case in a username or email address, nothing else), so they
+//! are written exactly as given, never rewritten by the formula guard
+//! below (an escaped `'-carol` matches nobody, and in Moodle aborts the
+//! import). The guard, per layout:
 //!
 //! | layout | identifiers | other text cells |
 //! |---|---|---|
 //! | `plain` | prefixed with `'` like every cell (a spreadsheet, not an import) | prefixed with `'` |
-//! | `moodle` | written as they are; one that starts with `-` or `@` is kept only when it is made of letters, digits and `_ . @ -` alone (what a Moodle username is made of: such a cell can name no function, so a spreadsheet cannot run it); one that starts with `=` or `+` (never a Moodle username: Moodle refuses to create one) or is otherwise formula-like has no row | prefixed with `'` |
+//! | `moodle` | written as they are; one that starts with `-` or `@` is kept only when it is made of letters, digits and `_ . @ -` alone (what a Moodle username is made of: such a cell can name no function, so a spreadsheet cannot run it); one that starts with `=` or `+` (never a Moodle username: Moodle refuses to create one; an ID number may, and a spreadsheet would run it) or is otherwise formula-like has no row | prefixed with `'` |
 //! | `canvas` | as `moodle` (an SIS id of letters, digits and `_ . @ -`) | prefixed with `'` |
 //! | `blackboard` | as `moodle` (a Username); every field is quoted | prefixed with `'` |
 //!
@@ -107,7 +110,8 @@ pub enum MissingRow {
     /// No row: the import keeps the grade the LMS has.
     #[default]
     Omit,
-    /// A row with the grade 0.
+    /// A row with the grade 0, which replaces the grade the LMS holds
+    /// (one typed by hand too).
     Zero,
 }
 
@@ -447,7 +451,9 @@ fn lms_students<'a>(
                 MissingRow::Omit => {
                     "they have no row, so an import keeps the grade the LMS has (--roster-missing zero gives them 0)"
                 }
-                MissingRow::Zero => "their rows give 0 (--roster-missing zero)",
+                MissingRow::Zero => {
+                    "their rows give 0 (--roster-missing zero), over any grade the LMS holds for them, one typed by hand too"
+                }
             };
             crate::note!(
                 "note: {} roster student(s) have no submission: {}; {what}",
@@ -496,7 +502,7 @@ fn identifier_problem(layout: CsvLayout, id: &str) -> Option<&'static str> {
     }
     Some(match layout {
         CsvLayout::Moodle if id.starts_with(['=', '+']) => {
-            "a Moodle username never starts with = or +, and one unmatched id aborts Moodle's whole import"
+            "never a Moodle username, which Moodle refuses to start with = or +; an ID number may, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
         }
         _ => "a spreadsheet would run it as a formula, and the LMS matches it only as it is",
     })
@@ -829,7 +835,7 @@ mod tests {
         assert_eq!(
             identifier_problem(CsvLayout::Moodle, "=eq01"),
             Some(
-                "a Moodle username never starts with = or +, and one unmatched id aborts Moodle's whole import"
+                "never a Moodle username, which Moodle refuses to start with = or +; an ID number may, but a spreadsheet would run it as a formula and Moodle matches it only as it is"
             )
         );
         assert_eq!(identifier_problem(CsvLayout::Canvas, "alice"), None);

@@ -22,13 +22,11 @@ pub(crate) mod naming;
 mod proptests;
 pub(crate) mod read;
 pub(crate) mod requests;
-pub(crate) mod results_dir;
 pub(crate) mod run;
 pub(crate) mod student;
 pub(crate) mod summary_md;
 pub(crate) mod terminal;
 pub(crate) mod text;
-pub(crate) mod trusted_dir;
 
 pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
 pub(crate) use naming::headline;

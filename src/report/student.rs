@@ -18,7 +18,10 @@ use super::{Status, SubmissionReport};
 use crate::exit;
 use crate::finding::Lang;
 use crate::runner::legal_swap::LegalSwapView;
-use crate::words::student::{self as words, CheckView, Colour, Line, Span, Style, SwapNote};
+use crate::submission::build::warnings::CompilerWarning;
+use crate::words::student::{
+    self as words, CheckView, Colour, Line, Span, Style, SwapNote, Warning,
+};
 
 pub(crate) use crate::words::student::{FirstStepView, Recorder, ShrunkView};
 
@@ -43,6 +46,9 @@ pub(crate) struct CheckRun {
     /// (see [`crate::words::across::fixed_board_size`]): shown before any
     /// failure.
     pub size_note: Option<String>,
+    /// The compiler's warnings about the student's own files, shown
+    /// beside the first failure of the function each is in.
+    pub warnings: Vec<CompilerWarning>,
     /// `--watch`: the next run starts on a save, not on a command.
     #[serde(skip)]
     pub watching: bool,
@@ -60,6 +66,7 @@ impl CheckRun {
             not_run: 0,
             path,
             size_note: None,
+            warnings: Vec::new(),
             watching: false,
         }
     }
@@ -104,6 +111,14 @@ impl CheckRun {
             }),
             not_run: self.not_run,
             size_note: self.size_note.clone(),
+            warnings: self
+                .warnings
+                .iter()
+                .map(|w| Warning {
+                    function: w.function,
+                    text: w.text(),
+                })
+                .collect(),
             watching: self.watching,
         }
     }
@@ -176,6 +191,8 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         hidden_tests_also_count: bool,
         not_run: usize,
         submission: &'a SubmissionReport,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        warnings: &'a [CompilerWarning],
         shrunk: &'a [ShrunkView],
         first_steps: &'a [FirstStepView],
         legal_swap: Option<&'a LegalSwapView>,
@@ -188,6 +205,7 @@ pub(crate) fn write_json(run: &CheckRun, out: &mut dyn Write) -> io::Result<()> 
         hidden_tests_also_count: true,
         not_run: run.not_run,
         submission: &run.submission,
+        warnings: &run.warnings,
         shrunk: &run.shrunk,
         first_steps: &run.first_steps,
         legal_swap: run.legal_swap.as_ref(),

@@ -7,7 +7,7 @@
 //! The C listing is always timed: its time sets the one multiple every
 //! language gets.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::case::Case;
@@ -99,6 +99,7 @@ pub fn calibrate(
     let all = std::mem::replace(&mut plan.cases.cases, timed);
     plan.limits.calibrating = true;
     let mut measured = BTreeMap::new();
+    let mut kept = BTreeSet::new();
     let mut result = Ok(());
     let mut languages = graded.clone();
     if !languages.contains(&Language::C) {
@@ -106,7 +107,12 @@ pub fn calibrate(
     }
     for language in languages {
         match time_listing(plan, language) {
-            Ok(times) => measured.extend(times),
+            Ok((times, all_kept)) => {
+                if all_kept {
+                    kept.insert(language);
+                }
+                measured.extend(times);
+            }
             // The C listing only sets the multiple when no C is graded:
             // without a C compiler, the fastest listing timed sets it.
             Err(err) if !graded.contains(&language) => {
@@ -121,17 +127,21 @@ pub fn calibrate(
     plan.cases.cases = all;
     plan.limits.calibrating = false;
     plan.limits.listing = measured;
+    plan.limits.kept = kept;
     result
 }
+
+/// The listing's time per (language, case, function).
+type ListingTimes = BTreeMap<(Language, String, Function), Timed>;
 
 /// Builds `language`'s listing in a box of its own and times each of the
 /// plan's tests until steady; a test timed on an earlier run under the
 /// same key (`listing_cache`) is not timed again, and with every test kept
-/// nothing is built.
+/// nothing is built. Also says whether every time was kept (none timed).
 fn time_listing(
     plan: &GradePlan,
     language: Language,
-) -> Result<BTreeMap<(Language, String, Function), Timed>, CalibrationError> {
+) -> Result<(ListingTimes, bool), CalibrationError> {
     let grader = |message: String| CalibrationError::Grader {
         language: language.name(),
         message,
@@ -150,7 +160,7 @@ fn time_listing(
         }
     }
     if untimed.is_empty() {
-        return Ok(times);
+        return Ok((times, true));
     }
     let dir = tempfile::Builder::new()
         .prefix("grader-listing-")
@@ -170,7 +180,7 @@ fn time_listing(
     if let Some(kept) = &cache {
         kept.save();
     }
-    Ok(times)
+    Ok((times, false))
 }
 
 /// The source of `language`'s listing (its part of the cache's key).

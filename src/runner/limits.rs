@@ -25,7 +25,7 @@
 //! listing. The limits applied, each with its multiple, go into every
 //! report's `run` section.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +91,9 @@ pub struct TimeLimits {
     pub(crate) listing: BTreeMap<(Language, String, Function), Timed>,
     /// The listing itself is being timed.
     pub(crate) calibrating: bool,
+    /// The languages whose every time was kept from an earlier run on this
+    /// host (`listing_cache`), none of them timed by this run.
+    pub(crate) kept: BTreeSet<Language>,
 }
 
 impl TimeLimits {
@@ -153,7 +156,7 @@ impl TimeLimits {
     }
 
     /// The policy in a line, for the terminal: `20 x the lab's listing's
-    /// CPU time on this host, at least 500 ms (listing timed in c, python)`.
+    /// CPU time on this host, ... (listing timed now in c; times of python kept ...)`.
     pub fn describe(&self, cases: &CaseSet) -> String {
         let pinned = cases
             .cases
@@ -165,14 +168,28 @@ impl TimeLimits {
                 return format!("{ms} ms per test (pinned in grader.toml)");
             }
         }
-        let mut languages: Vec<&str> = self.listing.keys().map(|(l, _, _)| l.name()).collect();
+        let mut languages: Vec<Language> = self.listing.keys().map(|(l, _, _)| *l).collect();
         languages.dedup();
+        let (kept, timed): (Vec<Language>, Vec<Language>) =
+            languages.into_iter().partition(|l| self.kept.contains(l));
+        let names =
+            |list: &[Language]| list.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
         let mut line = format!(
             "{} x the lab's listing's CPU time on this host, or the larger multiple that gives the C listing {} ms; one multiple in every language",
             cases.config.time_limit_factor, cases.config.time_limit_floor_ms
         );
-        if !languages.is_empty() {
-            line.push_str(&format!(" (listing timed in {})", languages.join(", ")));
+        let mut sources = Vec::new();
+        if !timed.is_empty() {
+            sources.push(format!("listing timed now in {}", names(&timed)));
+        }
+        if !kept.is_empty() {
+            sources.push(format!(
+                "times of {} kept from an earlier run on this host",
+                names(&kept)
+            ));
+        }
+        if !sources.is_empty() {
+            line.push_str(&format!(" ({})", sources.join("; ")));
         }
         if pinned > 0 {
             line.push_str(&format!("; {pinned} case(s) pin their own"));

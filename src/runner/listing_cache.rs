@@ -13,24 +13,23 @@
 //! and the function. Change any of them and the listing is timed anew.
 //!
 //! The times live in the user's cache folder (`$XDG_CACHE_HOME/grader`, or
-//! `~/.cache/grader`), opened as trusted state (`report::trusted_dir`):
+//! `~/.cache/grader`), opened as trusted state (`state::trusted_dir`):
 //! a folder another user could write to is refused, said once, and the
 //! listing is then timed as if there were no cache. A file that cannot be
 //! read or parsed is a miss, never an error.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::case::Case;
-use crate::report::results_dir::hex;
-use crate::report::trusted_dir::TrustedDir;
 use crate::runner::limits::{Language, Timed};
 use crate::runner::plan::GradePlan;
+use crate::state::results_dir::hex;
+use crate::state::trusted_dir::TrustedDir;
 use crate::verdict::Function;
 
 /// The format tag of a cache file.
@@ -61,7 +60,7 @@ impl ListingCache {
     /// `None` when there is no cache folder to use (said once on stderr
     /// when one is refused).
     pub(crate) fn open(plan: &GradePlan, language: Language, source: &str) -> Option<Self> {
-        let folder = cache_folder()?;
+        let folder = crate::state::trusted_dir::cache_folder()?;
         let dir = match TrustedDir::open(&folder, true) {
             Ok(dir) => dir,
             Err(why) => {
@@ -112,23 +111,10 @@ impl ListingCache {
     }
 }
 
-/// `$XDG_CACHE_HOME/grader`, or `$HOME/.cache/grader` (absolute paths
-/// only, as the XDG spec asks).
-fn cache_folder() -> Option<PathBuf> {
-    let absolute = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    absolute("XDG_CACHE_HOME")
-        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
-        .map(|cache| cache.join("grader"))
-}
-
 /// What every kept time of `language` depends on but the test, hashed.
 fn environment_key(plan: &GradePlan, language: Language, source: &str) -> String {
     let parts = [
-        crate::report::results_dir::grader_version(),
+        crate::state::results_dir::grader_version(),
         language.name().to_string(),
         source.to_string(),
         host(),

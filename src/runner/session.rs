@@ -102,6 +102,11 @@ impl<'p> Session<'p> {
         notes
     }
 
+    /// The compiler's warnings about the student's own files.
+    pub fn warnings(&self) -> &[crate::submission::build::warnings::CompilerWarning] {
+        self.code.warnings()
+    }
+
     /// The built code the tests load (the library, or the Python file).
     pub fn code(&self) -> &std::path::Path {
         self.code.path()
@@ -190,6 +195,9 @@ impl<'p> Session<'p> {
                             refusal,
                             report.kind.as_deref(),
                         ));
+                    }
+                    if report.hint.is_none() {
+                        report.hint = self.code.notebook_import_crash(&message);
                     }
                     report.notes = self.notes();
                     return report;

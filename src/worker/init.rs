@@ -15,10 +15,13 @@
 //! `/proc` (only the box's processes) and a few device nodes.
 //!
 //! Per run, init forks one child, which closes the command and event pipes
-//! and takes `/dev/null` as stdin, or, for a test in a box with
-//! namespaces, hands the test to the submission's test zygote
-//! (`test_zygote.rs`, started at the first test), which forks the test
-//! child and tells init its pid and its end. A test child is confined
+//! and takes `/dev/null` as stdin, or, for a test, hands the test to the
+//! submission's test zygote (`test_zygote.rs`, started at the first test),
+//! which forks the test child and tells init its pid and its end. Without
+//! a PID namespace (a non-root `grader check`) the zygote serves too:
+//! init is a subreaper (`PR_SET_CHILD_SUBREAPER`), so whatever a test
+//! leaves behind is init's descendant, and init kills that tree (all of
+//! it but the zygote) where pid 1 would `kill(-1)`. A test child is confined
 //! (rlimits, Landlock on its kind's view, the uid drop, seccomp: the
 //! zygote's once and the child's own additions, or all of it in a child
 //! of init, see `run_library` in `worker/mod.rs`) before it loads the
@@ -173,6 +176,8 @@ struct Init {
     zygote: Option<ZygoteHandle>,
     /// Why the interpreter cannot be a test zygote, once found out.
     python_zygote_unavailable: Option<String>,
+    /// Whether init is a subreaper: every orphan of the box is its child.
+    subreaper: bool,
 }
 
 /// Init's end of the test zygote.
@@ -311,7 +316,17 @@ impl Init {
             pid_one,
             zygote: None,
             python_zygote_unavailable: None,
+            subreaper: false,
         }
+    }
+
+    /// Whether tests may run in a test zygote: as pid 1 of the box's PID
+    /// namespace (`kill(-1)` ends all the box), or in a box without
+    /// namespaces when init is a subreaper (what a test leaves is init's
+    /// descendant, found and killed as a tree). A box with namespaces
+    /// whose init is not pid 1 has neither.
+    fn zygote_allowed(&self) -> bool {
+        self.setup.test_zygote && (self.pid_one || (!self.setup.namespaces && self.subreaper))
     }
 
     /// Prepares the box, reports ready, then runs each command.
@@ -319,7 +334,7 @@ impl Init {
         {
             // Init dies with the grader (and with it the whole box).
             let _ = sys::die_with_parent(sys::parent_pid());
-            let _ = sys::become_subreaper();
+            self.subreaper = sys::become_subreaper().is_ok();
         }
         let notes = if self.setup.namespaces {
             match mounts::prepare(&self.setup) {
@@ -357,7 +372,7 @@ impl Init {
                         CodeKind::Library => !input.request.trace,
                         CodeKind::Python => self.python_zygote_unavailable.is_none(),
                     };
-                    if self.pid_one && self.setup.test_zygote && zygote {
+                    if zygote && self.zygote_allowed() {
                         self.run_in_zygote(deadlines, fd, input)
                     } else {
                         self.run(deadlines, fd, Child::Test(Box::new(input)))
@@ -420,9 +435,16 @@ impl Init {
             None => sys::wait_for(pid, false).map_or(killed_status(), |(_, w)| w),
         };
         let wall_ms = start.elapsed().as_millis() as u64;
-        // kill(-1) reaches the test zygote too.
-        let leftovers = self.kill_the_rest(Some(pid));
-        self.zygote = None;
+        let leftovers = if self.pid_one {
+            // kill(-1) reaches the test zygote too.
+            let leftovers = self.kill_the_rest(Some(pid));
+            self.zygote = None;
+            leftovers
+        } else {
+            // The zygote ends first: init reaps until no child is left.
+            self.stop_zygote();
+            self.kill_the_rest(Some(pid))
+        };
         let cpu_ms = if tree {
             // The build's tree: what its first process reaped of its
             // children, or what init saw of the tree, whichever is more.
@@ -495,8 +517,15 @@ impl Init {
             Ok(()) => test_zygote::read_report(&mut zygote.reports),
             Err(_) => None,
         };
+        // Without a PID namespace a pid names any process of the host:
+        // init takes only the zygote's own child.
+        // (A child already reaped has no parent left to read: it is gone,
+        // and nothing of it can be killed by mistake.)
+        let own_child = |pid: libc::pid_t| {
+            self.pid_one || sys::parent_of(pid).is_none_or(|parent| parent == zygote.pid)
+        };
         let pid = match started {
-            Some(Report::Started(pid)) if pid > 1 && pid != zygote.pid => pid,
+            Some(Report::Started(pid)) if pid > 1 && pid != zygote.pid && own_child(pid) => pid,
             // The zygote could not confine itself (it said why on the
             // protocol fd) or is gone: its end is this test's.
             _ => return Ok(self.zygote_failed(start)),
@@ -673,14 +702,21 @@ impl Init {
     }
 
     /// Kills every process of the box but init and the test zygote, and
-    /// reaps those that were init's; returns how many there were.
+    /// reaps those that were init's; returns how many there were. As pid 1,
+    /// the box is every process its `/proc` shows; without a PID namespace
+    /// it is init's descendants (init is a subreaper, so an orphan of the
+    /// box is its child).
     fn kill_all_but_zygote(&mut self) -> u32 {
         let zygote = self.zygote.as_ref().map_or(0, |z| z.pid);
         let own = sys::pid();
-        let doomed: Vec<libc::pid_t> = sys::all_pids()
-            .into_iter()
-            .filter(|&p| p != own && p != zygote && p != 1)
-            .collect();
+        let doomed: Vec<libc::pid_t> = if self.pid_one {
+            sys::all_pids()
+                .into_iter()
+                .filter(|&p| p != own && p != zygote && p != 1)
+                .collect()
+        } else {
+            sys::descendants(own, zygote)
+        };
         if doomed.is_empty() {
             return 0;
         }

@@ -225,6 +225,37 @@ mod tests {
     }
 
     #[test]
+    fn descendants_are_found_through_every_generation() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().expect("piped")),
+            &mut line,
+        )
+        .expect("sh says its child's pid");
+        let grandchild: libc::pid_t = line.trim().parse().expect("a pid");
+        let shell = child.id() as libc::pid_t;
+        let found = descendants(pid(), 0);
+        assert!(
+            found.contains(&shell) && found.contains(&grandchild),
+            "{found:?}"
+        );
+        assert_eq!(parent_of(grandchild), Some(shell));
+        // The spared one is left out, its descendants are not.
+        let found = descendants(pid(), shell);
+        assert!(
+            !found.contains(&shell) && found.contains(&grandchild),
+            "{found:?}"
+        );
+        kill(grandchild, libc::SIGKILL);
+        let _ = child.wait();
+    }
+
+    #[test]
     fn forbidden_message_is_a_protocol_line() {
         for n in [0, 7, 41, 57, 435, -1, i64::MAX, i64::MIN] {
             let line = forbidden(n);
@@ -382,6 +413,65 @@ pub(super) fn all_pids() -> Vec<libc::pid_t> {
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .collect()
+}
+
+/// The children of `pid` (of every thread of it), from
+/// `/proc/PID/task/TID/children`; `None` when the kernel does not offer
+/// those files (then [`parent_of`] over [`all_pids`] finds them).
+pub(super) fn children_of(pid: libc::pid_t) -> Option<Vec<libc::pid_t>> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut children = Vec::new();
+    let mut offered = false;
+    for task in tasks.flatten() {
+        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        offered = true;
+        children.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<libc::pid_t>().ok()),
+        );
+    }
+    offered.then_some(children)
+}
+
+/// The parent of `pid`, from `/proc/PID/stat` (its fourth field, after
+/// the command name in parentheses, which may hold anything).
+pub(super) fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every descendant of `root` (its children, theirs, and so on), each
+/// once, but `spare` itself (its own descendants are listed).
+pub(super) fn descendants(root: libc::pid_t, spare: libc::pid_t) -> Vec<libc::pid_t> {
+    let mut found = Vec::new();
+    let mut queue = vec![root];
+    let mut scanned: Option<Vec<(libc::pid_t, libc::pid_t)>> = None;
+    while let Some(parent) = queue.pop() {
+        let children = children_of(parent).unwrap_or_else(|| {
+            let pairs = scanned.get_or_insert_with(|| {
+                all_pids()
+                    .into_iter()
+                    .filter_map(|p| Some((p, parent_of(p)?)))
+                    .collect()
+            });
+            pairs
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p)
+                .collect()
+        });
+        for child in children {
+            if child != root && !found.contains(&child) {
+                found.push(child);
+                queue.push(child);
+            }
+        }
+    }
+    found.retain(|&p| p != spare);
+    found
 }
 
 /// `dup2(fd, target)`: `target` becomes a copy of `fd` (without

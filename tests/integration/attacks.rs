@@ -21,9 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-use crate::util::{copy_tree, grader, root};
+use crate::util::{Grader, copy_tree, grader, root};
 
 /// A unique 4x4, a 9x9 that needs backtracking, an unsolvable 4x4.
 const CASES: &str = r#"
@@ -197,41 +197,26 @@ fn grade(subs: &Path, cases: &Path, tmp: &Path, name: &str, path: Option<&Path>)
     let tmpdir = tmp.join("tmpdir");
     fs::create_dir_all(&tmpdir).expect("mkdir");
     fs::set_permissions(&tmpdir, fs::Permissions::from_mode(0o755)).expect("chmod");
-    let mut command = grader();
-    command
+    let mut run = Grader::new()
         .arg("grade")
         .arg(subs)
         .arg("--cases")
         .arg(cases)
-        .arg("--json")
-        .arg(out.join("report.json"))
         .arg("--csv")
         .arg(out.join("report.csv"))
         .arg("--junit")
         .arg(out.join("report.xml"))
         .args(["--jobs", "2"])
-        .env("TMPDIR", &tmpdir)
-        .stdin(Stdio::null());
+        .env("TMPDIR", &tmpdir);
     if let Some(path) = path {
-        command.env("PATH", path);
+        run = run.env("PATH", path);
     }
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = command.output().expect("grader runs");
-    let terminal = format!(
-        "{}{}",
-        String::from_utf8_lossy(&stdout),
-        String::from_utf8_lossy(&stderr)
-    );
+    let graded = run.graded(out.join("report.json"));
     let read = |file: &str| fs::read_to_string(out.join(file)).unwrap_or_default();
-    let report = serde_json::from_str(&read("report.json"))
-        .unwrap_or_else(|e| panic!("no JSON report ({e}); exit {status}; output:\n{terminal}"));
     Run {
-        code: status.code(),
-        report,
-        terminal,
+        code: graded.output.status.code(),
+        terminal: graded.printed(),
+        report: graded.report,
         csv: read("report.csv"),
         junit: read("report.xml"),
     }

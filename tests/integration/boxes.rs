@@ -32,7 +32,7 @@ solution = """
 """
 "#;
 
-use crate::util::{grader, is_root, needs, root};
+use crate::util::{Grader, grader, is_root, needs, root, text};
 
 /// A temp folder with `cases/cases.toml` and an empty `subs/`.
 fn workspace() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -56,25 +56,17 @@ fn grade(
     cases: &Path,
     path_env: Option<&str>,
 ) -> (i32, BTreeMap<String, (u64, u64, String)>, String) {
-    let report = subs.parent().expect("parent").join("report.json");
-    let mut cmd = grader();
-    cmd.arg("grade")
+    let mut run = Grader::new()
+        .arg("grade")
         .arg(subs)
         .arg("--cases")
-        .arg(cases)
-        .arg("--json")
-        .arg(&report)
-        .stdout(Stdio::null());
+        .arg(cases);
     if let Some(path) = path_env {
-        cmd.env("PATH", path);
+        run = run.env("PATH", path);
     }
-    let out = cmd.output().expect("grader runs");
-    let code = out.status.code().unwrap_or(-1);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json: Value = serde_json::from_slice(&fs::read(&report).expect("a report"))
-        .unwrap_or_else(|e| panic!("report: {e}\n{stderr}"));
+    let graded = run.graded(subs.parent().expect("parent").join("report.json"));
     let mut by_id = BTreeMap::new();
-    for sub in json["submissions"].as_array().expect("submissions") {
+    for (id, sub) in graded.by_id() {
         let message = sub["message"].as_str().unwrap_or("").to_string()
             + &sub["tests"]
                 .as_array()
@@ -90,7 +82,7 @@ fn grade(
                 })
                 .unwrap_or_default();
         by_id.insert(
-            sub["id"].as_str().expect("id").to_string(),
+            id,
             (
                 sub["score"].as_u64().expect("score"),
                 sub["max_score"].as_u64().expect("max"),
@@ -98,7 +90,7 @@ fn grade(
             ),
         );
     }
-    (code, by_id, stderr)
+    (graded.code(), by_id, text(&graded.output.stderr))
 }
 
 /// Two graders at once on the same host, one of them in its own PID

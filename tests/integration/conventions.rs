@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Output;
 use unicode_width::UnicodeWidthStr;
 
-use crate::util::{grader, root, text};
+use crate::util::{Grader, grader, root, text};
 
 /// Student names that a character count would misalign: two columns per
 /// CJK character, a precomposed accent, a combining one (no column).
@@ -30,14 +30,13 @@ fn class(dir: &Path) -> std::path::PathBuf {
 
 /// [`class`] graded with `ARGS`, its output on pipes.
 fn grade_class(dir: &Path, args: &[&str]) -> Output {
-    grader()
+    Grader::new()
         .current_dir(root())
         .args(["--color", "never", "grade"])
         .arg(class(dir))
         .args(["--cases", "cases"])
         .args(args)
         .output()
-        .unwrap()
 }
 
 /// Runs `command` (a shell line) in a fresh tmux server on a 160x50

@@ -165,7 +165,7 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
     assert_eq!(results["score"], 12, "{results}\n{log}");
     let output = results["output"].as_str().unwrap();
     assert!(
-        output.contains("Note: took code cells 2, 4, 5, 7 of sudoku.ipynb as your Python program"),
+        output.contains("Note: took code cells 1, 2, 3, 4 of sudoku.ipynb as your Python program"),
         "{output}"
     );
     let (results, log) = grade_upload(
@@ -192,7 +192,9 @@ fn the_gradescope_package_grades_each_upload_and_always_writes_results() {
     assert_eq!(results["score"], 12, "{results}\n{log}");
     let output = results["output"].as_str().unwrap();
     assert!(
-        output.contains("left out cell 3 (shell escape), cell 7 (cell magic %%timeit)"),
+        output.contains(
+            "left out code cell 2 (In [2]): shell escape; code cell 6 (In [6]): cell magic %%timeit"
+        ),
         "{output}"
     );
     let (results, log) = grade_upload(

@@ -660,16 +660,24 @@ fn the_listings_timing_is_kept_between_runs_under_its_key() {
             .collect();
         (listed, text(&out.stderr))
     };
-    let (first, _) = grade(&cache);
+    let (first, said) = grade(&cache);
     assert!(!first.is_empty());
+    assert!(said.contains("listing timed now in c"), "{said}");
+    assert!(!said.contains("kept from an earlier run"), "{said}");
     let kept = cache.join("grader/listing-c.json");
     let mut stored: Value = serde_json::from_str(&fs::read_to_string(&kept).unwrap()).unwrap();
     for timed in stored["times"].as_object_mut().unwrap().values_mut() {
         timed["ms"] = Value::from(77);
     }
     fs::write(&kept, serde_json::to_vec(&stored).unwrap()).unwrap();
-    let (second, _) = grade(&cache);
+    let (second, said) = grade(&cache);
     assert!(second.iter().all(|&ms| ms == 77), "{second:?}");
+    // The run says where its times came from: none were timed now.
+    assert!(
+        said.contains("times of c kept from an earlier run on this host"),
+        "{said}"
+    );
+    assert!(!said.contains("timed now"), "{said}");
     // Another key (another grader, host or toolchain wrote it): timed anew.
     stored["key"] = Value::from("another key");
     fs::write(&kept, serde_json::to_vec(&stored).unwrap()).unwrap();

@@ -607,27 +607,34 @@ fn a_results_folder_another_user_made_or_can_write_is_refused() {
         .expect(1);
 }
 
-/// A gradebook as Moodle's CSV grade import treats it (the notes of a run
-/// on a real Moodle 4.5, `grade/import/csv`): users matched exactly by the
-/// identifier column; a row whose identifier matches no user aborts the
-/// whole import with nothing applied; a blank or `-` grade cell stores "no
-/// grade" over what the gradebook held; a number stores that number.
+/// A gradebook as Moodle's CSV grade import treats it, as a teacher's
+/// import on a real Moodle 4.5 (Build 20241007, `grade/import/csv`)
+/// showed (the instructors' guide): every cell is trimmed; a user is found
+/// by the identifier column, a username ignoring case; a row whose
+/// identifier matches no user aborts the whole import with nothing
+/// applied, and so does a grade outside the item's 0 to maximum; a blank
+/// or `-` grade cell stores "no grade" over what the gradebook held; a
+/// number stores that number; a feedback column stores its text as it is.
 #[derive(Clone, Debug, PartialEq)]
 struct Gradebook {
     users: Vec<String>,
+    grade_max: f64,
     grades: std::collections::BTreeMap<String, Option<f64>>,
+    feedback: std::collections::BTreeMap<String, String>,
 }
 
 impl Gradebook {
     /// The gradebook after importing `csv`, reading identifiers from the
-    /// column `id_column` and grades from the column whose header starts
-    /// with `grade_column`; `Err` when the import aborts.
+    /// column `id_column`, grades from the column whose header starts with
+    /// `grade_column`, and feedback from a `Feedback` column if there is
+    /// one; `Err` with what the teacher is told when the import aborts.
     fn import(&self, csv: &str, id_column: &str, grade_column: &str) -> Result<Gradebook, String> {
         let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
         let header = reader.headers().map_err(|e| e.to_string())?.clone();
-        let find = |name: &str| header.iter().position(|h| h.starts_with(name));
+        let find = |name: &str| header.iter().position(|h| h.trim().starts_with(name));
         let id_at = find(id_column).ok_or("no identifier column")?;
         let grade_at = find(grade_column).ok_or("no grade column")?;
+        let feedback_at = find("Feedback");
         let mut after = self.clone();
         for row in reader.records() {
             let row = row.map_err(|e| e.to_string())?;
@@ -635,10 +642,12 @@ impl Gradebook {
             if row.get(0).is_some_and(|c| c.trim() == "Points Possible") {
                 continue;
             }
-            let id = &row[id_at];
-            if !self.users.iter().any(|u| u == id) {
-                return Err(format!("User mapping error: Could not find user {id:?}"));
-            }
+            let id = row[id_at].trim();
+            let Some(user) = self.users.iter().find(|u| u.eq_ignore_ascii_case(id)) else {
+                return Err(format!(
+                    "User mapping error: Could not find user with username of {id:?}."
+                ));
+            };
             let cell = row[grade_at].trim();
             let grade = match cell {
                 "" | "-" => None,
@@ -648,7 +657,18 @@ impl Gradebook {
                         .map_err(|e| format!("{cell:?}: {e}"))?,
                 ),
             };
-            after.grades.insert(id.to_string(), grade);
+            if grade.is_some_and(|g| !(0.0..=self.grade_max).contains(&g)) {
+                return Err(format!(
+                    "One of the grade values is larger than the allowed grade maximum of {:.1}",
+                    self.grade_max
+                ));
+            }
+            after.grades.insert(user.clone(), grade);
+            if let Some(at) = feedback_at {
+                after
+                    .feedback
+                    .insert(user.clone(), row[at].trim().to_string());
+            }
         }
         Ok(after)
     }
@@ -683,10 +703,13 @@ fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
         users: ["alice01", "erin01", "-carol", "bob01"]
             .map(String::from)
             .to_vec(),
+        grade_max: 27.0,
         grades: [("bob01".to_string(), Some(20.0))].into_iter().collect(),
+        feedback: Default::default(),
     };
     // The checker itself: a blank cell erases bob's 20, an escaped id
-    // aborts the import.
+    // aborts the import, a username's case and spaces do not matter, a
+    // grade above the item's maximum aborts the import.
     let erased = book.import(
         "Username,Full name,Sudoku lab\nbob01,Bob,\n",
         "Username",
@@ -695,6 +718,12 @@ fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
     assert_eq!(erased.unwrap().grades["bob01"], None);
     assert!(
         book.import("Username,G\n'-carol,27\n", "Username", "G")
+            .is_err()
+    );
+    let upper = book.import("Username,G\n\" ALICE01 \",27\n", "Username", "G");
+    assert_eq!(upper.unwrap().grades["alice01"], Some(27.0));
+    assert!(
+        book.import("Username,G\nalice01,28\n", "Username", "G")
             .is_err()
     );
 
@@ -740,6 +769,10 @@ fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
             "{layout}: -carol written exactly"
         );
         assert!(after.grades["erin01"].is_some_and(|g| g < 27.0), "{layout}");
+        if layout == "moodle" {
+            assert_eq!(after.feedback["alice01"], "27 of 27 tests passed");
+            assert!(!after.feedback.contains_key("bob01"), "{written}");
+        }
         if layout == "blackboard" {
             assert!(
                 written.contains("\"alice01\",\"Liddell\",\"Alice\","),
@@ -748,8 +781,10 @@ fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
         }
     }
 
-    // --roster-missing zero: bob's row is there, with 0.
-    dir.grader()
+    // --roster-missing zero: bob's row is there, with 0, and the note says
+    // it replaces what the LMS holds.
+    let out = dir
+        .grader()
         .args([
             "report",
             "results",
@@ -760,7 +795,14 @@ fn lms_files_keep_hand_grades_and_exact_ids_under_moodles_import_rule() {
         ])
         .args(["--roster", "roster.csv", "--roster-missing", "zero"])
         .expect(1);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("their rows give 0 (--roster-missing zero), over any grade the LMS holds"),
+        "{stderr}"
+    );
     let written = fs::read_to_string(dir.join("zero.csv")).unwrap();
     let after = book.import(&written, "Username", "Sudoku lab").unwrap();
+    // The 0 replaces his hand grade, as asked (a real Moodle: 20 -> 0).
     assert_eq!(after.grades["bob01"], Some(0.0), "{written}");
+    assert_eq!(after.feedback["bob01"], "no submission");
 }

@@ -23,20 +23,12 @@ fn grade(dir: &Dir, status: i32) -> BTreeMap<String, Value> {
 
 /// [`grade`], and what the run printed.
 fn grade_printed(dir: &Dir, status: i32) -> (BTreeMap<String, Value>, String) {
-    let out = dir
+    let run = dir
         .grader()
-        .args(["grade", "submissions", "--cases", "cases", "--json"])
-        .arg(dir.join("report.json"))
-        .expect(status);
-    let report = json(&dir.join("report.json"));
-    let subs = report["submissions"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no submissions\n{}", printed(&out)));
-    let by_id = subs
-        .iter()
-        .map(|s| (s["id"].as_str().expect("an id").to_string(), s.clone()))
-        .collect();
-    (by_id, printed(&out))
+        .args(["grade", "submissions", "--cases", "cases"])
+        .graded(dir.join("report.json"));
+    assert_eq!(run.code(), status, "{}", run.printed());
+    (run.by_id(), run.printed())
 }
 
 /// Every test of `sub` passed, and it scored its maximum.
@@ -233,7 +225,7 @@ fn a_colab_notebook_is_graded_without_its_colab_lines() {
     assert!(passes_all(ada), "{ada:#}");
     let notes = ada["notes"][0].as_str().expect("a note");
     assert!(
-        notes.contains("left out cell 2 (google.colab import (Colab only), uses google.colab's drive (Colab only)), cell 3 (google.colab import (Colab only))"),
+        notes.contains("left out code cell 1 (In [1]): google.colab import (Colab only), uses google.colab's drive (Colab only); code cell 2 (In [2]): google.colab import (Colab only)"),
         "{notes}"
     );
     assert!(passes_all(&subs["bo"]), "{:#}", subs["bo"]);

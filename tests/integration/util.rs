@@ -4,7 +4,9 @@
 //! folder laid out as a course has it (cases, submissions, files), and
 //! [`Grader`], one run of the binary in it, with the checks every test
 //! makes of a run (it ended by itself, with the expected exit code, and
-//! what it printed is shown when it did not).
+//! what it printed is shown when it did not) and, for `grade`, the JSON
+//! report it wrote ([`Graded`]). Every module runs the binary through
+//! [`Grader`].
 
 use std::ffi::OsStr;
 use std::fs;
@@ -229,7 +231,20 @@ impl Grader {
         self
     }
 
-    /// Pipes `input` into stdin (else stdin is the test's).
+    /// Sets the environment variable `key` for the run.
+    pub(crate) fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Grader {
+        self.command.env(key, value);
+        self
+    }
+
+    /// The command as built, for a test that watches the process while it
+    /// runs (spawn it, poll it); the checks of [`Grader::output`] are then
+    /// the test's own.
+    pub(crate) fn into_command(self) -> Command {
+        self.command
+    }
+
+    /// Pipes `input` into stdin (else stdin is empty).
     pub(crate) fn stdin(mut self, input: impl AsRef<[u8]>) -> Grader {
         self.stdin = Some(input.as_ref().to_vec());
         self
@@ -264,6 +279,25 @@ impl Grader {
         output
     }
 
+    /// Adds `--json PATH`, runs it and reads the report it wrote; a run
+    /// that wrote none (or no JSON) fails the test, with what it printed.
+    pub(crate) fn graded(self, path: impl AsRef<Path>) -> Graded {
+        let path = path.as_ref();
+        let output = self.arg("--json").arg(path).output();
+        let report = fs::read(path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "grader wrote no JSON report to {} (exit {})\n{}",
+                    path.display(),
+                    output.status,
+                    printed(&output)
+                )
+            });
+        Graded { output, report }
+    }
+
     /// Runs it and checks that it exits with `expected`, showing what it
     /// printed when it does not.
     pub(crate) fn expect(self, expected: i32) -> Output {
@@ -277,6 +311,36 @@ impl Grader {
             printed(&output)
         );
         output
+    }
+}
+
+/// A `grader grade` run and the JSON report it wrote ([`Grader::graded`]).
+pub(crate) struct Graded {
+    /// What it printed, and how it ended.
+    pub(crate) output: Output,
+    /// The JSON report (SPEC 6).
+    pub(crate) report: Value,
+}
+
+impl Graded {
+    /// The exit code, or -1 when a signal ended it.
+    pub(crate) fn code(&self) -> i32 {
+        code(&self.output)
+    }
+
+    /// What it printed, stdout then stderr.
+    pub(crate) fn printed(&self) -> String {
+        printed(&self.output)
+    }
+
+    /// The report's submissions by id.
+    pub(crate) fn by_id(&self) -> std::collections::BTreeMap<String, Value> {
+        self.report["submissions"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no submissions in the report\n{}", self.printed()))
+            .iter()
+            .map(|s| (s["id"].as_str().expect("an id").to_string(), s.clone()))
+            .collect()
     }
 }
 

@@ -19,6 +19,7 @@
 //! - [`report`]: one test's result, as every report holds it;
 //! - [`words`]: the findings worded once, and the student's view;
 //! - [`generate`]: fresh puzzles for `grader generate`;
+//! - [`notebook`]: a Jupyter notebook's code cells as a Python module;
 //! - [`verdict`]: the vocabulary every stage shares.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -29,6 +30,7 @@ pub mod case;
 pub mod check;
 pub mod finding;
 pub mod generate;
+pub mod notebook;
 pub mod report;
 pub mod verdict;
 pub mod words;

@@ -16,20 +16,24 @@ use super::copy::{
     CopyBudget, MAX_SOURCE_BYTES, copy_crate, copy_into, grader_io, read_limited, refuse_symlink,
 };
 use super::failure::{BuildFailure, seconds};
+use super::rust_cache::{self, RustCache};
 use super::slot::{short_hash, slot_name};
 use super::toolchain::BuildContext;
 use super::trim::trim_compiler_output;
+use super::warnings::{self, CompilerWarning};
 
 /// The fixed name a C submission is compiled under (never a name the
 /// student chose: `@opts.c` or `-x.c` would become compiler options).
 pub(super) const C_SOURCE: &str = "submission.c";
 
-/// Compiles the C submission inside the box into `code/lib.so`.
+/// Compiles the C submission inside the box into `code/lib.so`; returns
+/// it with the compiler's warnings about the student's file (`-Wall`, when
+/// the context keeps warnings).
 pub(super) fn build_c(
     sub: &Submission,
     ctx: &BuildContext,
     sandbox: &mut SubmissionBox<'_>,
-) -> Result<PathBuf, BuildFailure> {
+) -> Result<(PathBuf, Vec<CompilerWarning>), BuildFailure> {
     let cc = ctx.c_compiler()?;
     let work = sandbox.work_dir();
     let src = work.join("src");
@@ -50,23 +54,29 @@ pub(super) fn build_c(
     give_to_box(&work, sandbox)?;
     let lab_include = install_lab(ctx, sandbox)?.join("include");
     let view = build_view(ctx, sandbox, ViewKind::CBuild)?;
+    // `-Wall` only where its warnings are shown (`grader check`): a grade's
+    // build stays as it was.
+    let wall: Option<String> = ctx.warnings.then(|| "-Wall".into());
     let job = BuildJob {
         program: cc,
-        args: vec![
-            "-O2".into(),
-            "-shared".into(),
-            "-fPIC".into(),
-            "-pthread".into(),
-            "-I".into(),
-            lab_include.to_string_lossy().into_owned(),
-            "-o".into(),
-            product.to_string_lossy().into_owned(),
-            C_SOURCE.into(),
-            // The maths library, after the source that needs it: learners
-            // work out the box's side with `sqrt` (`<math.h>`), which
-            // without it is an undefined symbol at load time.
-            "-lm".into(),
-        ],
+        args: wall
+            .into_iter()
+            .chain([
+                "-O2".into(),
+                "-shared".into(),
+                "-fPIC".into(),
+                "-pthread".into(),
+                "-I".into(),
+                lab_include.to_string_lossy().into_owned(),
+                "-o".into(),
+                product.to_string_lossy().into_owned(),
+                C_SOURCE.into(),
+                // The maths library, after the source that needs it: learners
+                // work out the box's side with `sqrt` (`<math.h>`), which
+                // without it is an undefined symbol at load time.
+                "-lm".into(),
+            ])
+            .collect(),
         cwd: src.clone(),
         env: vec![
             ("PATH".into(), view::BUILD_PATH.into()),
@@ -92,16 +102,44 @@ pub(super) fn build_c(
     if !run.success || !product.is_file() {
         return Err(BuildFailure::Compile { tool: "cc", output });
     }
-    copy_into(&product, &sandbox.code_dir().join("lib.so"))
+    let found = match ctx.warnings {
+        true => {
+            let text = strip_folders(&run.output, &strip)
+                .replace(&format!("{C_SOURCE}:"), &format!("{shown_name}:"));
+            warnings::student_warnings(&text, |f| f == shown_name, |_| None)
+        }
+        false => Vec::new(),
+    };
+    Ok((
+        copy_into(&product, &sandbox.code_dir().join("lib.so"))?,
+        found,
+    ))
+}
+
+/// `output` with each of `folders` (absolute) removed from its paths.
+fn strip_folders(output: &str, folders: &[&Path]) -> String {
+    let mut prefixes: Vec<String> = folders
+        .iter()
+        .filter(|p| p.is_absolute() && p.as_os_str().len() > 1)
+        .map(|p| format!("{}/", p.display()))
+        .collect();
+    prefixes.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let mut text = output.to_string();
+    for prefix in &prefixes {
+        text = text.replace(prefix.as_str(), "");
+    }
+    text
 }
 
 /// Builds a Rust crate from a copy inside the box, with a target folder of
-/// its own, and copies the library into `code/lib.so`.
+/// its own, and copies the library into `code/lib.so`; returns it with
+/// rustc's warnings about the student's files (when the context keeps
+/// warnings).
 pub(super) fn build_rust(
     sub: &Submission,
     ctx: &BuildContext,
     sandbox: &mut SubmissionBox<'_>,
-) -> Result<PathBuf, BuildFailure> {
+) -> Result<(PathBuf, Vec<CompilerWarning>), BuildFailure> {
     let toolchain = ctx.rust_toolchain()?;
     let work = sandbox.work_dir();
     let copy = work.join("crate");
@@ -119,7 +157,17 @@ pub(super) fn build_rust(
     })?;
     let slot = slot_name(&sub.id);
     let lib_name = format!("{slot}_{}", short_hash(&sub.id));
-    let lab = install_lab(ctx, sandbox)?;
+    let box_lab = install_lab(ctx, sandbox)?;
+    // `grader check` keeps the build between runs (`rust_cache.rs`): the
+    // lab then sits inside the crate's copy, the same to cargo in every box.
+    let cache = match ctx.rust_cache {
+        true => RustCache::open(&sub.path, &toolchain.rustc, &toolchain.cargo, &box_lab),
+        false => None,
+    };
+    let lab = match cache {
+        Some(_) => copy.join(rust_cache::LAB_FOLDER),
+        None => box_lab.clone(),
+    };
     let manifest =
         crate::submission::manifest::rewrite_manifest(&manifest_text, &sub.path, &lab, &lib_name)?;
     let mut budget = CopyBudget::for_a_crate();
@@ -128,6 +176,11 @@ pub(super) fn build_rust(
         .map_err(|e| grader_io("write the crate's manifest", &copy, e))?;
     for dir in [&tmp, &home] {
         std::fs::create_dir_all(dir).map_err(|e| grader_io("create", dir, e))?;
+    }
+    if let Some(cache) = &cache {
+        rust_cache::place_lab(&box_lab, &lab)
+            .map_err(|e| grader_io("copy the lab crate into", &lab, e))?;
+        cache.restore(&target);
     }
     give_to_box(&work, sandbox)?;
     let view = build_view(ctx, sandbox, ViewKind::RustBuild)?;
@@ -174,6 +227,9 @@ pub(super) fn build_rust(
         view,
     };
     let run = run_in_box(sandbox, job, "cargo")?;
+    if let Some(cache) = cache.as_ref().filter(|_| !run.timed_out) {
+        cache.keep(&target);
+    }
     let strip = [
         copy.as_path(),
         work.as_path(),
@@ -199,7 +255,25 @@ pub(super) fn build_rust(
             "cargo built no library lib{lib_name}.so: the crate needs a src/lib.rs"
         )));
     }
-    copy_into(&produced, &sandbox.code_dir().join("lib.so"))
+    let found = match ctx.warnings {
+        true => {
+            let text = strip_folders(&run.output, &strip);
+            let source = |file: &str| {
+                let bytes = read_limited(&copy.join(file), MAX_SOURCE_BYTES, "source file").ok()?;
+                String::from_utf8(bytes).ok()
+            };
+            warnings::student_warnings(
+                &text,
+                |f| warnings::is_student_rust_file(f, rust_cache::LAB_FOLDER),
+                source,
+            )
+        }
+        false => Vec::new(),
+    };
+    Ok((
+        copy_into(&produced, &sandbox.code_dir().join("lib.so"))?,
+        found,
+    ))
 }
 
 /// The box's view for a build of `kind`: a box without one (its tool

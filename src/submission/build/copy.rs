@@ -135,11 +135,11 @@ pub(super) fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8
 
 /// Writes the Python module of the notebook `from` to `to`, with the
 /// checks of [`read_limited`] (the module itself at most
-/// [`MAX_SOURCE_BYTES`]); returns the note of the cells taken.
+/// [`MAX_SOURCE_BYTES`]); returns the conversion (its note, its cells).
 pub(super) fn notebook_as_python(
     from: &Path,
     to: &Path,
-) -> Result<(PathBuf, String), BuildFailure> {
+) -> Result<(PathBuf, crate::submission::notebook::Converted), BuildFailure> {
     use crate::submission::notebook;
     let shown = from.file_name().unwrap_or_default().to_string_lossy();
     let bytes = read_limited(from, notebook::MAX_NOTEBOOK_BYTES, "notebook")?;
@@ -152,8 +152,8 @@ pub(super) fn notebook_as_python(
             "source file (the notebook's code cells)",
         ));
     }
-    std::fs::write(to, python.source).map_err(|e| grader_io("write", to, e))?;
-    Ok((to.to_path_buf(), python.note))
+    std::fs::write(to, &python.source).map_err(|e| grader_io("write", to, e))?;
+    Ok((to.to_path_buf(), python))
 }
 
 /// Copies a single-file submission after the checks of [`read_limited`].

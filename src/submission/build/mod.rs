@@ -52,9 +52,11 @@
 mod compile;
 mod copy;
 mod failure;
+mod rust_cache;
 mod slot;
 mod toolchain;
 mod trim;
+pub mod warnings;
 
 pub use failure::BuildFailure;
 pub use toolchain::{BuildContext, BuildSetupError, RustToolchain};
@@ -86,6 +88,8 @@ pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 pub struct BuiltCode {
     path: PathBuf,
     notes: Vec<String>,
+    notebook: Option<grader_judge::notebook::Converted>,
+    warnings: Vec<warnings::CompilerWarning>,
 }
 
 impl BuiltCode {
@@ -99,6 +103,19 @@ impl BuiltCode {
     /// notebook's cells), for their own output.
     pub fn notes(&self) -> &[String] {
         &self.notes
+    }
+
+    /// The compiler's warnings about the student's own files (kept when
+    /// the context asks for them: `grader check`).
+    pub fn warnings(&self) -> &[warnings::CompilerWarning] {
+        &self.warnings
+    }
+
+    /// What to do when importing a notebook raised in a cell's top-level
+    /// code (`message`, the load error): that cell named, with the fix
+    /// (see [`grader_judge::notebook::Converted::import_crash`]).
+    pub(crate) fn notebook_import_crash(&self, message: &str) -> Option<String> {
+        self.notebook.as_ref()?.import_crash(message)
     }
 }
 
@@ -126,9 +143,17 @@ pub fn build(
     }
     let code = sandbox.code_dir();
     let mut notes = Vec::new();
+    let mut notebook = None;
+    let mut warnings = Vec::new();
     let built = match kind {
-        SubmissionKind::C => build_c(sub, ctx, sandbox)?,
-        SubmissionKind::Rust => build_rust(sub, ctx, sandbox)?,
+        SubmissionKind::C | SubmissionKind::Rust => {
+            let (built, found) = match kind {
+                SubmissionKind::C => build_c(sub, ctx, sandbox)?,
+                _ => build_rust(sub, ctx, sandbox)?,
+            };
+            warnings = found;
+            built
+        }
         SubmissionKind::Library => copy_limited(
             &sub.path,
             &code.join("lib.so"),
@@ -140,8 +165,9 @@ pub fn build(
                 BuildFailure::Invalid(format!("{} is not a file", sub.path.display()))
             })?;
             if crate::submission::notebook::is_notebook(&sub.path) {
-                let (built, note) = notebook_as_python(&sub.path, &code.join(name))?;
-                notes.push(note);
+                let (built, converted) = notebook_as_python(&sub.path, &code.join(name))?;
+                notes.push(converted.note.clone());
+                notebook = Some(converted);
                 built
             } else {
                 copy_limited(&sub.path, &code.join(name), MAX_SOURCE_BYTES, "source file")?
@@ -149,7 +175,12 @@ pub fn build(
         }
     };
     set_mode(&built, 0o644).map_err(|e| grader_io("make the build readable", &built, e))?;
-    Ok(BuiltCode { path: built, notes })
+    Ok(BuiltCode {
+        path: built,
+        notes,
+        notebook,
+        warnings,
+    })
 }
 
 #[cfg(test)]

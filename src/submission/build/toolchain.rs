@@ -38,6 +38,12 @@ pub struct BuildContext {
     pub rust_time_limit: Duration,
     /// Time limit for a C build.
     pub c_time_limit: Duration,
+    /// Whether a Rust build is kept between runs in the user's cache
+    /// folder (`grader check` only; see `rust_cache.rs`).
+    pub rust_cache: bool,
+    /// Whether the compiler's warnings about the student's files are kept
+    /// (and C compiled with `-Wall`): `grader check` only.
+    pub warnings: bool,
     rust: Arc<OnceLock<Result<RustToolchain, String>>>,
     c_tools: Arc<OnceLock<Result<CTools, String>>>,
     /// The host's part of each kind's view, by [`view_index`].
@@ -118,6 +124,8 @@ impl BuildContext {
             rustc: PathBuf::from("rustc"),
             rust_time_limit: RUST_TIME_LIMIT,
             c_time_limit: C_TIME_LIMIT,
+            rust_cache: false,
+            warnings: false,
             rust: Arc::new(OnceLock::new()),
             c_tools: Arc::new(OnceLock::new()),
             views: Arc::new(Default::default()),

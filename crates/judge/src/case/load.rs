@@ -197,27 +197,83 @@ fn build_case(
     raw: RawCase,
     answers: Answers,
 ) -> Result<(Case, StoredAnswers), CaseError> {
-    let name = raw.name.get_ref().trim().to_string();
-    let fail = |offset: usize, message: String| {
-        let (l, column) = line_col(text, offset);
-        CaseError::Invalid {
-            file: file.to_path_buf(),
-            line: l,
-            column,
-            case: (!name.is_empty()).then(|| name.clone()),
-            message,
-        }
+    let reader = CaseReader {
+        file,
+        text,
+        name: raw.name.get_ref().trim().to_string(),
     };
-    if name.is_empty() {
-        return Err(fail(
+    if reader.name.is_empty() {
+        return Err(reader.fail(
             raw.name.span().start,
             "the case has an empty name: give it a unique name".to_string(),
         ));
     }
-    let board_at = |value: &Spanned<String>| -> Result<Board, BoardTextError> {
-        let (first_line, first_column) = content_start(text, &value.span());
+    let puzzle = reader.board(&raw.puzzle, "puzzle")?;
+    let stored = StoredAnswers {
+        solutions: raw.solutions.as_ref().map(|s| *s.get_ref()),
+        solution: raw.solution.as_ref().map(|sol| reader.board_text(sol)),
+        listing: StoredListing {
+            writes: raw.listing_writes.as_ref().map(|v| *v.get_ref()),
+            undos: raw.listing_undos.as_ref().map(|v| *v.get_ref()),
+            capped: raw.listing_capped.as_ref().map(|v| *v.get_ref()),
+            suggested_time_limit_ms: raw.suggested_time_limit_ms.as_ref().map(|v| *v.get_ref()),
+        },
+    };
+    let mut case = Case {
+        name: reader.name.clone(),
+        description: raw.description.as_ref().map(|d| d.trim().to_string()),
+        puzzle,
+        points: raw.points.unwrap_or(1),
+        hidden: raw.hidden.unwrap_or(false),
+        tests: reader.tests(&raw)?,
+        time_limit_ms: reader.time_limit(&raw)?,
+        solutions: None,
+        solution: None,
+        file: file.to_path_buf(),
+        line,
+    };
+    if answers == Answers::Raw {
+        return Ok((case, stored));
+    }
+    reader.answers(&raw, &mut case)?;
+    reader.listing(&raw, &stored.listing)?;
+    Ok((case, stored))
+}
+
+/// One case of a file being read: where its errors are placed (the file,
+/// its text, the case's name), and one check per group of keys.
+struct CaseReader<'a> {
+    file: &'a Path,
+    text: &'a str,
+    name: String,
+}
+
+impl CaseReader<'_> {
+    /// An error at byte `offset` of the file.
+    fn fail(&self, offset: usize, message: String) -> CaseError {
+        let (line, column) = line_col(self.text, offset);
+        CaseError::Invalid {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            case: (!self.name.is_empty()).then(|| self.name.clone()),
+            message,
+        }
+    }
+
+    /// The advice every error about the stored answers ends with.
+    fn rerun(&self) -> String {
+        format!(
+            "run `grader reference {}` to rewrite the answers",
+            self.file.display()
+        )
+    }
+
+    /// The board written in `value`, its errors placed in the file.
+    fn board_text(&self, value: &Spanned<String>) -> Result<Board, BoardTextError> {
+        let (first_line, first_column) = content_start(self.text, &value.span());
         parse_board(value.get_ref()).map_err(|e| {
-            if written_as_is(text, &value.span(), value.get_ref()) {
+            if written_as_is(self.text, &value.span(), value.get_ref()) {
                 e.relocated(first_line, first_column)
             } else {
                 // Escapes: the value's lines are not the file's, so name
@@ -229,173 +285,158 @@ fn build_case(
                 }
             }
         })
-    };
-    let board_error = |e: BoardTextError, key: &str| CaseError::Invalid {
-        file: file.to_path_buf(),
-        line: e.line,
-        column: e.column,
-        case: Some(name.clone()),
-        message: format!("bad `{key}`: {}", e.message),
-    };
-    let puzzle = board_at(&raw.puzzle).map_err(|e| board_error(e, "puzzle"))?;
+    }
 
-    let tests = match &raw.tests {
-        None => Function::ALL.to_vec(),
-        Some(t) => {
-            let list = t.get_ref().clone();
-            if list.is_empty() {
-                return Err(fail(
-                    t.span().start,
-                    "`tests` is empty: list some of \"legal\", \"find_empty\", \"solve\", or remove the line to test all three".to_string(),
+    /// The board of the key `key`, or the case's error naming the key.
+    fn board(&self, value: &Spanned<String>, key: &str) -> Result<Board, CaseError> {
+        self.board_text(value).map_err(|e| CaseError::Invalid {
+            file: self.file.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            case: Some(self.name.clone()),
+            message: format!("bad `{key}`: {}", e.message),
+        })
+    }
+
+    /// `tests`: each function once; every function when the key is absent.
+    fn tests(&self, raw: &RawCase) -> Result<Vec<Function>, CaseError> {
+        let Some(tests) = &raw.tests else {
+            return Ok(Function::ALL.to_vec());
+        };
+        let list = tests.get_ref();
+        if list.is_empty() {
+            return Err(self.fail(
+                tests.span().start,
+                "`tests` is empty: list some of \"legal\", \"find_empty\", \"solve\", or remove the line to test all three".to_string(),
+            ));
+        }
+        for (i, f) in list.iter().enumerate() {
+            if list[..i].contains(f) {
+                return Err(self.fail(
+                    tests.span().start,
+                    format!("`tests` names \"{f}\" twice: list each function once"),
                 ));
             }
-            for (i, f) in list.iter().enumerate() {
-                if list[..i].contains(f) {
-                    return Err(fail(
-                        t.span().start,
-                        format!("`tests` names \"{f}\" twice: list each function once"),
-                    ));
-                }
-            }
-            list
         }
-    };
-    let time_limit_ms = match &raw.time_limit_ms {
-        Some(t) if *t.get_ref() == 0 => {
-            return Err(fail(
+        Ok(list.clone())
+    }
+
+    /// `time_limit_ms`, when given: at least 1.
+    fn time_limit(&self, raw: &RawCase) -> Result<Option<u64>, CaseError> {
+        match &raw.time_limit_ms {
+            Some(t) if *t.get_ref() == 0 => Err(self.fail(
                 t.span().start,
                 "`time_limit_ms` must be at least 1: set a positive number or remove the line"
                     .to_string(),
-            ));
+            )),
+            t => Ok(t.as_ref().map(|t| *t.get_ref())),
         }
-        t => t.as_ref().map(|t| *t.get_ref()),
-    };
-
-    let stored = StoredAnswers {
-        solutions: raw.solutions.as_ref().map(|s| *s.get_ref()),
-        solution: raw.solution.as_ref().map(board_at),
-        listing: StoredListing {
-            writes: raw.listing_writes.as_ref().map(|v| *v.get_ref()),
-            undos: raw.listing_undos.as_ref().map(|v| *v.get_ref()),
-            capped: raw.listing_capped.as_ref().map(|v| *v.get_ref()),
-            suggested_time_limit_ms: raw.suggested_time_limit_ms.as_ref().map(|v| *v.get_ref()),
-        },
-    };
-    let mut case = Case {
-        name: name.clone(),
-        description: raw.description.map(|d| d.trim().to_string()),
-        puzzle,
-        points: raw.points.unwrap_or(1),
-        hidden: raw.hidden.unwrap_or(false),
-        tests,
-        time_limit_ms,
-        solutions: None,
-        solution: None,
-        file: file.to_path_buf(),
-        line,
-    };
-    if answers == Answers::Raw {
-        return Ok((case, stored));
     }
 
-    let rerun = format!(
-        "run `grader reference {}` to rewrite the answers",
-        file.display()
-    );
-    let solutions = match &raw.solutions {
-        None => None,
-        Some(s) => match *s.get_ref() {
-            n @ 0..=2 => Some(Solutions::from_count(n as u32)),
-            n => {
-                return Err(fail(
-                    s.span().start,
-                    format!("`solutions = {n}` is not 0, 1 or 2 (two or more): {rerun}"),
-                ));
-            }
-        },
-    };
-    match (&raw.solutions, &raw.solution, solutions) {
-        (None, Some(sol), _) => {
-            return Err(fail(
-                sol.span().start,
-                format!("`solution` is given without `solutions`: {rerun}"),
-            ));
-        }
-        (Some(s), None, Some(Solutions::Unique | Solutions::Many)) => {
-            return Err(fail(
-                s.span().start,
-                format!("`solutions = {}` needs a `solution`: {rerun}", s.get_ref()),
-            ));
-        }
-        (Some(_), Some(sol), Some(Solutions::None)) => {
-            return Err(fail(
-                sol.span().start,
-                format!("`solution` is given but `solutions = 0`: {rerun}"),
-            ));
-        }
-        (_, Some(sol), _) => {
-            let board = board_at(sol).map_err(|e| board_error(e, "solution"))?;
-            if let Err(why) = completes(&case.puzzle, &board) {
-                return Err(fail(
+    /// `solutions` and `solution`, checked against each other and the
+    /// puzzle, into `case`.
+    fn answers(&self, raw: &RawCase, case: &mut Case) -> Result<(), CaseError> {
+        let rerun = self.rerun();
+        let solutions = match &raw.solutions {
+            None => None,
+            Some(s) => match *s.get_ref() {
+                n @ 0..=2 => Some(Solutions::from_count(n as u32)),
+                n => {
+                    return Err(self.fail(
+                        s.span().start,
+                        format!("`solutions = {n}` is not 0, 1 or 2 (two or more): {rerun}"),
+                    ));
+                }
+            },
+        };
+        match (&raw.solutions, &raw.solution, solutions) {
+            (None, Some(sol), _) => {
+                return Err(self.fail(
                     sol.span().start,
-                    format!("`solution` does not complete the puzzle: {why}; {rerun}"),
+                    format!("`solution` is given without `solutions`: {rerun}"),
                 ));
             }
-            case.solution = Some(board);
+            (Some(s), None, Some(Solutions::Unique | Solutions::Many)) => {
+                return Err(self.fail(
+                    s.span().start,
+                    format!("`solutions = {}` needs a `solution`: {rerun}", s.get_ref()),
+                ));
+            }
+            (Some(_), Some(sol), Some(Solutions::None)) => {
+                return Err(self.fail(
+                    sol.span().start,
+                    format!("`solution` is given but `solutions = 0`: {rerun}"),
+                ));
+            }
+            (_, Some(sol), _) => {
+                let board = self.board(sol, "solution")?;
+                if let Err(why) = completes(&case.puzzle, &board) {
+                    return Err(self.fail(
+                        sol.span().start,
+                        format!("`solution` does not complete the puzzle: {why}; {rerun}"),
+                    ));
+                }
+                case.solution = Some(board);
+            }
+            _ => {}
         }
-        _ => {}
+        case.solutions = solutions;
+        Ok(())
     }
-    case.solutions = solutions;
 
-    // The listing keys come as a set, and undos never outnumber writes.
-    let listing_keys = [
-        (
-            "listing_writes",
-            raw.listing_writes.as_ref().map(Spanned::span),
-        ),
-        (
-            "listing_undos",
-            raw.listing_undos.as_ref().map(Spanned::span),
-        ),
-        (
-            "listing_capped",
-            raw.listing_capped.as_ref().map(Spanned::span),
-        ),
-        (
-            "suggested_time_limit_ms",
-            raw.suggested_time_limit_ms.as_ref().map(Spanned::span),
-        ),
-    ];
-    let listing = &stored.listing;
-    let needed = [
-        listing.writes,
-        listing.undos,
-        listing.suggested_time_limit_ms,
-    ];
-    if let Some((key, span)) = listing_keys
-        .iter()
-        .find_map(|(key, span)| span.clone().map(|s| (key, s)))
-        && needed.iter().any(Option::is_none)
-    {
-        return Err(fail(
-            span.start,
-            format!(
-                "`{key}` is given without all of `listing_writes`, `listing_undos` and `suggested_time_limit_ms`, which go together: {rerun}"
+    /// The listing keys come as a set, and undos never outnumber writes.
+    fn listing(&self, raw: &RawCase, listing: &StoredListing) -> Result<(), CaseError> {
+        let rerun = self.rerun();
+        let listing_keys = [
+            (
+                "listing_writes",
+                raw.listing_writes.as_ref().map(Spanned::span),
             ),
-        ));
+            (
+                "listing_undos",
+                raw.listing_undos.as_ref().map(Spanned::span),
+            ),
+            (
+                "listing_capped",
+                raw.listing_capped.as_ref().map(Spanned::span),
+            ),
+            (
+                "suggested_time_limit_ms",
+                raw.suggested_time_limit_ms.as_ref().map(Spanned::span),
+            ),
+        ];
+        let needed = [
+            listing.writes,
+            listing.undos,
+            listing.suggested_time_limit_ms,
+        ];
+        if let Some((key, span)) = listing_keys
+            .iter()
+            .find_map(|(key, span)| span.clone().map(|s| (key, s)))
+            && needed.iter().any(Option::is_none)
+        {
+            return Err(self.fail(
+                span.start,
+                format!(
+                    "`{key}` is given without all of `listing_writes`, `listing_undos` and `suggested_time_limit_ms`, which go together: {rerun}"
+                ),
+            ));
+        }
+        if let (Some(writes), Some(undos), Some(span)) = (
+            listing.writes,
+            listing.undos,
+            raw.listing_undos.as_ref().map(Spanned::span),
+        ) && undos > writes
+        {
+            return Err(self.fail(
+                span.start,
+                format!(
+                    "`listing_undos = {undos}` is more than `listing_writes = {writes}`: {rerun}"
+                ),
+            ));
+        }
+        Ok(())
     }
-    if let (Some(writes), Some(undos), Some(span)) = (
-        listing.writes,
-        listing.undos,
-        raw.listing_undos.as_ref().map(Spanned::span),
-    ) && undos > writes
-    {
-        return Err(fail(
-            span.start,
-            format!("`listing_undos = {undos}` is more than `listing_writes = {writes}`: {rerun}"),
-        ));
-    }
-    Ok((case, stored))
 }
 
 /// `Ok` iff `solution` is a full, valid board that keeps every given of

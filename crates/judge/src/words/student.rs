@@ -158,9 +158,24 @@ pub struct CheckView {
     pub not_run: usize,
     /// A board size the code was written for, when the tests prove it.
     pub size_note: Option<String>,
+    /// The compiler's warnings about the student's own files.
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
     /// `--watch`: the next run starts on a save, not on a command.
     pub watching: bool,
 }
+
+/// A compiler's warning about the student's own files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// The lab function it is in, when known.
+    pub function: Option<Function>,
+    /// `src/lib.rs:10:13: unused variable: `bc``.
+    pub text: String,
+}
+
+/// The most compiler warnings shown beside one failure.
+const WARNINGS_SHOWN: usize = 3;
 
 /// A colour of the lab's three.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -441,6 +456,7 @@ fn function_block(run: &CheckView, function: Function, verbose: bool, out: &mut 
         let others: Vec<&str> = group[1..].iter().map(|t| t.case.as_str()).collect();
         if i == 0 {
             failure(run, first, out);
+            warnings(run, function, out);
             if !others.is_empty() {
                 out.line(vec![
                     plain("    the same on: "),
@@ -503,6 +519,49 @@ fn solve_under(run: &CheckView, helper: Function, verbose: bool, out: &mut Out) 
                 right,
             },
         });
+    }
+}
+
+/// The compiler's warnings to show beside `function`'s first failure:
+/// those in that function, and, at the first failure of all, those in no
+/// lab function; at most [`WARNINGS_SHOWN`] lines.
+fn warnings(run: &CheckView, function: Function, out: &mut Out) {
+    let first_failure = run
+        .tests
+        .iter()
+        .filter(|t| t.verdict != Verdict::Pass)
+        .map(|t| t.function)
+        .min()
+        == Some(function);
+    let shown: Vec<&Warning> = run
+        .warnings
+        .iter()
+        .filter(|w| w.function == Some(function) || (first_failure && w.function.is_none()))
+        .collect();
+    if shown.is_empty() {
+        return;
+    }
+    let what = if shown.iter().all(|w| w.function == Some(function)) {
+        format!("in your {function}")
+    } else {
+        "in your code".to_string()
+    };
+    out.line(vec![
+        plain("    "),
+        span("the compiler warned", Style::colour(Colour::Yellow, true)),
+        plain(format!(" {what} (one may name the bug):")),
+    ]);
+    for warning in shown.iter().take(WARNINGS_SHOWN) {
+        out.line(vec![
+            plain("      "),
+            theirs(warning.text.clone(), Style::PLAIN),
+        ]);
+    }
+    if shown.len() > WARNINGS_SHOWN {
+        out.line(vec![plain(format!(
+            "      and {} more",
+            shown.len() - WARNINGS_SHOWN
+        ))]);
     }
 }
 

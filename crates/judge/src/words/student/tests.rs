@@ -38,6 +38,7 @@ fn run(tests: Vec<TestReport>) -> CheckView {
         legal_swap: None,
         not_run: 0,
         size_note: None,
+        warnings: Vec::new(),
         watching: false,
     }
 }
@@ -392,4 +393,37 @@ fn the_cases_end_and_the_small_boards_never_interleave() {
         !shown.contains("advice"),
         "the case's end is its fact: {shown}"
     );
+}
+
+#[test]
+fn the_compilers_warnings_go_beside_the_first_failure_of_their_function() {
+    let mut r = run(vec![
+        test(
+            "a",
+            Function::Legal,
+            Verdict::Wrong,
+            "legal(board, 0, 1, 2) returned true: check",
+        ),
+        test("a", Function::FindEmpty, Verdict::Pass, ""),
+    ]);
+    r.warnings = vec![
+        Warning {
+            function: Some(Function::Legal),
+            text: "sudoku.c:9:13: unused variable 'bc'".into(),
+        },
+        Warning {
+            function: Some(Function::Solve),
+            text: "sudoku.c:30:5: unused variable 'x'".into(),
+        },
+    ];
+    let shown = text(&r, false);
+    assert!(
+        shown.contains("the compiler warned in your legal (one may name the bug):"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("sudoku.c:9:13: unused variable 'bc'"),
+        "{shown}"
+    );
+    assert!(!shown.contains("'x'"), "solve passed its tests: {shown}");
 }

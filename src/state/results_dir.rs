@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use crate::case::CaseSet;
 use crate::report::SubmissionReport;
 use crate::report::text::visible_line;
-use crate::report::trusted_dir::{Refusal, TrustedDir};
+use crate::state::trusted_dir::{Refusal, TrustedDir};
 use crate::submission::discover::Submission;
 
 /// The biggest result file read (a result holds each test's output,

@@ -67,6 +67,19 @@ pub(crate) enum Refusal {
     Io(#[from] io::Error),
 }
 
+/// `$XDG_CACHE_HOME/grader`, or `$HOME/.cache/grader` (absolute paths
+/// only, as the XDG spec asks).
+pub(crate) fn cache_folder() -> Option<PathBuf> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+        .map(|cache| cache.join("grader"))
+}
+
 impl TrustedDir {
     /// Opens the folder `path` (making it, mode 0700, with `create`),
     /// after the checks of the module doc.
