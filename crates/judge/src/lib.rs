@@ -15,6 +15,8 @@
 //! - [`check`]: the checks of SPEC 4: plan, execute in process, judge, the
 //!   trace replay;
 //! - [`generate`]: fresh puzzles for `grader generate`;
+//! - [`shrink`]: the search for the smallest board a failing `solve`
+//!   still fails on (the runs are the driver's);
 //! - [`verdict`]: the vocabulary every stage shares.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -23,4 +25,5 @@ pub mod board_text;
 pub mod case;
 pub mod check;
 pub mod generate;
+pub mod shrink;
 pub mod verdict;
