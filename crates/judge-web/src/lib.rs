@@ -34,6 +34,8 @@ mod notebook;
 mod report;
 mod shrink;
 mod test;
+#[cfg(test)]
+mod tests;
 mod view;
 
 pub use abi::{alloc, dealloc};
