@@ -72,6 +72,7 @@ export async function createChecker(options = {}) {
     const tests = judge.call("tests", {});
     const reports = [];
     const shrunk = [];
+    const firstSteps = [];
     let solveFailed = false;
     for (const [index, test] of tests.entries()) {
       const which = { case: test.case, function: test.function };
@@ -88,13 +89,30 @@ export async function createChecker(options = {}) {
       const firstSolveFailure =
         test.function === "solve" && (report.verdict === "wrong" || report.verdict === "crash") && !solveFailed;
       if (test.function === "solve" && report.verdict !== "pass") solveFailed = true;
-      if (firstSolveFailure && !report.fault && !options.noShrink) {
-        const small = await shrinkSolve(test.case, judged, filename, source);
+      if (firstSolveFailure && !report.fault) {
+        const small = options.noShrink ? null : await shrinkSolve(test.case, judged, filename, source);
         if (small) shrunk.push(small);
+        // An endless recursion ran into Python's limit: its run again,
+        // stopped before the limit, keeps the trace (as grader check).
+        if (report.verdict === "crash" && report.message.startsWith("recursed too deep in solve")) {
+          const traced = { case: test.case, function: "solve", ...(small ? { puzzle: small.small_board.cells } : {}) };
+          const step = await runTest(traced, filename, source, { deep_stop: true });
+          const found = step.failure;
+          if (found?.explained_by && String(found.explained_by).startsWith("solve.trace.") && step.trace_source) {
+            firstSteps.push({
+              case: test.case,
+              on_small_board: small != null,
+              source: step.trace_source,
+              finding: found.explained_by,
+              message: found.message,
+              board: found.board,
+            });
+          }
+        }
       }
       reports.push(report);
     }
-    return finish({ path, tests: reports, shrunk, notes });
+    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, notes });
   }
 
   /** The smallest board on which solve still fails the same way. */
@@ -155,6 +173,9 @@ export async function createChecker(options = {}) {
       boards.push({ title: `the case ${small.case}`, ...small.full_board });
       boards.push({ title: "the smallest failing board", ...small.small_board });
       if (small.small_after) boards.push({ title: small.after_is_step ? "the board at that step" : "the board your solve left", ...small.small_after });
+    }
+    for (const step of done.report.first_steps) {
+      if (step.board) boards.push({ title: "the board at that step", ...step.board });
     }
     return { report: done.report, lines: done.lines, boards, exitCode: done.exit_code };
   }

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cases;
-use crate::report::{CheckReport, ShrunkView, Status, SubmissionReport, TestReport, not_run};
+use crate::report::{
+    CheckReport, FirstStep, ShrunkView, Status, SubmissionReport, TestReport, not_run,
+};
 use crate::view;
 
 /// [`finish`]'s input.
@@ -26,6 +28,11 @@ pub(crate) struct Finish {
     /// be read): why.
     #[serde(default)]
     build_error: Option<String>,
+    /// The first step that breaks the lab's rules, of a failing `solve`
+    /// whose trace shows one (an endless recursion run again with the
+    /// deep stop), as `grader check --json`'s `first_steps`.
+    #[serde(default)]
+    first_steps: Vec<FirstStep>,
     /// What the student should know about how the file was read (a
     /// notebook's cells).
     #[serde(default)]
@@ -81,7 +88,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             tests,
         },
         shrunk,
-        first_steps: Vec::new(),
+        first_steps: input.first_steps,
         legal_swap: None,
         size_note: None,
         engine: "pyodide: time limits are wall-clock and advisory",

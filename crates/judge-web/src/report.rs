@@ -110,6 +110,18 @@ impl ShrunkView {
     }
 }
 
+/// The first write of a failing `solve` that breaks a rule the lab
+/// teaches, from its trace.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct FirstStep {
+    pub(crate) case: String,
+    pub(crate) on_small_board: bool,
+    pub(crate) source: grader_judge::check::TraceSource,
+    pub(crate) finding: Check,
+    pub(crate) message: String,
+    pub(crate) board: Option<BoardView>,
+}
+
 /// How far the check got.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -144,7 +156,7 @@ pub(crate) struct CheckReport {
     pub(crate) not_run: usize,
     pub(crate) submission: SubmissionReport,
     pub(crate) shrunk: Vec<ShrunkView>,
-    pub(crate) first_steps: Vec<serde_json::Value>,
+    pub(crate) first_steps: Vec<FirstStep>,
     pub(crate) legal_swap: Option<serde_json::Value>,
     pub(crate) size_note: Option<String>,
     /// Where the check ran, and that its time limits were wall-clock.

@@ -73,7 +73,25 @@ pub(crate) fn lines(report: &CheckReport) -> Vec<String> {
                 if let Some(description) = &test.description {
                     out.push(format!("    the case: {description}"));
                 }
-                out.extend(test.message.lines().map(|l| format!("    {l}")));
+                let step = report
+                    .first_steps
+                    .iter()
+                    .find(|s| s.case == test.case && test.function == Function::Solve);
+                match step {
+                    Some(step) => {
+                        let board = if step.on_small_board {
+                            " on the smallest failing board, below"
+                        } else {
+                            ""
+                        };
+                        out.push(format!(
+                            "    the first step that breaks the lab's rules (the grader recorded every board[r][c] = v{board}):"
+                        ));
+                        out.extend(step.message.lines().map(|l| format!("      {l}")));
+                        out.push(format!("    in the end: {}", fact(&test.message)));
+                    }
+                    None => out.extend(test.message.lines().map(|l| format!("    {l}"))),
+                }
             } else {
                 out.push(format!(
                     "    also fails: {} ({}): {}",
