@@ -36,7 +36,6 @@ mod shrink;
 mod test;
 #[cfg(test)]
 mod tests;
-mod view;
 
 pub use abi::{alloc, dealloc};
 
