@@ -127,6 +127,7 @@ fn every_path_architecture_names_exists() {
             "attacks/",
             "fuzz/",
             ".ci/",
+            "web/",
         ];
         if top.iter().any(|t| path.starts_with(t)) {
             if !root.join(path.trim_end_matches('/')).exists() {
