@@ -94,7 +94,7 @@ export async function createChecker(options = {}) {
         if (small) shrunk.push(small);
         // An endless recursion ran into Python's limit: its run again,
         // stopped before the limit, keeps the trace (as grader check).
-        if (report.verdict === "crash" && report.message.startsWith("recursed too deep in solve")) {
+        if (report.verdict === "crash" && report.finding?.finding === "recursion_limit") {
           const traced = { case: test.case, function: "solve", ...(small ? { puzzle: small.small_board.rows.flat() } : {}) };
           const step = await runTest(traced, filename, source, { deep_stop: true });
           const found = step.failure;
