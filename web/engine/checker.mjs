@@ -31,7 +31,8 @@
 //               { kind: "shrink", runs }             shrinking a failing solve
 //               { kind: "reload", why }              Python restarted after a timeout
 //   timeFactor  optional: the multiple of a test's planned time given as
-//               wall-clock time (default 5; see "time limits" below).
+//               wall-clock time (default: grader.toml's time_limit_factor,
+//               20 unless the cases say otherwise; see "time limits").
 //   noShrink    optional: true to skip shrinking a failing solve
 //               (`grader check --no-shrink`).
 //   Worker      optional: the Worker class to use (default: the browser's
@@ -74,7 +75,7 @@
 // TIME LIMITS are wall-clock and advisory in a browser: a worker has no CPU
 // clock. Each test gets timeFactor times its planned time (what the lab's
 // listing needs in Pyodide, from its writes; or the case's pinned limit),
-// at least 5 s.
+// at least 5 s: the same multiple as the native check's CPU limits.
 // At the limit the engine sets Pyodide's interrupt buffer (when
 // SharedArrayBuffer exists: a cross-origin-isolated page, or Node); after a
 // grace period it terminates the worker and loads Python again, always. The

@@ -18,7 +18,6 @@ const SHRINK_MS = 10000;
 export async function createChecker(options = {}) {
   const baseURL = new URL(options.baseURL ?? "./", typeof location !== "undefined" ? location.href : undefined);
   const progress = options.onProgress ?? (() => {});
-  const timeFactor = options.timeFactor ?? 5;
   progress({ kind: "loading", what: "judge" });
   const judge = await loadJudge(new URL("engine/judge.wasm", baseURL));
   const files = options.cases ?? (await siteCases(baseURL));
@@ -36,7 +35,7 @@ export async function createChecker(options = {}) {
   /** Runs one test (a case's function, or solve on a smaller board). */
   async function runTest(which, name, source, extra = {}) {
     const planned = judge.call("request", { ...which, ...extra });
-    const limitMs = Math.max(LEAST_LIMIT_MS, timeFactor * planned.planned_ms);
+    const limitMs = Math.max(LEAST_LIMIT_MS, (options.timeFactor ?? planned.factor) * planned.planned_ms);
     const request = JSON.stringify({
       name,
       source,

@@ -122,6 +122,13 @@ pub(crate) struct PlannedTest {
     planned_ms: u64,
 }
 
+/// The multiple of a test's planned time that is its limit:
+/// `grader.toml`'s `time_limit_factor`, as native limits are that
+/// multiple of the listing's time.
+pub(crate) fn factor(set: &CaseSet) -> u64 {
+    set.config.time_limit_factor.max(1)
+}
+
 /// Every test, in `grader check`'s order: the cases smallest boards first
 /// (as loaded), each case's functions in the order it lists them.
 pub(crate) fn tests(_: serde_json::Value) -> Result<Vec<PlannedTest>, String> {
@@ -147,7 +154,7 @@ pub(crate) fn tests(_: serde_json::Value) -> Result<Vec<PlannedTest>, String> {
 const PYODIDE_WRITE_US: [u64; 4] = [50, 110, 250, 450];
 
 /// The least planned time of a test, in ms.
-const LEAST_PLANNED_MS: u64 = 1000;
+const LEAST_PLANNED_MS: u64 = 100;
 
 /// A test's planned time: the case's or `grader.toml`'s pinned limit, or
 /// what the lab's Python listing needs for the puzzle in Pyodide, from the

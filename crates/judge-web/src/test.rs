@@ -63,6 +63,8 @@ pub(crate) struct HarnessRequest {
     /// The planned limit, in ms, that the engine's wall-clock limit is a
     /// multiple of.
     planned_ms: u64,
+    /// That multiple (`grader.toml`'s `time_limit_factor`).
+    factor: u64,
 }
 
 /// [`request`]'s input.
@@ -78,7 +80,9 @@ pub(crate) struct AskRequest {
 /// The harness request of a test: its probe, traced as every Python test is.
 pub(crate) fn request(input: AskRequest) -> Result<HarnessRequest, String> {
     let (case, planned_ms) = input.which.case()?;
+    let factor = cases::with(|set| Ok(cases::factor(set)))?;
     Ok(HarnessRequest {
+        factor,
         probe: check::plan(&case, input.which.function),
         trace: true,
         trace_cap: check::trace::TRACE_CAP,
