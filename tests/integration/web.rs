@@ -154,6 +154,13 @@ const DIFFERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The fixtures whose verdicts are the native ones but whose first lines
+/// are not yet, and why.
+const LINES_DIFFER: &[(&str, &str)] = &[(
+    "py-imports-numpy",
+    "the hint after a load error (`report::load_hints`) is the grader's, not yet the judge's: the engine shows the error without it",
+)];
+
 /// Python and notebook fixtures, by id, with the file the runner is given.
 fn python_fixtures() -> Vec<(String, PathBuf)> {
     let mut found: Vec<(String, PathBuf)> = fs::read_dir(root().join("submissions"))
@@ -291,6 +298,9 @@ fn every_python_fixture_gets_the_native_verdicts_in_node() {
                 verdicts(&web_report),
                 code(&web)
             ));
+            continue;
+        }
+        if LINES_DIFFER.iter().any(|(fixture, _)| *fixture == id) {
             continue;
         }
         // The same words: the first lines of the student view.
