@@ -20,6 +20,8 @@
 //! - [`words`]: the findings worded once, and the student's view;
 //! - [`generate`]: fresh puzzles for `grader generate`;
 //! - [`notebook`]: a Jupyter notebook's code cells as a Python module;
+//! - [`shrink`]: the search for the smallest board a failing `solve`
+//!   still fails on (the runs are the driver's);
 //! - [`verdict`]: the vocabulary every stage shares.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -32,5 +34,6 @@ pub mod finding;
 pub mod generate;
 pub mod notebook;
 pub mod report;
+pub mod shrink;
 pub mod verdict;
 pub mod words;
