@@ -35,7 +35,9 @@
 //!   gets the same verdict table in all three.
 //! - `uploads`: uploads as learners make them (a C solver calling `sqrt`,
 //!   a prebuilt library without `-lm`);
-//! - `views`: what each kind of box can see, listed and probed.
+//! - `views`: what each kind of box can see, listed and probed;
+//! - `web_package`: `grader package web`: the site's folder and each
+//!   refusal.
 //!
 //! Run one module with `cargo test --test integration MODULE::`. A test
 //! too slow for every run (a whole class, a recipe, the Gradescope
@@ -68,3 +70,4 @@ mod submissions;
 mod triples;
 mod uploads;
 mod views;
+mod web_package;
