@@ -8,19 +8,21 @@
 //! givens are added; the reference count confirms it) — and a fill is kept
 //! while the student's `solve` still fails with the same verdict and the
 //! same failed check. Fills are tried in halving groups, then one cell at a
-//! time until no single fill keeps the failure: a local minimum. Every try
-//! is one ordinary test of the submission's session ([`Session::test`]); the search stops at
-//! a budget of runs and time.
+//! time until no single fill keeps the failure: a local minimum. The search
+//! is the judge's (`grader_judge::shrink`, shared with the browser check);
+//! every try is one ordinary test of the submission's session
+//! ([`Session::test`]); the search stops at a budget of runs and time.
 
 use std::time::{Duration, Instant};
 use sudoku_reference::BoardRules;
 
 use sudoku_lab::Board;
 
-use crate::case::{Case, Solutions};
+use crate::case::Case;
 use crate::check::Failure;
 use crate::runner::session::Session;
 use crate::verdict::{Function, Verdict};
+pub use grader_judge::shrink::{Shrinker, fill, smaller_case};
 
 /// How much a shrink may cost.
 #[derive(Clone, Copy, Debug)]
@@ -82,7 +84,8 @@ pub struct Shrunk {
 
 /// Shrinks the failing `solve` test of `case`, which failed as `class`.
 /// `None` when no cell could be filled while keeping the failure (the
-/// puzzle is already minimal), or the puzzle has no empty cell.
+/// puzzle is already minimal), or the puzzle has no empty cell. The search
+/// itself is the judge's ([`Shrinker`]); this runs its boards.
 pub fn shrink_solve(
     session: &mut Session<'_>,
     case: &Case,
@@ -90,50 +93,34 @@ pub fn shrink_solve(
     budget: ShrinkBudget,
 ) -> Option<Shrunk> {
     let start = Instant::now();
-    let original_empty = case.puzzle.empty_cells().count();
-    let mut board = case.puzzle.clone();
+    let mut shrinker = Shrinker::new(case);
     let mut runs = 0;
     let mut last: Option<(Option<Failure>, String)> = None;
     let mut stopped_early = false;
-    let mut chunk = (original_empty / 2).max(1);
-    'search: loop {
-        let empties: Vec<(usize, usize)> = board.empty_cells().collect();
-        if empties.is_empty() {
+    while let Some(candidate) = shrinker.next() {
+        if runs >= budget.max_runs || start.elapsed() >= budget.max_time {
+            stopped_early = true;
             break;
         }
-        let mut kept_any = false;
-        for group in empties.chunks(chunk) {
-            let Some(candidate) = fill(case, &board, group) else {
-                continue;
-            };
-            if runs >= budget.max_runs || start.elapsed() >= budget.max_time {
+        runs += 1;
+        match fails_the_same(session, case, &candidate, class) {
+            Try::Same(failure, message) => {
+                shrinker.keep(true);
+                last = Some((failure, message));
+            }
+            Try::Different => shrinker.keep(false),
+            Try::GraderFault => {
                 stopped_early = true;
-                break 'search;
-            }
-            runs += 1;
-            match fails_the_same(session, case, &candidate, class) {
-                Try::Same(failure, message) => {
-                    board = candidate;
-                    last = Some((failure, message));
-                    kept_any = true;
-                }
-                Try::Different => {}
-                Try::GraderFault => {
-                    stopped_early = true;
-                    break 'search;
-                }
+                break;
             }
         }
-        if chunk == 1 && !kept_any {
-            break;
-        }
-        chunk = (chunk / 2).max(1);
     }
     let (failure, message) = last?;
+    let board = shrinker.board().clone();
     Some(Shrunk {
         empty: board.empty_cells().count(),
         puzzle: board,
-        original_empty,
+        original_empty: shrinker.original_empty(),
         runs,
         elapsed: start.elapsed(),
         stopped_early,
@@ -166,37 +153,4 @@ fn fails_the_same(
     } else {
         Try::Different
     }
-}
-
-/// `case` with `puzzle` in place of its own, answers recounted.
-pub fn smaller_case(case: &Case, puzzle: &Board) -> Case {
-    let mut small = case.clone();
-    small.puzzle = puzzle.clone();
-    small.tests = vec![Function::Solve];
-    small.solutions = Some(Solutions::from_count(sudoku_reference::count_solutions(
-        puzzle, 2,
-    )));
-    small
-}
-
-/// `board` with the empty cells of `group` filled: from the solution if the
-/// case has one, else with the smallest digit legal there; `None` if no
-/// cell of the group changes.
-pub fn fill(case: &Case, board: &Board, group: &[(usize, usize)]) -> Option<Board> {
-    let mut filled = board.clone();
-    let mut changed = false;
-    for &(r, c) in group {
-        if filled.get(r, c) != 0 {
-            continue;
-        }
-        let digit = match &case.solution {
-            Some(solution) => Some(solution.get(r, c)),
-            None => (1..=filled.side() as u8).find(|&v| !filled.conflicts(r, c, v)),
-        };
-        if let Some(v) = digit {
-            filled.set(r, c, v);
-            changed = true;
-        }
-    }
-    changed.then_some(filled)
 }

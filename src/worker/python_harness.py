@@ -3,7 +3,11 @@
 # Run as `python3 -I -S -B -c <this file>` by a confined test child, with the
 # request as JSON on stdin and the protocol pipe on fd 3; or, with the
 # argument `zygote`, as a submission's Python test zygote (see zygote()
-# below and src/worker/test_zygote.rs), which forks one child per request. It compiles the
+# below and src/worker/test_zygote.rs), which forks one child per request;
+# or, with the argument `web`, in Pyodide by the browser check's engine
+# (web/engine/python-worker.mjs), which calls web_test(request) once per
+# fresh run of this file and reads the lines it returns (see "the web
+# transport" below). It compiles the
 # student's source under the submission's own name, finds legal, find_empty
 # and solve, asks the probe's questions and writes the same protocol lines a
 # library's test child writes (loading, loaded, load_error, trace, exception,
@@ -20,6 +24,7 @@ import sys
 import time
 
 ZYGOTE = sys.argv[1:2] == ["zygote"]
+WEB = sys.argv[1:2] == ["web"]
 # A request line's cap, as the worker's (`protocol::MAX_INPUT_BYTES`).
 MAX_REQUEST_BYTES = 64 << 20
 PROTOCOL = 3
@@ -62,6 +67,10 @@ def take_request(data):
     trusted)."""
     global REQUEST, PROTOCOL, NAME, TRACE_CAP
     REQUEST = json.loads(data)
+    if WEB:
+        NAME = REQUEST["name"]
+        TRACE_CAP = REQUEST["trace_cap"]
+        return
     sys.stdin.close()
     PROTOCOL = os.dup(3)
     os.close(3)
@@ -75,11 +84,13 @@ def take_request(data):
     TRACE_CAP = REQUEST["trace_cap"]
 
 
-if not ZYGOTE:
+if not ZYGOTE and not WEB:
     take_request(sys.stdin.buffer.read())
 
 
 def send(message):
+    if WEB:
+        return web_send(message)
     data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
     while data:
         data = data[os.write(PROTOCOL, data):]
@@ -97,6 +108,8 @@ def finish(status):
             stream.flush()
         except BaseException:
             pass
+    if WEB:
+        raise WebFinished(status)
     os._exit(status)
 
 
@@ -671,7 +684,38 @@ def zygote():
         os.write(REPORTS, b"ended %d %d %d\n" % (pid, status, cpu_ms))
 
 
+# ---------------------------------------------------------------- the web transport
+
+# In Pyodide there is no process to end and no fd 3: the engine runs this
+# file afresh for each test (so every global above starts anew, as in a
+# new process) and calls web_test with the request's JSON; the protocol
+# lines are kept in OUTBOX and returned as one JSON list, and finish()
+# ends the test by raising WebFinished, which only web_test catches (it is
+# raised from the harness's own frames, after the student's code has
+# returned or raised). The engine enforces the time limit from outside
+# (Pyodide's interrupt buffer, then a new worker), and reads what the
+# student printed from Pyodide's stdout and stderr.
+OUTBOX = []
+
+
+class WebFinished(BaseException):
+    """finish() in Pyodide: the test is over."""
+
+
+def web_send(message):
+    OUTBOX.append(message)
+
+
+def web_test(data):
+    take_request(data)
+    try:
+        main()
+    except WebFinished:
+        pass
+    return json.dumps(OUTBOX, separators=(",", ":"))
+
+
 if ZYGOTE:
     zygote()
-else:
+elif not WEB:
     main()

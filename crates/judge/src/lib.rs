@@ -15,6 +15,9 @@
 //! - [`check`]: the checks of SPEC 4: plan, execute in process, judge, the
 //!   trace replay;
 //! - [`generate`]: fresh puzzles for `grader generate`;
+//! - [`notebook`]: a Jupyter notebook's code cells as a Python module;
+//! - [`shrink`]: the search for the smallest board a failing `solve`
+//!   still fails on (the runs are the driver's);
 //! - [`verdict`]: the vocabulary every stage shares.
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -23,4 +26,6 @@ pub mod board_text;
 pub mod case;
 pub mod check;
 pub mod generate;
+pub mod notebook;
+pub mod shrink;
 pub mod verdict;

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// The Node runner of the browser check: `node SITE/check.mjs sudoku.py`
+// (or a notebook, `sudoku.ipynb`) checks a Python submission against the
+// site's public cases with the site's own engine (judge.wasm, Pyodide,
+// the grader's harness), on any machine with Node 20 and no Python: for a
+// course's CI. It prints what `grader check` prints; `--json` prints what
+// `grader check --json` prints; the exit code is `grader check`'s (0 every
+// test passed, 1 a test failed, 2 bad usage or the checker failed, 3 the
+// code did not load). Time limits are wall-clock and advisory, as in the
+// browser: the official grade is `grader grade`'s.
+
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { createChecker } from "./engine/checker.mjs";
+
+const USAGE = "usage: node check.mjs [--json] [--no-shrink] FILE.py|FILE.ipynb";
+
+async function main(argv) {
+  const args = argv.filter((a) => !a.startsWith("--"));
+  const flags = new Set(argv.filter((a) => a.startsWith("--")));
+  const unknown = [...flags].filter((f) => !["--json", "--no-shrink", "--help"].includes(f));
+  if (flags.has("--help")) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (unknown.length > 0 || args.length !== 1) {
+    console.error(unknown.length > 0 ? `error: unknown option ${unknown[0]}\n${USAGE}` : USAGE);
+    return 2;
+  }
+  const file = args[0];
+  if (!/\.(py|ipynb)$/.test(file)) {
+    console.error(`error: ${file} is not a .py or .ipynb file: the web check checks Python; C and Rust students run \`grader check\` from the kit`);
+    return 2;
+  }
+  let source;
+  try {
+    source = await readFile(file, "utf8");
+  } catch (error) {
+    console.error(`error: cannot read ${file}: ${error.message}`);
+    return 2;
+  }
+  let checker;
+  try {
+    checker = await createChecker({ baseURL: new URL("./", import.meta.url), noShrink: flags.has("--no-shrink") });
+  } catch (error) {
+    console.error(`error: the checker could not start: ${error.message}`);
+    return 2;
+  }
+  try {
+    const result = await checker.check(source, basename(file));
+    result.report.path = file;
+    if (flags.has("--json")) {
+      console.log(JSON.stringify(result.report, null, 2));
+    } else {
+      const lines = result.lines.map((line) => line.replace(basename(file) + " ", file + " "));
+      console.log(lines.join("\n"));
+    }
+    return result.exitCode;
+  } finally {
+    await checker.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

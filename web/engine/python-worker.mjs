@@ -1,0 +1,97 @@
+// The Python worker: Pyodide, loaded from the site's own folder (no other
+// host), and the grader's Python harness (its web transport). One test at
+// a time: the engine posts { type: "run", request } and gets back
+// { type: "result", messages, output, wall_ms } — the harness's protocol
+// lines, what the student's code printed, the wall-clock time — or
+// { type: "lost", why } when Python itself failed. The engine stops a test
+// over its time limit by the interrupt buffer it shares, or ends this
+// worker.
+//
+// Messages in: { type: "init", indexURL, harnessURL, interrupt? } first
+// (interrupt: a SharedArrayBuffer of one byte, Pyodide's interrupt
+// buffer), then runs. Out: { type: "ready", ms } or { type: "lost", why }.
+
+import { isNode, readText } from "./platform.mjs";
+
+/** What a test's output keeps at most (the native harness's pipes cap 64 KiB). */
+const OUTPUT_CAP = 64 * 1024;
+
+let pyodide = null;
+let runTest = null;
+let interrupt = null;
+let output = "";
+
+function keep(text) {
+  if (output.length < OUTPUT_CAP) {
+    output += text.slice(0, OUTPUT_CAP - output.length);
+  }
+}
+
+async function init(message, reply) {
+  const start = performance.now();
+  const indexURL = new URL(message.indexURL);
+  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  pyodide = await loadPyodide({
+    indexURL: isNode ? (await import("node:url")).fileURLToPath(indexURL) : indexURL.href,
+    stdout: (line) => keep(line + "\n"),
+    stderr: (line) => keep(line + "\n"),
+  });
+  if (message.interrupt) {
+    interrupt = new Uint8Array(message.interrupt);
+    pyodide.setInterruptBuffer(interrupt);
+  }
+  const harness = await readText(message.harnessURL);
+  pyodide.globals.set("HARNESS_SOURCE", harness);
+  // Each test runs the harness afresh (its globals start anew, as in a
+  // new process), compiled once.
+  pyodide.runPython(`
+import sys
+_HARNESS = compile(HARNESS_SOURCE, "python_harness.py", "exec")
+del HARNESS_SOURCE
+
+def _web_test(request):
+    sys.argv = ["python_harness.py", "web"]
+    scope = {"__name__": "python_harness"}
+    exec(_HARNESS, scope)
+    return scope["web_test"](request)
+`);
+  runTest = pyodide.globals.get("_web_test");
+  reply({ type: "ready", ms: performance.now() - start });
+}
+
+function run(message, reply) {
+  output = "";
+  if (interrupt) interrupt[0] = 0;
+  const start = performance.now();
+  let messages;
+  try {
+    messages = JSON.parse(runTest(message.request));
+  } catch (error) {
+    const wall_ms = performance.now() - start;
+    // An interrupt that landed in the harness's own code, or Python
+    // itself failing (a fatal error leaves it unusable).
+    const fatal = pyodide._api?.fatal_error_occurred ?? false;
+    reply({ type: fatal ? "lost" : "interrupted", why: String(error && error.message || error), output, wall_ms });
+    return;
+  }
+  reply({ type: "result", messages, output, wall_ms: performance.now() - start });
+}
+
+async function handle(message, reply) {
+  try {
+    if (message.type === "init") {
+      await init(message, reply);
+    } else if (message.type === "run") {
+      run(message, reply);
+    }
+  } catch (error) {
+    reply({ type: "lost", why: String(error && error.stack || error), output });
+  }
+}
+
+if (isNode) {
+  const { parentPort } = await import("node:worker_threads");
+  parentPort.on("message", (message) => handle(message, (m) => parentPort.postMessage(m)));
+} else {
+  self.addEventListener("message", (event) => handle(event.data, (m) => self.postMessage(m)));
+}

@@ -1,0 +1,292 @@
+// The runner: drives a check as `grader check` does (src/commands/check.rs),
+// test by test in the judge's order, each planned and judged by the wasm
+// judge and run in the Python worker under a wall-clock limit; then
+// shrinks the first failing solve. See checker.mjs for the API.
+
+import { loadJudge } from "./judge.mjs";
+import { readText, startWorker } from "./platform.mjs";
+
+/** A test's wall-clock limit is at least this, in ms. */
+const LEAST_LIMIT_MS = 5000;
+/** After the interrupt, how long the worker has before it is ended. */
+const GRACE_MS = 1000;
+/** The shrink's budget, as `grader check`'s (runner/shrink.rs). */
+const SHRINK_RUNS = 200;
+const SHRINK_MS = 10000;
+
+/** See checker.mjs. */
+export async function createChecker(options = {}) {
+  const baseURL = new URL(options.baseURL ?? "./", typeof location !== "undefined" ? location.href : undefined);
+  const progress = options.onProgress ?? (() => {});
+  const timeFactor = options.timeFactor ?? 4;
+  progress({ kind: "loading", what: "judge" });
+  const judge = await loadJudge(new URL("engine/judge.wasm", baseURL));
+  const files = options.cases ?? (await siteCases(baseURL));
+  const cases = judge.call("load_cases", { files });
+  const python = new PythonWorker({
+    workerURL: new URL("engine/python-worker.mjs", baseURL),
+    indexURL: new URL("pyodide/", baseURL),
+    harnessURL: new URL("engine/python_harness.py", baseURL),
+    Worker: options.Worker,
+    progress,
+  });
+  progress({ kind: "loading", what: "python" });
+  await python.start();
+
+  /** Runs one test (a case's function, or solve on a smaller board). */
+  async function runTest(which, name, source, extra = {}) {
+    const planned = judge.call("request", { ...which, ...extra });
+    const limitMs = Math.max(LEAST_LIMIT_MS, timeFactor * planned.planned_ms);
+    const request = JSON.stringify({
+      name,
+      source,
+      probe: planned.probe,
+      trace: planned.trace,
+      trace_cap: planned.trace_cap,
+      deep_stop: planned.deep_stop ?? false,
+    });
+    const ran = await python.run(request, limitMs);
+    return judge.call("judge", {
+      ...which,
+      ended: ran.ended,
+      messages: ran.messages ?? [],
+      output: ran.output ?? "",
+      wall_ms: ran.wall_ms ?? 0,
+      limit_ms: limitMs,
+      why: ran.why ?? "",
+    });
+  }
+
+  async function check(source, filename = "sudoku.py") {
+    const notes = [];
+    if (filename.endsWith(".ipynb")) {
+      let program;
+      try {
+        program = judge.call("notebook", { name: filename, text: source });
+      } catch (error) {
+        return finish({ path: filename, build_error: error.message, notes });
+      }
+      source = program.source;
+      notes.push(program.note);
+    }
+    const tests = judge.call("tests", {});
+    const reports = [];
+    const shrunk = [];
+    let solveFailed = false;
+    for (const [index, test] of tests.entries()) {
+      const which = { case: test.case, function: test.function };
+      progress({ kind: "test", index, total: tests.length, case: test.case, function: test.function });
+      const judged = await runTest(which, filename, source);
+      const report = judged.report;
+      // The first test that could not even load the code: nothing else can.
+      if (!judged.loaded && reports.length === 0 && report.verdict !== "pass" && !report.fault) {
+        const message =
+          report.verdict === "error" ? report.message : `while loading the library: ${report.verdict}: ${report.message}`;
+        return finish({ path: filename, load_error: message, notes });
+      }
+      progress({ kind: "result", index, total: tests.length, test: report });
+      const firstSolveFailure =
+        test.function === "solve" && (report.verdict === "wrong" || report.verdict === "crash") && !solveFailed;
+      if (test.function === "solve" && report.verdict !== "pass") solveFailed = true;
+      if (firstSolveFailure && !report.fault && !options.noShrink) {
+        const small = await shrinkSolve(test.case, judged, filename, source);
+        if (small) shrunk.push(small);
+      }
+      reports.push(report);
+    }
+    return finish({ path: filename, tests: reports, shrunk, notes });
+  }
+
+  /** The smallest board on which solve still fails the same way. */
+  async function shrinkSolve(caseName, judged, filename, source) {
+    const start = performance.now();
+    const verdict = judged.report.verdict;
+    const failedCheck = judged.failure?.check ?? null;
+    const originalEmpty = judge.call("shrink_start", { case: caseName });
+    let runs = 0;
+    let last = null;
+    let stoppedEarly = false;
+    for (;;) {
+      const { puzzle } = judge.call("shrink_next", {});
+      if (!puzzle) break;
+      if (runs >= SHRINK_RUNS || performance.now() - start >= SHRINK_MS) {
+        stoppedEarly = true;
+        break;
+      }
+      runs += 1;
+      progress({ kind: "shrink", runs });
+      const tried = await runTest({ case: caseName, function: "solve", puzzle }, filename, source);
+      if (tried.report.fault) {
+        stoppedEarly = true;
+        break;
+      }
+      const same = tried.report.verdict === verdict && (tried.failure?.check ?? null) === failedCheck;
+      judge.call("shrink_keep", { same });
+      if (same) last = { puzzle, tried };
+    }
+    if (!last) return null;
+    const n = cases.find((c) => c.name === caseName)?.n ?? 0;
+    const empty = last.puzzle.filter((v) => v === 0).length;
+    const failure = last.tried.failure;
+    return {
+      case: caseName,
+      full_board: { n, cells: casePuzzle(caseName), marked: null },
+      small_board: { n, cells: last.puzzle, marked: null },
+      empty,
+      original_empty: originalEmpty,
+      runs,
+      ms: performance.now() - start,
+      stopped_early: stoppedEarly,
+      verdict,
+      message: last.tried.report.message,
+      small_after: failure?.board ?? null,
+      after_is_step: failure?.explained_by != null && String(failure.explained_by).startsWith("solve.trace"),
+    };
+  }
+
+  function casePuzzle(caseName) {
+    return judge.call("request", { case: caseName, function: "solve" }).probe.args.board;
+  }
+
+  function finish(input) {
+    const done = judge.call("finish", input);
+    const boards = [];
+    for (const test of done.report.submission.tests) {
+      void test;
+    }
+    for (const small of done.report.shrunk) {
+      boards.push({ title: `the case ${small.case}`, ...small.full_board });
+      boards.push({ title: "the smallest failing board", ...small.small_board });
+      if (small.small_after) boards.push({ title: small.after_is_step ? "the board at that step" : "the board your solve left", ...small.small_after });
+    }
+    return { report: done.report, lines: done.lines, boards, exitCode: done.exit_code };
+  }
+
+  return {
+    cases,
+    check,
+    close: () => python.stop(),
+  };
+}
+
+/** The case files the site lists in cases/index.json. */
+async function siteCases(baseURL) {
+  const names = JSON.parse(await readText(new URL("cases/index.json", baseURL)));
+  return Promise.all(names.map(async (name) => ({ name, text: await readText(new URL(`cases/${name}`, baseURL)) })));
+}
+
+/**
+ * Python in a worker, restarted when a test had to be stopped: one run at
+ * a time, each under a wall-clock limit.
+ */
+class PythonWorker {
+  constructor({ workerURL, indexURL, harnessURL, Worker, progress }) {
+    this.workerURL = workerURL;
+    this.indexURL = indexURL;
+    this.harnessURL = harnessURL;
+    this.WorkerClass = Worker;
+    this.progress = progress;
+    this.worker = null;
+    this.pending = null;
+    // The interrupt buffer, where SharedArrayBuffer exists (a
+    // cross-origin-isolated page, or Node).
+    this.interrupt =
+      typeof SharedArrayBuffer !== "undefined" && (globalThis.crossOriginIsolated ?? true)
+        ? new Uint8Array(new SharedArrayBuffer(1))
+        : null;
+  }
+
+  async start() {
+    this.worker = await startWorker(this.workerURL, this.WorkerClass);
+    this.worker.onMessage((message) => {
+      const pending = this.pending;
+      if (pending) {
+        this.pending = null;
+        pending(message);
+      }
+    });
+    this.worker.onDeath((why) => {
+      const pending = this.pending;
+      this.worker = null;
+      if (pending) {
+        this.pending = null;
+        pending({ type: "lost", why });
+      }
+    });
+    const ready = await this.ask({
+      type: "init",
+      indexURL: this.indexURL.href,
+      harnessURL: this.harnessURL.href,
+      interrupt: this.interrupt ? this.interrupt.buffer : undefined,
+    });
+    if (ready.type !== "ready") {
+      throw new Error(`Python could not be loaded in the worker: ${ready.why}`);
+    }
+    this.loadMs = ready.ms;
+  }
+
+  ask(message) {
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.worker.post(message);
+    });
+  }
+
+  /** Ends the worker and starts another. */
+  async restart(why) {
+    this.progress({ kind: "reload", why });
+    const old = this.worker;
+    this.worker = null;
+    this.pending = null;
+    if (old) await old.terminate();
+    await this.start();
+  }
+
+  /**
+   * Runs one harness request within `limitMs` of wall-clock time:
+   * { ended: "returned" | "timeout" | "lost", messages, output, wall_ms, why }.
+   */
+  async run(request, limitMs) {
+    if (!this.worker) await this.start();
+    const started = performance.now();
+    let interrupted = false;
+    let timer = null;
+    const answer = this.ask({ type: "run", request });
+    const stopped = new Promise((resolve) => {
+      timer = setTimeout(() => {
+        interrupted = true;
+        if (this.interrupt) this.interrupt[0] = 2; // SIGINT: KeyboardInterrupt in Python
+        timer = setTimeout(() => resolve({ type: "stopped" }), GRACE_MS);
+      }, limitMs);
+    });
+    const message = await Promise.race([answer, stopped]);
+    clearTimeout(timer);
+    const wall_ms = performance.now() - started;
+    if (message.type === "stopped") {
+      // The interrupt did not end it (swallowed, or no buffer): a new
+      // worker, always.
+      await this.restart("a test ran past its time limit");
+      return { ended: "timeout", messages: [], output: "", wall_ms };
+    }
+    if (message.type === "lost") {
+      await this.restart("Python stopped");
+      return { ended: interrupted ? "timeout" : "lost", messages: [], output: message.output ?? "", wall_ms, why: message.why };
+    }
+    if (interrupted) {
+      return { ended: "timeout", messages: message.messages ?? [], output: message.output ?? "", wall_ms };
+    }
+    if (message.type === "interrupted") {
+      // An exception escaped the harness itself without an interrupt:
+      // Python is in an unknown state.
+      await this.restart("Python stopped");
+      return { ended: "lost", messages: [], output: message.output ?? "", wall_ms, why: message.why };
+    }
+    return { ended: "returned", messages: message.messages, output: message.output, wall_ms: message.wall_ms };
+  }
+
+  async stop() {
+    const old = this.worker;
+    this.worker = null;
+    if (old) await old.terminate();
+  }
+}
