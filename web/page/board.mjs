@@ -27,14 +27,14 @@ function boardLine(line) {
  * A labelled picture's lines (indent removed) read back as a grid: rows of
  * cell texts, the marked cell, the box sizes. Null when it is not one.
  */
-export function parsePicture(lines) {
+export function parsePicture(lines, labelled = true) {
   const rows = [];
   let marked = null;
   let boxWidth = 0;
   let boxHeight = 0;
   for (const raw of lines) {
-    if (/^ {4,}\d[\d ]*$/.test(raw) || raw.trim() === '') continue;
-    const line = raw.slice(4);
+    if ((labelled && /^ {4,}\d[\d ]*$/.test(raw)) || raw.trim() === '') continue;
+    const line = labelled ? raw.slice(4) : raw;
     if (/^-[-+]*$/.test(line.trim())) {
       if (boxHeight === 0) boxHeight = rows.length;
       continue;
@@ -179,4 +179,51 @@ export function renderLines(lines, container) {
     container.append(p);
     i += 1;
   }
+}
+
+/** A board given as data ({ n, cells row-major with 0 empty, marked }) as a grid. */
+function gridOf(board) {
+  const n = Number(board.n);
+  const side = n * n;
+  if (!side || !Array.isArray(board.cells) || board.cells.length !== side * side) return null;
+  const rows = [];
+  for (let r = 0; r < side; r += 1) {
+    rows.push(board.cells.slice(r * side, (r + 1) * side).map((v) => (v === 0 ? '.' : String(v))));
+  }
+  const marked = Array.isArray(board.marked) ? board.marked : null;
+  return { rows, marked, boxWidth: n, boxHeight: n };
+}
+
+/**
+ * When the check's text draws no board (an engine whose words are the
+ * judge's own), the boards the result carries: the first failing test's
+ * board (a picture in the report) and the shrink's boards (as data).
+ */
+export function resultBoards(result) {
+  const figures = [];
+  const failing = (result.report?.submission?.tests ?? []).find((t) => t.verdict !== 'pass' && t.board);
+  if (failing) {
+    const grid = parsePicture(failing.board.split('\n'), false);
+    if (grid) figures.push(boardTable(grid, `the board of ${failing.function} on ${failing.case}`));
+  }
+  for (const board of result.boards ?? []) {
+    const grid = gridOf(board);
+    if (grid) figures.push(boardTable(grid, board.title ?? 'the board'));
+  }
+  return figures;
+}
+
+/** Puts `figures` after the first failure's words in `container`. */
+export function placeBoards(figures, container) {
+  if (!figures.length || container.querySelector('table.board')) return;
+  const box = document.createElement('div');
+  box.className = 'board-pair';
+  for (const table of figures) {
+    const wrap = document.createElement('div');
+    wrap.className = 'board-box';
+    wrap.append(table);
+    box.append(wrap);
+  }
+  const after = [...container.querySelectorAll('p.line')].find((p) => /^also fails:|^\d+ of \d+ public tests/.test(p.textContent));
+  container.insertBefore(box, after ?? null);
 }

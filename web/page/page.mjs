@@ -3,7 +3,7 @@
 // result drawn from grader check's own text (board.mjs). The checking
 // itself is the engine's (engine/), which runs the code in a Web Worker;
 // nothing is sent anywhere.
-import { renderLines } from './board.mjs';
+import { placeBoards, renderLines, resultBoards } from './board.mjs';
 
 const STORE = 'grader-web:code';
 const STORE_FILE = 'grader-web:file';
@@ -189,7 +189,6 @@ async function startEngine() {
     cases,
     onProgress: showProgress,
   });
-  if (checker.pythonVersion) $('py-version').textContent = checker.pythonVersion;
 }
 
 /** The engine's progress (see engine/checker.mjs) in words and the bar. */
@@ -237,6 +236,7 @@ function showResult(result, ms) {
   box.replaceChildren();
   const lines = result.lines ?? [];
   renderLines(lines, box);
+  placeBoards(resultBoards(result), box);
   $('text').textContent = lines.join('\n');
   const tests = result.report?.submission?.tests ?? [];
   $('time-note').hidden = !tests.some((t) => t.verdict === 'timeout');

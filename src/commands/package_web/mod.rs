@@ -6,6 +6,9 @@
 //!
 //! - `index.html`, the page's script and style (`web/page/`, built into
 //!   grader), and `stub.py`, the stubs `grader init --lang python` writes;
+//! - `engine/`: the browser check's engine (`web/engine/`), the judge
+//!   compiled to WebAssembly (`engine/judge.wasm`) and the grader's Python
+//!   harness; `check.mjs`, the Node runner (`node SITE/check.mjs FILE.py`);
 //! - `sw.js`, the service worker that keeps the folder for offline use and
 //!   adds the COOP/COEP headers a static host cannot set (through
 //!   `coi-serviceworker.js`, vendored and pinned in [`vendor`]);
@@ -59,9 +62,11 @@ pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {
     site::check_out(&args.out)?;
     vendor::check_coi_serviceworker(site::COI_SERVICEWORKER.as_bytes())?;
     let pyodide = vendor::Pyodide::find(args.pyodide.as_deref())?;
+    let judge = site::judge_wasm()?;
     let case_files = toml_files(&args.cases)?;
     let mut files = site::Files::default();
     site::add_page(&mut files);
+    files.add("engine/judge.wasm", judge);
     pyodide.add_to(&mut files)?;
     for file in &case_files {
         let name = file
