@@ -1,5 +1,8 @@
 //! Build script: fingerprints the code a worker runs, for
-//! `grader::worker::BUILD_IDENTITY` (see `src/worker/identity.rs`).
+//! `grader::worker::BUILD_IDENTITY` (see `src/worker/identity.rs`); and
+//! builds the judge for the browser check (`crates/judge-web`, for
+//! `wasm32-unknown-unknown`) when that target is installed, for the
+//! binary to embed (`grader::web_engine`, `grader package web`).
 //!
 //! The fingerprint covers every file of `src/worker/`, the `grader-worker`
 //! binary, the protocol and the checks it executes, the write watch
@@ -47,6 +50,92 @@ fn main() {
         hash.add(&read(source));
     }
     println!("cargo:rustc-env=GRADER_WORKER_IDENTITY={:016x}", hash.0);
+    judge_wasm();
+}
+
+/// What the judge's WebAssembly is built from.
+const JUDGE_WASM_SOURCES: &[&str] = &[
+    "crates/judge-web",
+    "crates/judge/src",
+    "crates/judge/Cargo.toml",
+    "lab/src",
+    "reference/src",
+    "Cargo.lock",
+];
+
+/// Builds `crates/judge-web` for `wasm32-unknown-unknown` with a cargo of
+/// its own (its own target folder, `target/judge-wasm`, so it never waits
+/// on this build's lock), small (`opt-level = "s"`, LTO, no debug info,
+/// `panic = "abort"`), and passes its path to the crate as
+/// `GRADER_JUDGE_WASM` with the cfg `judge_wasm`. Without the target, or
+/// with `GRADER_NO_JUDGE_WASM` set, or when that build fails (a warning),
+/// the grader builds without it and `grader package web` says how to get
+/// it.
+fn judge_wasm() {
+    println!("cargo:rustc-check-cfg=cfg(judge_wasm)");
+    println!("cargo:rerun-if-env-changed=GRADER_NO_JUDGE_WASM");
+    for source in JUDGE_WASM_SOURCES {
+        println!("cargo:rerun-if-changed={source}");
+    }
+    if std::env::var_os("GRADER_NO_JUDGE_WASM").is_some() {
+        return;
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let sysroot = std::process::Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let installed =
+        sysroot.is_some_and(|root| root.join("lib/rustlib/wasm32-unknown-unknown/lib").is_dir());
+    if !installed {
+        return;
+    }
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("target"))
+        .join("judge-wasm");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = std::process::Command::new(cargo);
+    build
+        .current_dir(&manifest)
+        .args(["build", "--quiet", "--release", "-p", "grader-judge-web"])
+        .args(["--target", "wasm32-unknown-unknown", "--target-dir"])
+        .arg(&target_dir);
+    // This build's own settings are not the wasm build's.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        let outer = key.starts_with("CARGO_") && key != "CARGO_HOME" && key != "CARGO_MAKEFLAGS";
+        if outer || key.starts_with("RUSTC") || key == "RUSTFLAGS" || key == "RUSTDOCFLAGS" {
+            build.env_remove(key.as_ref());
+        }
+    }
+    build
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "s")
+        .env("CARGO_PROFILE_RELEASE_LTO", "true")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_STRIP", "true")
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort");
+    let built = target_dir.join("wasm32-unknown-unknown/release/grader_judge_web.wasm");
+    match build.status() {
+        Ok(status) if status.success() && built.is_file() => {
+            let out =
+                PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default()).join("judge.wasm");
+            if fs::copy(&built, &out).is_ok() {
+                println!("cargo:rustc-env=GRADER_JUDGE_WASM={}", out.display());
+                println!("cargo:rustc-cfg=judge_wasm");
+            }
+        }
+        Ok(status) => println!(
+            "cargo:warning=the judge's WebAssembly (crates/judge-web) did not build ({status}); `grader package web` will say so"
+        ),
+        Err(error) => println!(
+            "cargo:warning=cannot run cargo for the judge's WebAssembly: {error}; `grader package web` will say so"
+        ),
+    }
 }
 
 fn read(path: &Path) -> Vec<u8> {

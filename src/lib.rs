@@ -19,6 +19,9 @@
 //!   and judge), the class, the time limits, shrinking;
 //! - `report`: the report model and one file per output format;
 //! - [`commands`]: one module per subcommand;
+//! - [`web_engine`]: the browser check's engine as the binary carries it
+//!   (the judge's WebAssembly, the JavaScript, the harness) for
+//!   `grader package web`;
 //! - `generate`: fresh puzzles for `grader generate`; [`cli`]: the arguments;
 //! - [`exit`], [`color`]: the vocabulary shared by all of them.
 //!
@@ -47,6 +50,7 @@ pub(crate) mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod submission;
+pub mod web_engine;
 pub mod worker;
 
 pub mod testing;

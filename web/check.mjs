@@ -47,13 +47,11 @@ async function main(argv) {
     return 2;
   }
   try {
-    const result = await checker.check(source, basename(file));
-    result.report.path = file;
+    const result = await checker.check(source, basename(file), { path: file });
     if (flags.has("--json")) {
       console.log(JSON.stringify(result.report, null, 2));
     } else {
-      const lines = result.lines.map((line) => line.replace(basename(file) + " ", file + " "));
-      console.log(lines.join("\n"));
+      console.log(result.lines.join("\n"));
     }
     return result.exitCode;
   } finally {

@@ -97,7 +97,7 @@ pub fn shrink_solve(
     let mut runs = 0;
     let mut last: Option<(Option<Failure>, String)> = None;
     let mut stopped_early = false;
-    while let Some(candidate) = shrinker.next() {
+    while let Some(candidate) = shrinker.next_board() {
         if runs >= budget.max_runs || start.elapsed() >= budget.max_time {
             stopped_early = true;
             break;

@@ -692,10 +692,14 @@ def zygote():
 # lines are kept in OUTBOX and returned as one JSON list, and finish()
 # ends the test by raising WebFinished, which only web_test catches (it is
 # raised from the harness's own frames, after the student's code has
-# returned or raised). The engine enforces the time limit from outside
+# returned or raised); `loading` and `loaded` also go to the engine's
+# callback as they happen. The engine enforces the time limit from outside
 # (Pyodide's interrupt buffer, then a new worker), and reads what the
 # student printed from Pyodide's stdout and stderr.
 OUTBOX = []
+# The engine's callback for the lines it must see as they come (loading,
+# loaded: a test ended from outside still says whether the code loaded).
+WEB_NOTIFY = None
 
 
 class WebFinished(BaseException):
@@ -704,9 +708,13 @@ class WebFinished(BaseException):
 
 def web_send(message):
     OUTBOX.append(message)
+    if WEB_NOTIFY is not None and message["type"] in ("loading", "loaded"):
+        WEB_NOTIFY(message["type"])
 
 
-def web_test(data):
+def web_test(data, notify=None):
+    global WEB_NOTIFY
+    WEB_NOTIFY = notify
     take_request(data)
     try:
         main()

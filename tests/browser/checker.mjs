@@ -42,6 +42,7 @@ while (args.length) {
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
   headless: true,
+  protocolTimeout: timeout + 60000,
   args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
 });
 const result = { runs: [], errors: [] };
@@ -50,7 +51,10 @@ try {
   page.setDefaultTimeout(timeout);
   await page.setViewport({ width, height: 900 });
   page.on('pageerror', (e) => result.errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') result.errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') result.errors.push(m.text());
+    if (process.env.CHECKER_CONSOLE) process.stderr.write(`console.${m.type()}: ${m.text()}\n`);
+  });
   const ready = () => page.waitForFunction(() => !document.getElementById('check').disabled);
   const started = Date.now();
   await page.goto(url, { waitUntil: 'load' });
@@ -80,9 +84,10 @@ try {
       );
     }
     const t0 = Date.now();
+    process.stderr.write(`${basename(file)}: checking\n`);
+    const before = await page.evaluate(() => Number(document.body.dataset.checks ?? 0));
     await page.click('#check');
-    await page.waitForFunction(() => document.getElementById('check').disabled);
-    await ready();
+    await page.waitForFunction((n) => Number(document.body.dataset.checks ?? 0) > n, {}, before);
     const ms = Date.now() - t0;
     const seen = await page.evaluate(() => ({
       status: document.getElementById('status').textContent,
@@ -106,6 +111,7 @@ try {
       }),
     }));
     result.runs.push({ file: basename(file), ms, ...seen });
+    process.stderr.write(`${basename(file)}: ${ms} ms: ${seen.status}\n`);
   }
   result.sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });

@@ -36,8 +36,12 @@
 //! - `uploads`: uploads as learners make them (a C solver calling `sqrt`,
 //!   a prebuilt library without `-lm`);
 //! - `views`: what each kind of box can see, listed and probed;
+//! - `web`: the browser check's engine in Node (`node SITE/check.mjs`)
+//!   against `grader check`: the same verdicts, the hostile fixtures;
 //! - `web_package`: `grader package web`: the site's folder and each
-//!   refusal.
+//!   refusal;
+//! - `web_page`: the browser check's page in headless Chromium (slow
+//!   tier): parity with `grader check`, hostile code, Lighthouse.
 //!
 //! Run one module with `cargo test --test integration MODULE::`. A test
 //! too slow for every run (a whole class, a recipe, the Gradescope
@@ -70,4 +74,6 @@ mod submissions;
 mod triples;
 mod uploads;
 mod views;
+mod web;
 mod web_package;
+mod web_page;

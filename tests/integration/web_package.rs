@@ -75,7 +75,6 @@ fn a_pyodide_package_that_differs_from_the_pin_is_refused() {
     for file in [
         "package.json",
         "pyodide.mjs",
-        "pyodide.js",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",
         "python_stdlib.zip",
@@ -211,6 +210,10 @@ fn the_site_holds_the_page_pinned_pyodide_and_the_public_cases() {
         "pyodide/pyodide.asm.wasm",
         "pyodide/python_stdlib.zip",
         "pyodide/pyodide-lock.json",
+        "engine/checker.mjs",
+        "engine/judge.wasm",
+        "engine/python_harness.py",
+        "check.mjs",
     ] {
         assert!(files.contains(&needed.to_string()), "{needed} in {files:?}");
     }

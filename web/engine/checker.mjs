@@ -30,16 +30,19 @@
 //               { kind: "result", index, total, test }  its report (as in the JSON)
 //               { kind: "shrink", runs }             shrinking a failing solve
 //               { kind: "reload", why }              Python restarted after a timeout
-//   timeFactor  optional: the multiple of a test's planned limit given as
-//               wall-clock time (default 4; see "time limits" below).
+//   timeFactor  optional: the multiple of a test's planned time given as
+//               wall-clock time (default 5; see "time limits" below).
+//   noShrink    optional: true to skip shrinking a failing solve
+//               (`grader check --no-shrink`).
 //   Worker      optional: the Worker class to use (default: the browser's
 //               Worker, or worker_threads' in Node).
 //
-// checker.check(source, filename) -> Promise<Result>
+// checker.check(source, filename, { path }?) -> Promise<Result>
 //   source      the student's file as text: Python, or a notebook's JSON
 //               when filename ends in ".ipynb" (its code cells are taken as
 //               `grader check` takes them).
 //   filename    its name, e.g. "sudoku.py": Python's messages name it.
+//   path        optional: the file as the lines name it (default filename).
 //   Result.report    the shape of `grader check --json` (version, path,
 //                    exit_code, submission { tests [...] }, shrunk, ...).
 //   Result.lines     the lines `grader check` prints, without colour.
@@ -61,7 +64,9 @@
 //   check.mjs                the Node runner (web/check.mjs)
 //
 // TIME LIMITS are wall-clock and advisory in a browser: a worker has no CPU
-// clock. Each test gets timeFactor times its planned limit, at least 5 s.
+// clock. Each test gets timeFactor times its planned time (what the lab's
+// listing needs in Pyodide, from its writes; or the case's pinned limit),
+// at least 5 s.
 // At the limit the engine sets Pyodide's interrupt buffer (when
 // SharedArrayBuffer exists: a cross-origin-isolated page, or Node); after a
 // grace period it terminates the worker and loads Python again, always. The

@@ -3,7 +3,9 @@
 // a time: the engine posts { type: "run", request } and gets back
 // { type: "result", messages, output, wall_ms } — the harness's protocol
 // lines, what the student's code printed, the wall-clock time — or
-// { type: "lost", why } when Python itself failed. The engine stops a test
+// { type: "lost", why } when Python itself failed; before it,
+// { type: "line", line } for the harness's loading and loaded lines as
+// they happen. The engine stops a test
 // over its time limit by the interrupt buffer it shares, or ends this
 // worker.
 //
@@ -49,11 +51,11 @@ import sys
 _HARNESS = compile(HARNESS_SOURCE, "python_harness.py", "exec")
 del HARNESS_SOURCE
 
-def _web_test(request):
+def _web_test(request, notify):
     sys.argv = ["python_harness.py", "web"]
     scope = {"__name__": "python_harness"}
     exec(_HARNESS, scope)
-    return scope["web_test"](request)
+    return scope["web_test"](request, notify)
 `);
   runTest = pyodide.globals.get("_web_test");
   reply({ type: "ready", ms: performance.now() - start });
@@ -65,7 +67,10 @@ function run(message, reply) {
   const start = performance.now();
   let messages;
   try {
-    messages = JSON.parse(runTest(message.request));
+    // loading and loaded as they happen: a test ended from outside still
+    // says whether the code loaded.
+    const notify = (type) => reply({ type: "line", line: { type } });
+    messages = JSON.parse(runTest(message.request, notify));
   } catch (error) {
     const wall_ms = performance.now() - start;
     // An interrupt that landed in the harness's own code, or Python

@@ -18,7 +18,7 @@ const SHRINK_MS = 10000;
 export async function createChecker(options = {}) {
   const baseURL = new URL(options.baseURL ?? "./", typeof location !== "undefined" ? location.href : undefined);
   const progress = options.onProgress ?? (() => {});
-  const timeFactor = options.timeFactor ?? 4;
+  const timeFactor = options.timeFactor ?? 5;
   progress({ kind: "loading", what: "judge" });
   const judge = await loadJudge(new URL("engine/judge.wasm", baseURL));
   const files = options.cases ?? (await siteCases(baseURL));
@@ -57,14 +57,14 @@ export async function createChecker(options = {}) {
     });
   }
 
-  async function check(source, filename = "sudoku.py") {
+  async function check(source, filename = "sudoku.py", { path = filename } = {}) {
     const notes = [];
     if (filename.endsWith(".ipynb")) {
       let program;
       try {
         program = judge.call("notebook", { name: filename, text: source });
       } catch (error) {
-        return finish({ path: filename, build_error: error.message, notes });
+        return finish({ path, build_error: error.message, notes });
       }
       source = program.source;
       notes.push(program.note);
@@ -82,7 +82,7 @@ export async function createChecker(options = {}) {
       if (!judged.loaded && reports.length === 0 && report.verdict !== "pass" && !report.fault) {
         const message =
           report.verdict === "error" ? report.message : `while loading the library: ${report.verdict}: ${report.message}`;
-        return finish({ path: filename, load_error: message, notes });
+        return finish({ path, load_error: message, notes });
       }
       progress({ kind: "result", index, total: tests.length, test: report });
       const firstSolveFailure =
@@ -94,7 +94,7 @@ export async function createChecker(options = {}) {
       }
       reports.push(report);
     }
-    return finish({ path: filename, tests: reports, shrunk, notes });
+    return finish({ path, tests: reports, shrunk, notes });
   }
 
   /** The smallest board on which solve still fails the same way. */
@@ -151,9 +151,6 @@ export async function createChecker(options = {}) {
   function finish(input) {
     const done = judge.call("finish", input);
     const boards = [];
-    for (const test of done.report.submission.tests) {
-      void test;
-    }
     for (const small of done.report.shrunk) {
       boards.push({ title: `the case ${small.case}`, ...small.full_board });
       boards.push({ title: "the smallest failing board", ...small.small_board });
@@ -188,6 +185,7 @@ class PythonWorker {
     this.progress = progress;
     this.worker = null;
     this.pending = null;
+    this.streamed = [];
     // The interrupt buffer, where SharedArrayBuffer exists (a
     // cross-origin-isolated page, or Node).
     this.interrupt =
@@ -197,8 +195,15 @@ class PythonWorker {
   }
 
   async start() {
+    // A new worker starts with no interrupt pending (the last may have
+    // been set for the worker just ended).
+    if (this.interrupt) this.interrupt[0] = 0;
     this.worker = await startWorker(this.workerURL, this.WorkerClass);
     this.worker.onMessage((message) => {
+      if (message.type === "line") {
+        this.streamed.push(message.line);
+        return;
+      }
       const pending = this.pending;
       if (pending) {
         this.pending = null;
@@ -248,6 +253,7 @@ class PythonWorker {
    */
   async run(request, limitMs) {
     if (!this.worker) await this.start();
+    this.streamed = [];
     const started = performance.now();
     let interrupted = false;
     let timer = null;
@@ -265,12 +271,14 @@ class PythonWorker {
     if (message.type === "stopped") {
       // The interrupt did not end it (swallowed, or no buffer): a new
       // worker, always.
+      const streamed = this.streamed;
       await this.restart("a test ran past its time limit");
-      return { ended: "timeout", messages: [], output: "", wall_ms };
+      return { ended: "timeout", messages: streamed, output: "", wall_ms };
     }
     if (message.type === "lost") {
+      const streamed = this.streamed;
       await this.restart("Python stopped");
-      return { ended: interrupted ? "timeout" : "lost", messages: [], output: message.output ?? "", wall_ms, why: message.why };
+      return { ended: interrupted ? "timeout" : "lost", messages: streamed, output: message.output ?? "", wall_ms, why: message.why };
     }
     if (interrupted) {
       return { ended: "timeout", messages: message.messages ?? [], output: message.output ?? "", wall_ms };
@@ -278,8 +286,9 @@ class PythonWorker {
     if (message.type === "interrupted") {
       // An exception escaped the harness itself without an interrupt:
       // Python is in an unknown state.
+      const streamed = this.streamed;
       await this.restart("Python stopped");
-      return { ended: "lost", messages: [], output: message.output ?? "", wall_ms, why: message.why };
+      return { ended: "lost", messages: streamed, output: message.output ?? "", wall_ms, why: message.why };
     }
     return { ended: "returned", messages: message.messages, output: message.output, wall_ms: message.wall_ms };
   }

@@ -227,6 +227,8 @@ async function runCheck() {
     running = false;
     checkButton.disabled = false;
     progress.hidden = true;
+    // How many checks ended (for scripts that drive the page).
+    document.body.dataset.checks = String(Number(document.body.dataset.checks ?? 0) + 1);
   }
 }
 checkButton.addEventListener('click', runCheck);
@@ -243,9 +245,12 @@ function showResult(result, ms) {
   const section = $('result');
   section.hidden = false;
   const passed = tests.filter((t) => t.verdict === 'pass').length;
-  say(tests.length
-    ? `Checked in ${(ms / 1000).toFixed(1)} s: ${passed} of ${tests.length} public tests passed.`
-    : `Checked in ${(ms / 1000).toFixed(1)} s: see the result below.`);
+  const seconds = (ms / 1000).toFixed(1);
+  if (result.exitCode === 3 || result.report?.submission?.status === 'load_error') {
+    say(`Checked in ${seconds} s: your code did not load, so no test ran; the result below says why.`);
+  } else say(tests.length
+    ? `Checked in ${seconds} s: ${passed} of ${tests.length} public tests passed.`
+    : `Checked in ${seconds} s: see the result below.`);
   section.focus({ preventScroll: false });
 }
 

@@ -140,11 +140,26 @@ pub(crate) fn tests(_: serde_json::Value) -> Result<Vec<PlannedTest>, String> {
     })
 }
 
-/// A test's planned limit: the case's or `grader.toml`'s pinned limit, or
-/// the limit the lab's listing's work on the puzzle suggests for Python
-/// (the listing walked here, no timing: a browser has no CPU clock).
+/// What one write of the lab's Python listing costs in Pyodide, traced as
+/// every Python test is, in microseconds, by box size 2 to 5 (a bigger
+/// board's `legal` scans more cells): measured under Node 20 on a shared
+/// 2-core host at load 15 (`docs/guide/performance.md`), rounded up.
+const PYODIDE_WRITE_US: [u64; 4] = [50, 110, 250, 450];
+
+/// The least planned time of a test, in ms.
+const LEAST_PLANNED_MS: u64 = 1000;
+
+/// A test's planned time: the case's or `grader.toml`'s pinned limit, or
+/// what the lab's Python listing needs for the puzzle in Pyodide, from the
+/// writes it makes (the listing walked here; a browser has no CPU clock to
+/// time it by, and timing it would double a check). The engine's
+/// wall-clock limit is a multiple of it.
 pub(crate) fn planned_ms(set: &CaseSet, case: &Case) -> u64 {
     case.time_limit_ms
         .or(set.config.time_limit_ms)
-        .unwrap_or_else(|| ListingCost::measure(&case.puzzle).suggested_time_limit_ms)
+        .unwrap_or_else(|| {
+            let writes = ListingCost::measure(&case.puzzle).writes;
+            let per_write = PYODIDE_WRITE_US[case.puzzle.n().clamp(2, 5) - 2];
+            (writes.saturating_mul(per_write) / 1000).max(LEAST_PLANNED_MS)
+        })
 }

@@ -38,7 +38,7 @@ pub(crate) struct Next {
 pub(crate) fn next(_: serde_json::Value) -> Result<Next, String> {
     SHRINKER.with(|cell| match cell.borrow_mut().as_mut() {
         Some(shrinker) => Ok(Next {
-            puzzle: shrinker.next().map(|b| b.cells().to_vec()),
+            puzzle: shrinker.next_board().map(|b| b.cells().to_vec()),
         }),
         None => Err("no shrink is on: call shrink_start first".to_string()),
     })

@@ -11,7 +11,7 @@
 //! same failed check. Fills are tried in halving groups, then one cell at a
 //! time until no single fill keeps the failure: a local minimum.
 //!
-//! [`Shrinker`] is the search as a state machine: [`Shrinker::next`] gives
+//! [`Shrinker`] is the search as a state machine: [`Shrinker::next_board`] gives
 //! the next board to try, [`Shrinker::keep`] says how its run went. The
 //! driver runs each board as an ordinary test and keeps the budget: the
 //! grader's `runner::shrink` in the box, the browser check's engine in a
@@ -64,7 +64,7 @@ impl Shrinker {
     /// The next board to try, or `None` when the search is over (no empty
     /// cell left, or no single fill kept the failure). A board handed out
     /// and not answered by [`Shrinker::keep`] counts as not kept.
-    pub fn next(&mut self) -> Option<Board> {
+    pub fn next_board(&mut self) -> Option<Board> {
         self.trying = None;
         while !self.done {
             let empties = match &self.round {
@@ -100,7 +100,7 @@ impl Shrinker {
         None
     }
 
-    /// How the board [`Shrinker::next`] gave last ran: `same` when the
+    /// How the board [`Shrinker::next_board`] gave last ran: `same` when the
     /// student's `solve` failed on it with the same verdict and check, and
     /// the search goes on from it.
     pub fn keep(&mut self, same: bool) {
@@ -172,7 +172,7 @@ mod tests {
     fn shrink_while_empty(case: &Case, cell: (usize, usize)) -> (Board, usize) {
         let mut shrinker = Shrinker::new(case);
         let mut runs = 0;
-        while let Some(board) = shrinker.next() {
+        while let Some(board) = shrinker.next_board() {
             runs += 1;
             shrinker.keep(board.get(cell.0, cell.1) == 0);
         }
@@ -194,7 +194,7 @@ mod tests {
         let cases = builtin();
         let case = &cases.cases[0];
         let mut shrinker = Shrinker::new(case);
-        while shrinker.next().is_some() {
+        while shrinker.next_board().is_some() {
             shrinker.keep(false);
         }
         assert_eq!(shrinker.kept(), 0);

@@ -62,11 +62,11 @@ pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {
     site::check_out(&args.out)?;
     vendor::check_coi_serviceworker(site::COI_SERVICEWORKER.as_bytes())?;
     let pyodide = vendor::Pyodide::find(args.pyodide.as_deref())?;
-    let judge = site::judge_wasm()?;
+    let judge = crate::web_engine::judge_wasm().map_err(anyhow::Error::msg)?;
     let case_files = toml_files(&args.cases)?;
     let mut files = site::Files::default();
     site::add_page(&mut files);
-    files.add("engine/judge.wasm", judge);
+    files.add("engine/judge.wasm", judge.to_vec());
     pyodide.add_to(&mut files)?;
     for file in &case_files {
         let name = file

@@ -17,24 +17,6 @@ const PAGE: &[(&str, &str)] = &[
     ("coi-serviceworker.js", COI_SERVICEWORKER),
 ];
 
-/// The engine (`web/engine/`, the Node runner, the harness): path in the
-/// site, contents. A test checks every file of `web/engine/` is here.
-pub(super) const ENGINE: &[(&str, &str)] = &[
-    ("engine/checker.mjs", include_str!("../../../web/engine/checker.mjs")),
-    ("engine/judge.mjs", include_str!("../../../web/engine/judge.mjs")),
-    ("engine/platform.mjs", include_str!("../../../web/engine/platform.mjs")),
-    (
-        "engine/python-worker.mjs",
-        include_str!("../../../web/engine/python-worker.mjs"),
-    ),
-    ("engine/runner.mjs", include_str!("../../../web/engine/runner.mjs")),
-    (
-        "engine/python_harness.py",
-        include_str!("../../../src/worker/python_harness.py"),
-    ),
-    ("check.mjs", include_str!("../../../web/check.mjs")),
-];
-
 /// The vendored coi-serviceworker (checked against its pin before use).
 pub(super) const COI_SERVICEWORKER: &str = include_str!("../../../web/page/coi-serviceworker.js");
 
@@ -73,27 +55,9 @@ pub(super) fn add_page(files: &mut Files) {
         files.add(path, *text);
     }
     files.add("stub.py", crate::commands::init::PYTHON_STUB);
-    for (path, text) in ENGINE {
+    for (path, text) in crate::web_engine::ENGINE_FILES {
         files.add(path, *text);
     }
-}
-
-/// The judge for the browser (`crates/judge-web` built for
-/// wasm32-unknown-unknown), from the source folder grader was built in.
-///
-/// # Errors
-/// When it has not been built: the message gives the command.
-pub(super) fn judge_wasm() -> anyhow::Result<Vec<u8>> {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/wasm32-unknown-unknown/release/grader_judge_web.wasm");
-    std::fs::read(&built).with_context(|| {
-        format!(
-            "the judge for the browser is not built ({} is missing): in grader's source folder run \
-             `rustup target add wasm32-unknown-unknown` once, then \
-             `cargo build -p grader-judge-web --target wasm32-unknown-unknown --release`",
-            built.display()
-        )
-    })
 }
 
 /// Adds `cases/index.json` (the list of case file names: a static host
@@ -225,8 +189,10 @@ mod tests {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             let path = format!("engine/{name}");
             assert!(
-                ENGINE.iter().any(|(p, _)| *p == path),
-                "web/engine/{name} is not in ENGINE: add it there"
+                crate::web_engine::ENGINE_FILES
+                    .iter()
+                    .any(|(p, _)| *p == path),
+                "web/engine/{name} is not in web_engine::ENGINE_FILES: add it there"
             );
         }
     }

@@ -206,6 +206,15 @@ mod tests {
     }
 
     #[test]
+    fn the_pins_are_the_files_and_version_the_engine_loads() {
+        let pinned: Vec<&str> = PINS.pyodide.files.keys().map(String::as_str).collect();
+        let mut loaded = crate::web_engine::PYODIDE_FILES.to_vec();
+        loaded.sort_unstable();
+        assert_eq!(pinned, loaded);
+        assert_eq!(PINS.pyodide.version, crate::web_engine::PYODIDE_VERSION);
+    }
+
+    #[test]
     fn the_committed_coi_serviceworker_is_the_pinned_one() {
         let committed = include_bytes!("../../../web/page/coi-serviceworker.js");
         check_coi_serviceworker(committed).unwrap();

@@ -1,0 +1,442 @@
+//! The browser check's engine in Node (`web/`, `crates/judge-web`): the
+//! Node runner `check.mjs` of a site folder laid out as `grader package
+//! web` lays it out ([`site`]), against `grader check` on Linux.
+//!
+//! - parity: every Python and notebook fixture of `submissions/` gets the
+//!   same verdict on every test, the same exit code and the same summary
+//!   lines as `grader check` (where a verdict legitimately differs, the
+//!   fixture and why are named in [`DIFFERS`]);
+//! - the hostile fixtures (an endless loop, a loop that swallows the
+//!   interrupt, deep recursion, a huge list, a memory bomb, `import os`,
+//!   `sys.exit`) each end with a clear message, and the runner goes on to
+//!   the next test (the swallowed interrupt and the memory bomb are
+//!   `tests/fixtures/web/`'s: the native check needs neither);
+//! - the site refuses hidden cases.
+//!
+//! They need Node and the npm packages of `web/` (`npm ci --prefix web`),
+//! and a grader built with the judge's WebAssembly (the
+//! `wasm32-unknown-unknown` target installed); under `CI=true` a missing
+//! one fails the test. Slow: each run loads Pyodide.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::util::{Grader, code, fixture, needs, printed, root, text};
+
+/// Whether Node runs here.
+fn node_runs() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The npm package `pyodide` as `npm ci --prefix web` installs it.
+fn pyodide_package() -> PathBuf {
+    root().join("web/node_modules/pyodide")
+}
+
+/// Whether the site can be laid out here: Node, the Pyodide package, the
+/// judge's WebAssembly in this grader. Under `CI=true` a missing one fails.
+fn can_lay_out() -> bool {
+    needs("node", node_runs())
+        && needs(
+            "the npm package pyodide (`npm ci --prefix web`)",
+            pyodide_package().join("pyodide.asm.wasm").is_file(),
+        )
+        && needs(
+            "the judge's WebAssembly built into the grader (`rustup target add wasm32-unknown-unknown`)",
+            grader::web_engine::judge_wasm().is_ok(),
+        )
+}
+
+/// Lays out a site folder in `dir` as `grader package web` does (see
+/// `web/engine/checker.mjs`): the engine, the judge's WebAssembly, Pyodide
+/// from the npm package, and the public case files of `cases` (a file
+/// holding a hidden case is left out, as `grader check` leaves its cases
+/// out), listed in `cases/index.json`.
+fn site(dir: &Path, cases: &Path) {
+    for (path, text) in grader::web_engine::ENGINE_FILES {
+        write(&dir.join(path), text.as_bytes());
+    }
+    let wasm = grader::web_engine::judge_wasm().expect("the judge's WebAssembly");
+    write(&dir.join("engine/judge.wasm"), wasm);
+    for name in grader::web_engine::PYODIDE_FILES {
+        let bytes = fs::read(pyodide_package().join(name)).expect("a file of the pyodide package");
+        write(&dir.join("pyodide").join(name), &bytes);
+    }
+    let mut names = Vec::new();
+    let mut entries: Vec<PathBuf> = fs::read_dir(cases)
+        .expect("the cases folder")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let text = fs::read_to_string(&path).expect("a case file");
+        if text
+            .lines()
+            .any(|l| l.trim().replace(' ', "") == "hidden=true")
+        {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        write(&dir.join("cases").join(&name), text.as_bytes());
+        names.push(name);
+    }
+    write(
+        &dir.join("cases/index.json"),
+        serde_json::to_string(&names).expect("names").as_bytes(),
+    );
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    fs::create_dir_all(path.parent().expect("a folder")).expect("make the folder");
+    fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+/// `node SITE/check.mjs ARGS`.
+fn node_check(site: &Path, args: &[&str]) -> Output {
+    Command::new("node")
+        .arg(site.join("check.mjs"))
+        .args(args)
+        .output()
+        .expect("start node")
+}
+
+/// One site of the bundled cases for every test of this module, made once.
+fn bundled_site() -> &'static Path {
+    static SITE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    SITE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        site(dir.path(), &root().join("cases"));
+        dir
+    })
+    .path()
+}
+
+/// The fixtures whose browser verdict legitimately differs from the
+/// native one, and why: the box refuses what Pyodide has no way to do at
+/// all, or the box's limits are not the browser's.
+const DIFFERS: &[(&str, &str)] = &[
+    (
+        "py-os-system",
+        "the box refuses the system call (forbidden); Pyodide has no processes, os.system answers -1 and solve goes on",
+    ),
+    (
+        "py-subprocess",
+        "the box refuses the system call (forbidden); Pyodide cannot start a process (an OSError: crash)",
+    ),
+    (
+        "py-ctypes",
+        "the box's Python has ctypes and the filters refuse what it calls; Pyodide's ctypes cannot load a C library",
+    ),
+    (
+        "py-read-cases",
+        "the box hides the grader's files; the browser has no such files to read",
+    ),
+    (
+        "py-imports-numpy",
+        "the native cases allow numpy (grader.toml python_modules) from the host; the browser check loads no package beyond the standard library",
+    ),
+    (
+        "py-huge-list",
+        "[0] * 10**10 is a MemoryError under the box's memory limit; in Pyodide (32-bit WebAssembly) the size is an OverflowError (crash)",
+    ),
+];
+
+/// Python and notebook fixtures, by id, with the file the runner is given.
+fn python_fixtures() -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = fs::read_dir(root().join("submissions"))
+        .expect("submissions/")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py" || e == "ipynb"))
+        .map(|p| {
+            (
+                p.file_stem()
+                    .expect("a stem")
+                    .to_string_lossy()
+                    .into_owned(),
+                p,
+            )
+        })
+        .collect();
+    // A folder with its main.py beside the solution: the runner takes the
+    // file grader check finds in it (the one that defines the functions).
+    found.push(("py-with-main".into(), fixture("py-with-main/sudoku.py")));
+    found.sort();
+    found
+}
+
+/// (case, function, verdict) of every test of a `grader check --json` report.
+fn verdicts(report: &Value) -> Vec<(String, String, String)> {
+    report["submission"]["tests"]
+        .as_array()
+        .map(|tests| {
+            tests
+                .iter()
+                .map(|t| {
+                    let field = |k: &str| t[k].as_str().unwrap_or_default().to_string();
+                    (field("case"), field("function"), field("verdict"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The lines of `grader check`'s text that the web's view words the same
+/// way today: one per function, each "also fails" line, the closing count.
+fn summary_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            l.starts_with("✓ ")
+                || l.starts_with("✗ ")
+                || l.starts_with("    also fails: ")
+                || l.contains(" public tests passed")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+#[ignore = "slow: every Python fixture through grader check and the Node runner (Pyodide)"]
+fn every_python_fixture_gets_the_native_verdicts_in_node() {
+    if !can_lay_out() {
+        return;
+    }
+    let site = bundled_site();
+    let mut mismatches = Vec::new();
+    for (id, path) in python_fixtures() {
+        if id == "py-endless-loop" {
+            // Its native run spins to every limit (minutes): the hostile
+            // test below checks the browser's timeouts instead.
+            continue;
+        }
+        let file = path.to_string_lossy().into_owned();
+        let native = Grader::new()
+            .args(["check", "--json", "--cases"])
+            .arg(root().join("cases"))
+            .arg(&file)
+            .output();
+        let web = node_check(site, &["--json", &file]);
+        let native_report: Value = serde_json::from_slice(&native.stdout)
+            .unwrap_or_else(|e| panic!("{id}: grader check --json: {e}\n{}", printed(&native)));
+        let web_report: Value = serde_json::from_slice(&web.stdout)
+            .unwrap_or_else(|e| panic!("{id}: check.mjs --json: {e}\n{}", printed(&web)));
+        let status = |r: &Value| {
+            r["submission"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let same = verdicts(&native_report) == verdicts(&web_report)
+            && status(&native_report) == status(&web_report)
+            && code(&native) == code(&web);
+        let differs = DIFFERS.iter().any(|(fixture, _)| *fixture == id);
+        if !same && !differs {
+            mismatches.push(format!(
+                "{id}: native {} {:?} exit {}\n  web {} {:?} exit {}",
+                status(&native_report),
+                verdicts(&native_report),
+                code(&native),
+                status(&web_report),
+                verdicts(&web_report),
+                code(&web)
+            ));
+            continue;
+        }
+        if same && differs {
+            mismatches.push(format!(
+                "{id} is listed in DIFFERS but gets the native verdicts: take it out"
+            ));
+            continue;
+        }
+        if !same {
+            continue;
+        }
+        // The same words, as far as the web's view has them today.
+        let native_text = Grader::new()
+            .args(["check", "--cases"])
+            .arg(root().join("cases"))
+            .arg(&file)
+            .output();
+        let web_text = node_check(site, &["--no-shrink", &file]);
+        let (ours, theirs) = (
+            summary_lines(&text(&web_text.stdout)),
+            summary_lines(&text(&native_text.stdout)),
+        );
+        if ours != theirs {
+            mismatches.push(format!(
+                "{id}: the summary lines differ\n  native: {theirs:#?}\n  web: {ours:#?}"
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// What the Node runner said of `file`: its exit code and JSON report.
+fn web_report(file: &Path) -> (i32, Value) {
+    let output = node_check(bundled_site(), &["--json", &file.to_string_lossy()]);
+    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: check.mjs --json: {e}\n{}",
+            file.display(),
+            printed(&output)
+        )
+    });
+    (code(&output), report)
+}
+
+/// The `solve` tests of `report`: (verdict, message).
+fn solve_tests(report: &Value) -> Vec<(String, String)> {
+    report["submission"]["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["function"] == "solve")
+        .map(|t| {
+            (
+                t["verdict"].as_str().unwrap_or_default().to_string(),
+                t["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every test of `report` but solve's passes (the runner went on after
+/// each hostile solve).
+fn helpers_pass(report: &Value) -> bool {
+    report["submission"]["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["function"] != "solve")
+        .all(|t| t["verdict"] == "pass")
+}
+
+#[test]
+#[ignore = "slow: an endless loop to every wall-clock limit, in Node (Pyodide)"]
+fn an_endless_loop_times_out_on_the_wall_clock_and_says_it_is_advisory() {
+    if !can_lay_out() {
+        return;
+    }
+    let (exit, report) = web_report(&fixture("py-endless-loop.py"));
+    assert_eq!(exit, 1, "{report:#}");
+    assert!(helpers_pass(&report), "{report:#}");
+    for (verdict, message) in solve_tests(&report) {
+        assert_eq!(verdict, "timeout", "{message}");
+        assert!(
+            message.contains("wall-clock") && message.contains("advisory"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "slow: a loop that swallows KeyboardInterrupt, each test ended by a new worker (Pyodide reloaded)"]
+fn a_loop_that_swallows_the_interrupt_is_ended_by_a_new_worker() {
+    if !can_lay_out() {
+        return;
+    }
+    let (exit, report) = web_report(&root().join("tests/fixtures/web/py-swallows-interrupt.py"));
+    assert_eq!(exit, 1, "{report:#}");
+    assert!(helpers_pass(&report), "{report:#}");
+    let solves = solve_tests(&report);
+    assert_eq!(solves.len(), 7, "{report:#}");
+    for (verdict, message) in solves {
+        assert_eq!(verdict, "timeout", "{message}");
+        assert!(message.contains("advisory"), "{message}");
+    }
+}
+
+#[test]
+#[ignore = "slow: a memory bomb filling Pyodide's memory, in Node"]
+fn a_memory_bomb_ends_with_a_clear_message() {
+    if !can_lay_out() {
+        return;
+    }
+    let (exit, report) = web_report(&root().join("tests/fixtures/web/py-memory-bomb.py"));
+    assert_eq!(exit, 1, "{report:#}");
+    assert!(helpers_pass(&report), "{report:#}");
+    // Filling the WebAssembly memory (4 GiB at most) takes seconds: the
+    // end of the memory (MemoryError) or the wall-clock limit, whichever
+    // comes first.
+    for (verdict, message) in solve_tests(&report) {
+        let clear = (verdict == "memory" && message.contains("ran out of memory"))
+            || (verdict == "timeout" && message.contains("advisory"));
+        assert!(clear, "{verdict}: {message}");
+    }
+}
+
+#[test]
+#[ignore = "slow: the hostile Python fixtures in Node (Pyodide)"]
+fn hostile_fixtures_end_with_a_clear_message() {
+    if !can_lay_out() {
+        return;
+    }
+    // (fixture, its solve's verdict, a phrase of its message)
+    let expected = [
+        (
+            "py-recurse-before-write.py",
+            "crash",
+            "recursed too deep in solve",
+        ),
+        ("py-huge-list.py", "crash", "OverflowError"),
+        ("py-os-system.py", "crash", ""),
+    ];
+    let mut wrong = Vec::new();
+    for (name, verdict, phrase) in expected {
+        let (exit, report) = web_report(&fixture(name));
+        let solves = solve_tests(&report);
+        let fine = exit == 1
+            && helpers_pass(&report)
+            && solves
+                .iter()
+                .any(|(v, m)| v == verdict && m.contains(phrase));
+        if !fine {
+            wrong.push(format!("{name}: exit {exit}, solve {solves:#?}"));
+        }
+    }
+    // sys.exit while imported: the code does not load (exit 3), said so.
+    let (exit, report) = web_report(&fixture("py-exit-at-import.py"));
+    let message = report["submission"]["message"].as_str().unwrap_or_default();
+    if exit != 3 || !message.contains("called sys.exit(0) while being imported") {
+        wrong.push(format!("py-exit-at-import.py: exit {exit}, {message}"));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+#[ignore = "slow: loads the judge's WebAssembly in Node"]
+fn a_site_with_a_hidden_case_is_refused() {
+    if !can_lay_out() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    site(dir.path(), &root().join("cases"));
+    let hidden = fs::read_to_string(root().join("cases/hidden.toml")).expect("hidden.toml");
+    write(&dir.path().join("cases/hidden.toml"), hidden.as_bytes());
+    let index = dir.path().join("cases/index.json");
+    let mut names: Vec<String> =
+        serde_json::from_slice(&fs::read(&index).expect("index")).expect("names");
+    names.push("hidden.toml".into());
+    write(
+        &index,
+        serde_json::to_string(&names).expect("names").as_bytes(),
+    );
+    let output = node_check(dir.path(), &[&fixture("py-listing.py").to_string_lossy()]);
+    assert_eq!(code(&output), 2, "{}", printed(&output));
+    assert!(
+        text(&output.stderr)
+            .contains("is hidden: a page or a runner anyone can read holds public cases only"),
+        "{}",
+        printed(&output)
+    );
+}
