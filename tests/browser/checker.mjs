@@ -120,7 +120,9 @@ try {
     await new Promise((r) => setTimeout(r, 500));
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction(() => document.getElementById('code').value !== '');
-    result.kept = (await page.$eval('#code', (el) => el.value)) === before;
+    const after = await page.$eval('#code', (el) => el.value);
+    result.kept = after === before;
+    if (!result.kept) result.kept_diff = { before: before.slice(0, 300), after: after.slice(0, 300) };
   }
 } finally {
   await browser.close();

@@ -87,7 +87,16 @@ code.addEventListener('input', () => {
   saveTimer = setTimeout(save, 300);
 });
 
+// A reload or a closed tab soon after typing: keep the last keystrokes too.
+window.addEventListener('pagehide', () => {
+  if (saveTimer) {
+    clearTimeout(saveTimer);
+    save();
+  }
+});
+
 function save() {
+  saveTimer = 0;
   try {
     localStorage.setItem(STORE, code.value);
     if (notebook) localStorage.setItem(STORE_FILE, JSON.stringify(notebook));
@@ -159,7 +168,8 @@ async function restore() {
   try {
     saved = localStorage.getItem(STORE);
     file = JSON.parse(localStorage.getItem(STORE_FILE) ?? 'null');
-  } catch {
+  } catch (error) {
+    console.warn('cannot read the kept code:', error);
     saved = null;
   }
   if (file && file.name && file.text) {
