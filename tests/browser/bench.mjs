@@ -37,7 +37,7 @@ for (let i = 0; i < runs; i += 1) {
     // Let the service worker finish its copy before the cached visit.
     await new Promise((r) => setTimeout(r, 3000));
     t = Date.now();
-    await page.reload({ waitUntil: 'load' });
+    await page.goto(url, { waitUntil: 'load' });
     await ready();
     const cached = Date.now() - t;
     await page.$eval('#code', (el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }, source);

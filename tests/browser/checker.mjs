@@ -63,7 +63,7 @@ try {
   if (offline) {
     // Everything again with no network: the service worker's copy.
     await page.setOfflineMode(true);
-    await page.reload({ waitUntil: 'load' });
+    await page.goto(page.url(), { waitUntil: 'load' });
     await ready();
   }
   result.isolated = await page.evaluate(() => window.crossOriginIsolated);
@@ -118,8 +118,10 @@ try {
   if (reload) {
     const before = await page.$eval('#code', (el) => el.value);
     await new Promise((r) => setTimeout(r, 500));
-    await page.reload({ waitUntil: 'load' });
-    await page.waitForFunction(() => document.getElementById('code').value !== '');
+    // Opened again, as a student comes back to it (puppeteer's reload()
+    // was not served by the service worker here, as a hard reload is not).
+    await page.goto(page.url(), { waitUntil: 'load' });
+    await ready();
     const after = await page.$eval('#code', (el) => el.value);
     result.kept = after === before;
     if (!result.kept) result.kept_diff = { before: before.slice(0, 300), after: after.slice(0, 300) };

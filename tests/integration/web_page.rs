@@ -198,13 +198,7 @@ fn the_page_checks_like_grader_check_with_and_without_headers() {
             "--open".into(),
             notebook.clone(),
         ];
-        // Known: on the site served without headers, a reload of the page
-        // the service worker isolated comes back unisolated, not served by
-        // the worker, and does not find the kept code (seen in headless
-        // Chromium; open in the report of issue 26). Checked with headers.
-        if isolate {
-            args.push("--reload".into());
-        }
+        args.push("--reload".into());
         let seen = drive(&args);
         let how = if isolate { "with" } else { "without" };
         assert_eq!(seen["errors"], Value::Array(Vec::new()), "{how}: {seen}");
@@ -258,9 +252,7 @@ fn the_page_checks_like_grader_check_with_and_without_headers() {
             verdict_lines(&notebook_lines),
             "{how}"
         );
-        if isolate {
-            assert_eq!(seen["kept"], true, "the code survives a reload: {seen}");
-        }
+        assert_eq!(seen["kept"], true, "the code survives a reload: {seen}");
     }
 }
 

@@ -283,7 +283,9 @@ async function serviceWorker() {
       if (navigator.serviceWorker.controller) {
         sessionStorage.setItem('grader-web:reloaded', '1');
         window.location.reload();
-        return 'reloading';
+        // Should the reload not come (a browser that defers it), the page
+        // goes on unisolated: the check then restarts Python on a timeout.
+        await new Promise((resolve) => { setTimeout(resolve, 3000); });
       }
     }
     return registration;
@@ -299,8 +301,7 @@ function fillOfflineCopy() {
 
 async function main() {
   await restore();
-  const sw = await serviceWorker();
-  if (sw === 'reloading') return;
+  await serviceWorker();
   $('isolation').textContent = window.crossOriginIsolated
     ? 'An endless loop is stopped within a moment.'
     : 'This page is not cross-origin isolated (e.g. inside an LMS frame): an endless loop is stopped by restarting Python, which takes a few seconds.';

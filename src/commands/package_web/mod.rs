@@ -37,11 +37,11 @@ use crate::runner::plan::load_cases;
 /// Runs `grader package web`.
 pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {
     let cases = load_cases(Some(&args.cases), true)?;
-    let hidden: Vec<&str> = cases
+    let hidden: Vec<String> = cases
         .cases
         .iter()
         .filter(|c| c.hidden)
-        .map(|c| c.name.as_str())
+        .map(|c| format!("{} ({})", c.name, c.file.display()))
         .collect();
     if !hidden.is_empty() {
         bail!(
