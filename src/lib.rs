@@ -2,11 +2,12 @@
 //!
 //! The binary is a thin shell over this library (see `main.rs`). The parts:
 //!
-//! - [`board_text`], [`verdict`], and most of [`case`] and [`check`]: the
-//!   judge, the crate `grader-judge` (`crates/judge`), which needs no
-//!   operating system; here [`case`] adds reading case files from a folder
-//!   and writing them, [`check`] what several tests prove together and the
-//!   spelling of a hint in the submission's language;
+//! - [`board_text`], [`board_view`], [`finding`], [`verdict`], [`words`],
+//!   and most of [`case`] and [`check`]: the judge, the crate
+//!   `grader-judge` (`crates/judge`), which needs no operating system: the
+//!   checks, their findings as data, the words of the findings in the
+//!   student's language, and the student's view; here [`case`] adds
+//!   reading case files from a folder and writing them;
 //! - [`protocol`]: the messages between the grader and a submission's box;
 //! - [`sandbox`]: the box from the grader's side: one per submission, the
 //!   one child-process layer for builds and tests;
@@ -36,7 +37,7 @@ compile_error!(
     "grader runs student code in Linux namespaces, cgroups, Landlock and seccomp: it builds on Linux only"
 );
 
-pub use grader_judge::{board_text, verdict};
+pub use grader_judge::{board_text, board_view, finding, verdict, words};
 pub mod case;
 pub mod check;
 pub mod cli;

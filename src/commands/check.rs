@@ -18,17 +18,19 @@ use std::time::{Duration, Instant};
 use sudoku_reference::BoardRules;
 
 use crate::board_text::format_line;
+use crate::board_view::BoardView;
 use crate::case::{Case, CaseSet};
-use crate::check::across::{self, BaseCase};
+use crate::check::Check;
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::exit;
-use crate::report::student::{self, CheckRun, FirstStepView, ShrunkView};
+use crate::finding::Finding;
+use crate::report::Status;
+use crate::report::student::{self, CheckRun, FirstStepView, Recorder, ShrunkView};
 use crate::report::text::visible_line;
-use crate::report::{Status, picture};
 use crate::runner::calibrate::calibrate;
 use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
-use crate::runner::session::{Next, Session, kind_name, tests_left_out};
+use crate::runner::session::{Next, Session, lang_of, tests_left_out, words_context};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, smaller_case};
 use crate::runner::test_run::Asks;
 use crate::submission::discover::{self, SubmissionKind};
@@ -180,13 +182,13 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                 let after = small
                     .failure
                     .as_ref()
-                    .and_then(|f| f.board.as_ref().map(|b| picture::render(b, f.cell)));
+                    .and_then(|f| f.board.as_ref().map(|b| BoardView::of(b, f.cell)));
                 let diagnosis = small_board_diagnosis(case, small, session.kind());
                 shrunk.push(ShrunkView {
                     diagnosis,
                     case: case.name.clone(),
-                    full_board: picture::render(&case.puzzle, None),
-                    small_board: picture::render(&small.puzzle, None),
+                    full_board: BoardView::of(&case.puzzle, None),
+                    small_board: BoardView::of(&small.puzzle, None),
                     small_puzzle: format_line(&small.puzzle),
                     empty: small.empty,
                     original_empty: small.original_empty,
@@ -195,6 +197,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                     stopped_early: small.stopped_early,
                     verdict: test.verdict,
                     message: small.message.clone(),
+                    finding: small
+                        .failure
+                        .as_ref()
+                        .and_then(|f| f.finding.as_deref().cloned()),
                     small_after: after,
                     after_is_step: small
                         .failure
@@ -207,7 +213,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             // before the limit, keeps the trace.
             let endless_python = session.kind() == SubmissionKind::Python
                 && test.verdict == Verdict::Crash
-                && test.message.starts_with("recursed too deep in solve");
+                && test.finding == Some(Finding::RecursionLimit);
             let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
             if endless_python {
                 let asks = Asks {
@@ -234,13 +240,9 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
                 // A recursion that changed no cell of the small board
                 // (its one write may have hit a cell holding that digit)
                 // can show its misplaced writes on the case itself.
-                if traced.is_some()
-                    && step
-                        .as_ref()
-                        .is_some_and(|s| s.message.contains(crate::check::trace::NO_CHANGE_CAUSES))
-                {
-                    if let Some(on_case) = first_step(session, case, case)
-                        .filter(|s| !s.message.contains(crate::check::trace::NO_CHANGE_CAUSES))
+                let no_change = |s: &FirstStepView| s.finding == Some(Finding::TooDeepNoChange);
+                if traced.is_some() && step.as_ref().is_some_and(no_change) {
+                    if let Some(on_case) = first_step(session, case, case).filter(|s| !no_change(s))
                     {
                         step = Some(on_case);
                     }
@@ -258,15 +260,20 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         return CheckRun::new(report, path);
     }
     let not_run = tests_left_out(plan, &report);
-    let mut submission = report;
-    narrow_causes(
-        &mut submission,
-        &mut first_steps,
-        &mut shrunk,
-        plan,
-        kind,
-        not_run,
-    );
+    let submission = report;
+    // The extra runs' findings worded as the session worded the tests'
+    // (`words`): in the language, with what the tests proved together.
+    let cx = words_context(&submission.tests, not_run == 0, kind, plan);
+    for step in &mut first_steps {
+        if let Some(finding) = &step.finding {
+            step.message = crate::words::message(finding, Function::Solve, &step.message, &cx);
+        }
+    }
+    for view in &mut shrunk {
+        if let Some(finding) = &view.finding {
+            view.message = crate::words::message(finding, Function::Solve, &view.message, &cx);
+        }
+    }
     let tests = &submission.tests;
     // The small board's causes assume the helpers are right: with legal or
     // find_empty failing, their wrong answers fit the failure too.
@@ -276,11 +283,9 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     // On a full board only find_empty's answer matters: its own failure
     // there is named beside it, as a fact about find_empty, not as the
     // cause (the grader cannot see whether solve asks it).
-    let find_empty_full = tests.iter().any(|t| {
-        t.function == Function::FindEmpty
-            && t.verdict != Verdict::Pass
-            && t.message.contains("on a full board")
-    });
+    let find_empty_full = tests
+        .iter()
+        .any(|t| t.verdict != Verdict::Pass && t.check == Some(Check::FindEmptyFull));
     // A digit that fit and was never written fits a legal that answered
     // false for it as well as a digit loop that skipped it: with legal
     // failing its own tests, such a step names a cause it cannot prove.
@@ -288,13 +293,17 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         .iter()
         .any(|t| t.function == Function::Legal && t.verdict != Verdict::Pass);
     if legal_fails {
-        first_steps
-            .retain(|f| !matches!(f.finding, "solve.trace.untried" | "solve.trace.unwritten"));
+        first_steps.retain(|f| {
+            !matches!(
+                f.check,
+                Check::SolveTraceUntried | Check::SolveTraceUnwritten
+            )
+        });
     }
     for view in &mut shrunk {
         // The small board's trace says it with a step: no need twice.
         if first_steps.iter().any(|f| {
-            f.case == view.case && f.on_small_board && f.finding == "solve.trace.unwritten"
+            f.case == view.case && f.on_small_board && f.check == Check::SolveTraceUnwritten
         }) {
             view.diagnosis = None;
         }
@@ -310,21 +319,14 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             view.diagnosis = None;
         }
     }
-    let size_note = student::fixed_board_size(
-        tests,
-        |name| {
-            plan.cases
-                .cases
-                .iter()
-                .find(|c| c.name == name)
-                .map(|c| c.puzzle.n())
-        },
-        Some(kind_name(kind)),
-    );
+    let size_note = submission
+        .fixed_size
+        .as_ref()
+        .map(|size| size.words(lang_of(kind)));
     // What the run with the grader's legal showed, beside the steps the
     // traces found: a step no wrong legal makes keeps legal from being
     // named alone.
-    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.finding)));
+    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.check.id())));
     CheckRun {
         submission,
         shrunk,
@@ -334,50 +336,6 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         path,
         size_note,
         watching: false,
-    }
-}
-
-/// Hints that one test leaves open, narrowed by what the others proved
-/// (see [`across`]): a deeper illegal write by whether `legal` passed, and
-/// a `solve` that returned true without a write to one cause where a
-/// puzzle with no solution proved which. In the tests' messages (Python's
-/// trace words them), the first steps and the small boards.
-fn narrow_causes(
-    submission: &mut crate::report::SubmissionReport,
-    first_steps: &mut [FirstStepView],
-    shrunk: &mut [ShrunkView],
-    plan: &GradePlan,
-    kind: SubmissionKind,
-    not_run: usize,
-) {
-    // The tests' own messages are worded so by the session already.
-    let legal_passes = across::legal_passes(&submission.tests, not_run == 0);
-    let messages = first_steps
-        .iter_mut()
-        .map(|f| &mut f.message)
-        .chain(shrunk.iter_mut().map(|s| &mut s.message));
-    for message in messages {
-        if let Some(worded) = across::deeper_illegal_write(message, legal_passes) {
-            *message = worded;
-        }
-    }
-    let Some(proof) = BaseCase::of(&submission.tests, &plan.cases.cases) else {
-        return;
-    };
-    let (truthy, falsy) = match kind {
-        SubmissionKind::Python => ("True", "False"),
-        _ => ("true", "false"),
-    };
-    let messages = submission
-        .tests
-        .iter_mut()
-        .map(|t| &mut t.message)
-        .chain(first_steps.iter_mut().map(|f| &mut f.message))
-        .chain(shrunk.iter_mut().map(|s| &mut s.message));
-    for message in messages {
-        if let Some(narrowed) = proof.reword(message, truthy, falsy) {
-            *message = narrowed;
-        }
     }
 }
 
@@ -403,16 +361,22 @@ fn first_step_asking(
     let failure = judged.failure?;
     let source = judged.trace_source?;
     let finding = failure.explained_by?;
+    let source = match source {
+        crate::check::TraceSource::Python => Recorder::Python,
+        crate::check::TraceSource::RustBoard => Recorder::RustBoard,
+        crate::check::TraceSource::WriteWatch => Recorder::WriteWatch,
+    };
     finding.is_trace_finding().then(|| FirstStepView {
         case: case.name.clone(),
         on_small_board: traced.puzzle != case.puzzle,
         source,
-        finding: finding.id(),
+        check: finding,
+        finding: failure.finding.as_deref().cloned(),
         message: failure.message.clone(),
         board: failure
             .board
             .as_ref()
-            .map(|b| picture::render(b, failure.cell)),
+            .map(|b| BoardView::of(b, failure.cell)),
     })
 }
 
@@ -442,7 +406,7 @@ fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> O
                  placing {side}: most likely your digit loop stops before {side} ({}); or solve \
                  returns false before the loop reaches {side} (a return false inside the digit loop: \
                  return false only after the loop)",
-                crate::check::digit_loop(kind)
+                lang_of(kind).map_or(crate::check::DIGIT_LOOP_ANY, crate::words::spelling::digit_loop)
             )
         })
 }

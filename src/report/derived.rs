@@ -135,6 +135,8 @@ pub(crate) struct Stored<T> {
     hint: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fixed_size: Option<super::FixedSize>,
     score: Option<u32>,
     max_score: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,6 +155,7 @@ impl Serialize for SubmissionReport {
             message: self.message.clone(),
             hint: self.hint.clone(),
             notes: self.notes.clone(),
+            fixed_size: self.fixed_size.clone(),
             score: graded.then_some(derived.score),
             max_score: derived.max_score,
             fault: derived.fault,
@@ -173,6 +176,7 @@ impl<'de> Deserialize<'de> for SubmissionReport {
             message: stored.message,
             hint: stored.hint,
             notes: stored.notes,
+            fixed_size: stored.fixed_size,
             score: 0,
             max_score: stored.max_score,
             fault: stored.fault,

@@ -148,6 +148,9 @@ fn results(sub: &SubmissionReport, run: Option<&RunInfo>) -> Results {
             output.push_str(&format!("Note: {note}\n"));
         }
     }
+    for diagnosis in sub.diagnoses() {
+        output.push_str(&format!("\nDiagnosis: {diagnosis}\n"));
+    }
     match sub.status {
         Status::Ok => {}
         Status::BuildError => output.push_str(&format!(
@@ -209,7 +212,7 @@ fn test(test: &TestReport) -> Test {
         }
         if let Some(board) = &test.board {
             output.push('\n');
-            output.push_str(board);
+            output.push_str(&board.picture());
         }
     }
     if !test.output.is_empty() {

@@ -48,10 +48,10 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use super::naming::{headline, status_name, test_name};
-use super::picture::{self, Grid};
 use super::run::short_hash;
 use super::text::visible;
 use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
+use crate::board_view::BoardView;
 use crate::verdict::{Function, Verdict};
 
 /// The HTML format for the dispatcher.
@@ -494,6 +494,9 @@ fn details(
         escape(sub.kind.as_deref().unwrap_or("?")),
         sub.tests.len(),
     )?;
+    for diagnosis in sub.diagnoses() {
+        writeln!(out, "<p class=\"diagnosis\">{}</p>", escape(&diagnosis))?;
+    }
     // Not graded, though tests ran: the grader failed in some of them.
     let ran = sub.tests.iter().any(|t| t.fault.is_none());
     if sub.status == Status::GraderError && ran {
@@ -683,10 +686,7 @@ fn failure<'a>(
         escape(&test.shown_message())
     )?;
     if let Some(board) = &test.board {
-        match picture::parse(board) {
-            Some(grid) => board_grid(&grid, out)?,
-            None => writeln!(out, "<pre>{}</pre>", escape(board))?,
-        }
+        board_grid(board, out)?;
     }
     if !test.output.is_empty() {
         match first_with.get(test.output.as_str()) {
@@ -720,8 +720,8 @@ fn failure<'a>(
 /// message counts them ("(row 2, col 1)"), thick lines around the board and
 /// between boxes, the marked cell highlighted; in a box of its own that
 /// scrolls when the board is wider than the screen (a 25x25 on a phone).
-fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
-    let side = grid.rows.first().map_or(0, Vec::len);
+fn board_grid(board: &BoardView, out: &mut dyn Write) -> io::Result<()> {
+    let side = board.rows.first().map_or(0, Vec::len);
     write!(
         out,
         "<div class=\"scroll\">\n<table class=\"board\">\n<tr><td class=\"corner\"></td>"
@@ -730,15 +730,15 @@ fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
         write!(out, "<th scope=\"col\">{c}</th>")?;
     }
     writeln!(out, "</tr>")?;
-    let last_row = grid.rows.len().saturating_sub(1);
-    for (r, row) in grid.rows.iter().enumerate() {
+    let last_row = board.rows.len().saturating_sub(1);
+    for (r, row) in board.rows.iter().enumerate() {
         write!(out, "<tr><th scope=\"row\">{r}</th>")?;
         for (c, cell) in row.iter().enumerate() {
             let mut classes = Vec::new();
-            if c == 0 || (grid.box_width > 0 && c % grid.box_width == 0) {
+            if c == 0 || (board.n > 0 && c % board.n == 0) {
                 classes.push("bl");
             }
-            if r == 0 || (grid.box_height > 0 && r % grid.box_height == 0) {
+            if r == 0 || (board.n > 0 && r % board.n == 0) {
                 classes.push("bt");
             }
             if c + 1 == row.len() {
@@ -747,7 +747,7 @@ fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
             if r == last_row {
                 classes.push("bb");
             }
-            if grid.marked == Some((r, c)) {
+            if board.mark == Some([r, c]) {
                 classes.push("m");
             }
             let class = if classes.is_empty() {
@@ -755,12 +755,12 @@ fn board_grid(grid: &Grid, out: &mut dyn Write) -> io::Result<()> {
             } else {
                 format!(" class=\"{}\"", classes.join(" "))
             };
-            let text = if cell == "." { "" } else { cell.as_str() };
-            write!(
-                out,
-                "<td{class} title=\"(row {r}, col {c})\">{}</td>",
-                escape(text)
-            )?;
+            let text = if *cell == 0 {
+                String::new()
+            } else {
+                cell.to_string()
+            };
+            write!(out, "<td{class} title=\"(row {r}, col {c})\">{text}</td>")?;
         }
         writeln!(out, "</tr>")?;
     }

@@ -42,6 +42,7 @@ mod tests {
                 score: 0,
                 max_score: 1,
                 notes: Vec::new(),
+                fixed_size: None,
                 fault: None,
                 tests: vec![TestReport {
                     case: "campus-4x4".into(),
@@ -57,6 +58,7 @@ mod tests {
                     message: "m".into(),
                     output: "o".into(),
                     board: None,
+                    finding: None,
                     hidden: true,
                     description: None,
                     side: None,

@@ -199,7 +199,7 @@ fn status(sub: &SubmissionReport, test: &TestReport) -> TestCaseStatus {
     let mut description = test.shown_message().into_owned();
     if let Some(board) = &test.board {
         description.push_str("\n\n");
-        description.push_str(board.trim_end());
+        description.push_str(board.picture().trim_end());
     }
     let mut status = TestCaseStatus::non_success(kind);
     status

@@ -56,12 +56,27 @@ fn verdict() -> impl Strategy<Value = Verdict> {
     ])
 }
 
+/// A board as a forged report may hold it: any box size, ragged rows, any
+/// values, a mark anywhere.
+fn board() -> impl Strategy<Value = crate::board_view::BoardView> {
+    (
+        0usize..6,
+        prop::collection::vec(prop::collection::vec(any::<u8>(), 0..6), 0..6),
+        prop::option::of((0usize..8, 0usize..8)),
+    )
+        .prop_map(|(n, rows, mark)| crate::board_view::BoardView {
+            n,
+            rows,
+            mark: mark.map(|(r, c)| [r, c]),
+        })
+}
+
 fn test_report() -> impl Strategy<Value = TestReport> {
     (
         hostile(),
         verdict(),
         (0u32..5, time(), time()),
-        (hostile(), hostile(), prop::option::of(hostile())),
+        (hostile(), hostile(), prop::option::of(board())),
         any::<bool>(),
     )
         .prop_map(
@@ -84,6 +99,7 @@ fn test_report() -> impl Strategy<Value = TestReport> {
                     message,
                     output,
                     board,
+                    finding: None,
                     hidden,
                     description: None,
                     side: None,
@@ -109,6 +125,7 @@ fn submission() -> impl Strategy<Value = SubmissionReport> {
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
             notes: Vec::new(),
+            fixed_size: None,
             fault: None,
             tests,
         })

@@ -465,6 +465,7 @@ mod tests {
             score: 0,
             max_score: 0,
             notes: Vec::new(),
+            fixed_size: None,
             fault: None,
             tests: Vec::new(),
         };

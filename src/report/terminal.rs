@@ -63,6 +63,11 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
             summary_result(sub)
         )?;
     }
+    for sub in &report.submissions {
+        for diagnosis in sub.diagnoses() {
+            writeln!(out, "{}: {}", super::ids::shown_alone(&sub.id), diagnosis)?;
+        }
+    }
     for note in run_ids.notes() {
         writeln!(out, "note: {note}")?;
     }
@@ -201,6 +206,7 @@ mod tests {
             },
             output: String::new(),
             board: None,
+            finding: None,
             hidden: false,
             description: None,
             side: None,
@@ -225,6 +231,7 @@ mod tests {
                 score: 0,
                 max_score: 5,
                 notes: Vec::new(),
+                fixed_size: None,
                 fault: None,
                 tests,
             }],

@@ -282,6 +282,7 @@ mod tests {
                 message: String::new(),
                 output: String::new(),
                 board: None,
+                finding: None,
                 hidden: false,
                 description: None,
                 side: Some(4),

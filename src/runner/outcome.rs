@@ -10,6 +10,7 @@
 //! test at the bottom.
 
 use crate::check::Response;
+use crate::finding::Finding;
 use crate::protocol::{Limits, WorkerMessage};
 use crate::verdict::{FaultKind, Outcome, Verdict};
 
@@ -67,7 +68,11 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             } else {
                 Verdict::Crash
             };
-            return fail(verdict, truncate(message, 4000).to_string());
+            let outcome = Outcome::new(verdict, truncate(message, 4000).to_string());
+            return Err(match name.as_str() {
+                "RecursionError" => outcome.with(Finding::RecursionLimit),
+                _ => outcome,
+            });
         }
     }
     if !run.student_code_ran() {
@@ -167,10 +172,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
                 // Not worded by the crash handler's line: where the stack
                 // ran out (`solve`, or the `legal` it called) changes from
                 // run to run with where the stack starts.
-                return fail(
+                return Err(Outcome::new(
                     Verdict::Crash,
                     format!("stack overflow{during} (recursion too deep?), ended by SIGABRT"),
-                );
+                )
+                .with(Finding::StackOverflow {
+                    during_load: !loaded,
+                }));
             }
             if output.contains("panicked at") {
                 return fail(

@@ -206,17 +206,20 @@ impl<'p> Session<'p> {
         let mut placed: Vec<((usize, usize), TestReport)> = places.into_iter().zip(tests).collect();
         placed.sort_by_key(|(place, _)| *place);
         let mut tests: Vec<TestReport> = placed.into_iter().map(|(_, test)| test).collect();
-        // A hint that hangs on legal's own tests is worded by them, in
-        // every report alike (see `check::across`); with tests left out
+        // The findings worded once, in the submission's language, with what
+        // its tests proved together (`words::across`); with tests left out
         // (`--fail-fast`), legal's are not all known to pass.
-        let legal_passes = crate::check::across::legal_passes(&tests, !stopped);
-        for test in &mut tests {
-            if let Some(worded) =
-                crate::check::across::deeper_illegal_write(&test.message, legal_passes)
-            {
-                test.message = worded;
-            }
-        }
+        let plan = self.plan;
+        let cx = words_context(&tests, !stopped, self.kind, plan);
+        crate::words::word_tests(&mut tests, &cx);
+        let size_of = |name: &str| {
+            plan.cases
+                .cases
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.puzzle.n())
+        };
+        let fixed_size = crate::report::FixedSize::of(&tests, size_of);
         SubmissionReport {
             id: self.submission.id.clone(),
             kind: Some(kind_name(self.kind).to_string()),
@@ -224,6 +227,7 @@ impl<'p> Session<'p> {
             message: String::new(),
             hint: None,
             notes: self.notes(),
+            fixed_size,
             score: tests.iter().map(|t| t.points).sum(),
             // Of the tests that ran: all of the plan's, unless the caller
             // stopped early (`--fail-fast`).
@@ -286,6 +290,7 @@ pub(crate) fn not_run(
                 message: what.to_string(),
                 output: String::new(),
                 board: None,
+                finding: None,
                 hidden: case.hidden,
                 description: case.description.clone(),
                 side: Some(case.puzzle.side()),
@@ -306,6 +311,7 @@ pub(crate) fn not_run(
         message: message.to_string(),
         hint,
         notes: submission.notes.clone(),
+        fixed_size: None,
         score: 0,
         max_score: max_score(plan),
         fault,
@@ -320,6 +326,28 @@ fn max_score(plan: &GradePlan) -> u32 {
         .iter()
         .map(|c| c.points * c.tests.len() as u32)
         .sum()
+}
+
+/// What the words of `tests`' findings rest on: the language of `kind`,
+/// and what the tests proved together (`complete` when none was left out).
+pub(crate) fn words_context(
+    tests: &[TestReport],
+    complete: bool,
+    kind: SubmissionKind,
+    plan: &GradePlan,
+) -> crate::words::Context {
+    let unsolvable = |name: &str| {
+        plan.cases
+            .cases
+            .iter()
+            .any(|c| c.name == name && c.solutions == Some(crate::case::Solutions::None))
+    };
+    crate::words::Context::of(tests, complete, lang_of(kind), unsolvable)
+}
+
+/// The language of a submission of `kind`.
+pub fn lang_of(kind: SubmissionKind) -> Option<crate::finding::Lang> {
+    crate::finding::Lang::of_kind(kind_name(kind))
 }
 
 /// The kind's name in reports (SPEC 6).

@@ -8,10 +8,11 @@
 
 use std::path::Path;
 
+use crate::board_view::BoardView;
 use crate::case::{Case, FindEmptyPolicy};
 use crate::check::{self, Judgement};
 use crate::protocol::{CodeKind, Limits, WorkerMessage, WorkerRequest};
-use crate::report::{TestReport, picture};
+use crate::report::TestReport;
 use crate::runner::outcome;
 use crate::sandbox::SandboxEnv;
 use crate::sandbox::SubmissionBox;
@@ -165,10 +166,12 @@ impl OneTest<'_> {
                                 board = failure
                                     .board
                                     .as_ref()
-                                    .map(|b| picture::render(b, failure.cell));
-                                let message = failure.message.clone();
+                                    .map(|b| BoardView::of(b, failure.cell));
+                                let mut outcome =
+                                    Outcome::new(Verdict::Wrong, failure.message.clone());
+                                outcome.finding = failure.finding.as_deref().cloned();
                                 failed = Some(failure);
-                                Outcome::new(Verdict::Wrong, message)
+                                outcome
                             }
                             Judgement::BadProbe(error) => Outcome::grader_fault(
                                 FaultKind::BadProbe,
@@ -198,7 +201,7 @@ impl OneTest<'_> {
     }
 
     /// The report of this test that came to `outcome`.
-    fn report(&self, outcome: Outcome, board: Option<String>) -> TestReport {
+    fn report(&self, outcome: Outcome, board: Option<BoardView>) -> TestReport {
         let case = self.case;
         let max_points = case.points;
         TestReport {
@@ -219,6 +222,7 @@ impl OneTest<'_> {
             message: outcome.message,
             output: outcome.output,
             board,
+            finding: outcome.finding,
             hidden: case.hidden,
             description: case.description.clone(),
             side: Some(case.puzzle.side()),

@@ -1,6 +1,6 @@
 //! The code's layout holds what ARCHITECTURE.md says of it: the judge
-//! (`crates/judge`) reaches no operating system, so that it builds and
-//! runs for every target (CI also checks it for macOS, Windows and
+//! (`crates/judge`, and `crates/judge-web` around it for the browser)
+//! reaches no operating system, so that it builds and runs for every target (CI also checks it for macOS, Windows and
 //! WebAssembly: `.ci/run`).
 
 use std::fs;
@@ -58,8 +58,14 @@ fn without_test_items(text: &str) -> String {
 
 #[test]
 fn the_judge_names_no_part_of_an_operating_system() {
-    let files = rust_files(&root().join("crates/judge/src"));
-    assert!(files.len() > 10, "the judge's sources: {files:?}");
+    // The judge, and the judge as the browser check's WebAssembly.
+    let mut files = rust_files(&root().join("crates/judge/src"));
+    let web = rust_files(&root().join("crates/judge-web/src"));
+    assert!(
+        files.len() > 10 && web.len() > 5,
+        "the judge's sources: {files:?} {web:?}"
+    );
+    files.extend(web);
     let mut found = Vec::new();
     for file in &files {
         let code = without_test_items(&fs::read_to_string(file).expect("a source"));
@@ -121,6 +127,7 @@ fn every_path_architecture_names_exists() {
             "attacks/",
             "fuzz/",
             ".ci/",
+            "web/",
         ];
         if top.iter().any(|t| path.starts_with(t)) {
             if !root.join(path.trim_end_matches('/')).exists() {

@@ -13,7 +13,7 @@
 //
 //   import { createChecker } from "./engine/checker.mjs";
 //   const checker = await createChecker({ baseURL, cases, onProgress });
-//   const { report, lines, boards, exitCode } = await checker.check(source, filename);
+//   const { report, view, lines, boards, exitCode } = await checker.check(source, filename);
 //   checker.close();
 //
 // createChecker(options) -> Promise<Checker>
@@ -45,9 +45,17 @@
 //   path        optional: the file as the lines name it (default filename).
 //   Result.report    the shape of `grader check --json` (version, path,
 //                    exit_code, submission { tests [...] }, shrunk, ...).
-//   Result.lines     the lines `grader check` prints, without colour.
-//   Result.boards    every board the lines draw, as data for a real grid:
-//                    [{ title, n, cells (row-major, 0 empty), marked: [r, c] | null }]
+//   Result.view      the student's view as `grader check` draws it, from
+//                    the judge (grader_judge::words::student::view): a list
+//                    of { line: "text", spans: [{ text, style: { colour:
+//                    "green"|"red"|"yellow"|null, bold, dim }, untrusted }] }
+//                    (untrusted: the student's own text, escape it),
+//                    { line: "board", indent, board }, and { line: "boards",
+//                    indent, left: [title, board], right: [title, board] };
+//                    a board is { n, rows: [[digit, ...], ...] (0 empty),
+//                    mark?: [row, col] }.
+//   Result.lines     the same view as the plain lines `grader check` prints.
+//   Result.boards    every board the view draws, in order: [{ title, n, rows, mark? }]
 //   Result.exitCode  `grader check`'s exit code: 0 all pass, 1 a test
 //                    failed, 2 the checker failed, 3 did not load.
 // checker.close()    ends the Python worker.

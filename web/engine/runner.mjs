@@ -72,6 +72,7 @@ export async function createChecker(options = {}) {
     const tests = judge.call("tests", {});
     const reports = [];
     const shrunk = [];
+    const firstSteps = [];
     let solveFailed = false;
     for (const [index, test] of tests.entries()) {
       const which = { case: test.case, function: test.function };
@@ -88,13 +89,31 @@ export async function createChecker(options = {}) {
       const firstSolveFailure =
         test.function === "solve" && (report.verdict === "wrong" || report.verdict === "crash") && !solveFailed;
       if (test.function === "solve" && report.verdict !== "pass") solveFailed = true;
-      if (firstSolveFailure && !report.fault && !options.noShrink) {
-        const small = await shrinkSolve(test.case, judged, filename, source);
+      if (firstSolveFailure && !report.fault) {
+        const small = options.noShrink ? null : await shrinkSolve(test.case, judged, filename, source);
         if (small) shrunk.push(small);
+        // An endless recursion ran into Python's limit: its run again,
+        // stopped before the limit, keeps the trace (as grader check).
+        if (report.verdict === "crash" && report.finding?.finding === "recursion_limit") {
+          const traced = { case: test.case, function: "solve", ...(small ? { puzzle: small.small_board.rows.flat() } : {}) };
+          const step = await runTest(traced, filename, source, { deep_stop: true });
+          const found = step.failure;
+          if (found?.trace_finding && step.trace_source) {
+            firstSteps.push({
+              case: test.case,
+              on_small_board: small != null,
+              source: step.trace_source,
+              check: found.explained_by,
+              finding: found.finding ?? undefined,
+              message: found.message,
+              board: found.board,
+            });
+          }
+        }
       }
       reports.push(report);
     }
-    return finish({ path, tests: reports, shrunk, notes });
+    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, notes });
   }
 
   /** The smallest board on which solve still fails the same way. */
@@ -102,61 +121,60 @@ export async function createChecker(options = {}) {
     const start = performance.now();
     const verdict = judged.report.verdict;
     const failedCheck = judged.failure?.check ?? null;
-    const originalEmpty = judge.call("shrink_start", { case: caseName });
+    const started = judge.call("shrink_start", { case: caseName });
     let runs = 0;
     let last = null;
     let stoppedEarly = false;
     for (;;) {
-      const { puzzle } = judge.call("shrink_next", {});
-      if (!puzzle) break;
+      const next = judge.call("shrink_next", {});
+      if (!next.puzzle) break;
       if (runs >= SHRINK_RUNS || performance.now() - start >= SHRINK_MS) {
         stoppedEarly = true;
         break;
       }
       runs += 1;
       progress({ kind: "shrink", runs });
-      const tried = await runTest({ case: caseName, function: "solve", puzzle }, filename, source);
+      const tried = await runTest({ case: caseName, function: "solve", puzzle: next.puzzle }, filename, source);
       if (tried.report.fault) {
         stoppedEarly = true;
         break;
       }
       const same = tried.report.verdict === verdict && (tried.failure?.check ?? null) === failedCheck;
       judge.call("shrink_keep", { same });
-      if (same) last = { puzzle, tried };
+      if (same) last = { next, tried };
     }
     if (!last) return null;
-    const n = cases.find((c) => c.name === caseName)?.n ?? 0;
-    const empty = last.puzzle.filter((v) => v === 0).length;
     const failure = last.tried.failure;
     return {
       case: caseName,
-      full_board: { n, cells: casePuzzle(caseName), marked: null },
-      small_board: { n, cells: last.puzzle, marked: null },
-      empty,
-      original_empty: originalEmpty,
+      full_board: started.board,
+      small_board: last.next.board,
+      small_puzzle: last.next.line,
+      empty: last.next.empty,
+      original_empty: started.empty,
       runs,
       ms: performance.now() - start,
       stopped_early: stoppedEarly,
+      diagnosis: null,
       verdict,
       message: last.tried.report.message,
+      finding: last.tried.report.finding ?? undefined,
       small_after: failure?.board ?? null,
-      after_is_step: failure?.explained_by != null && String(failure.explained_by).startsWith("solve.trace"),
+      after_is_step: failure?.trace_finding ?? false,
     };
-  }
-
-  function casePuzzle(caseName) {
-    return judge.call("request", { case: caseName, function: "solve" }).probe.args.board;
   }
 
   function finish(input) {
     const done = judge.call("finish", input);
     const boards = [];
-    for (const small of done.report.shrunk) {
-      boards.push({ title: `the case ${small.case}`, ...small.full_board });
-      boards.push({ title: "the smallest failing board", ...small.small_board });
-      if (small.small_after) boards.push({ title: small.after_is_step ? "the board at that step" : "the board your solve left", ...small.small_after });
+    for (const line of done.view) {
+      if (line.line === "board") boards.push({ title: "", ...line.board });
+      if (line.line === "boards") {
+        boards.push({ title: line.left[0], ...line.left[1] });
+        boards.push({ title: line.right[0], ...line.right[1] });
+      }
     }
-    return { report: done.report, lines: done.lines, boards, exitCode: done.exit_code };
+    return { report: done.report, view: done.view, lines: done.lines, boards, exitCode: done.exit_code };
   }
 
   return {

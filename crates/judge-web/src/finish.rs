@@ -1,24 +1,37 @@
-//! The end of a check: the tests the engine ran, judged, put together
-//! into the report `grader check --json` writes, its lines and the exit
-//! code.
+//! The end of a check: the tests the engine ran, judged, worded once as
+//! `grader check` words them (the judge's `words`: in Python's spelling,
+//! with what the tests proved together), the report `grader check
+//! --json` writes, and the student's view (`words::student::view`) as
+//! lines and as plain text.
 
+use grader_judge::case::Solutions;
+use grader_judge::finding::Lang;
+use grader_judge::report::{Status, TestReport};
+use grader_judge::verdict::Function;
+use grader_judge::words::across::FixedSize;
+use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView};
+use grader_judge::words::{self, Context};
 use serde::{Deserialize, Serialize};
 
 use crate::cases;
-use crate::report::{CheckReport, ShrunkView, Status, SubmissionReport, TestReport, not_run};
-use crate::view;
+use crate::report::{CheckReport, SubmissionReport, not_run};
 
 /// [`finish`]'s input.
 #[derive(Deserialize)]
 pub(crate) struct Finish {
     /// The file checked, as named.
     path: String,
-    /// The reports of the tests that ran, in order.
+    /// The reports of the tests that ran, in order, as `judge` made them.
     #[serde(default)]
     tests: Vec<TestReport>,
-    /// Smallest failing boards.
+    /// Smallest failing boards, their messages as the judge said them.
     #[serde(default)]
     shrunk: Vec<ShrunkView>,
+    /// The first step that breaks the lab's rules, of a failing `solve`
+    /// whose trace shows one (an endless recursion run again with the
+    /// deep stop).
+    #[serde(default)]
+    first_steps: Vec<FirstStepView>,
     /// The code could not be loaded: why.
     #[serde(default)]
     load_error: Option<String>,
@@ -32,13 +45,19 @@ pub(crate) struct Finish {
     notes: Vec<String>,
 }
 
-/// The check's report, lines and exit code.
+/// The check's report, its view and exit code.
 #[derive(Serialize)]
 pub(crate) struct Finished {
     report: CheckReport,
+    /// The student's view: styled spans and boards as data.
+    view: Vec<Line>,
+    /// The same, as the plain lines `grader check` prints.
     lines: Vec<String>,
     exit_code: u8,
 }
+
+/// The language of every submission the engine checks.
+const LANG: Option<Lang> = Some(Lang::Python);
 
 /// Puts the check together.
 pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
@@ -46,7 +65,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (status, message, tests) = match (input.build_error, input.load_error) {
+    let (status, message, mut tests) = match (input.build_error, input.load_error) {
         (Some(message), _) => (
             Status::BuildError,
             message,
@@ -59,17 +78,57 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         ),
         (None, None) => (Status::Ok, String::new(), input.tests),
     };
-    let planned = cases::with(|set| Ok(set.cases.iter().map(|c| c.tests.len()).sum::<usize>()))?;
+    let (planned, unsolvable, sizes) = cases::with(|set| {
+        let planned: usize = set.cases.iter().map(|c| c.tests.len()).sum();
+        let unsolvable: Vec<String> = set
+            .cases
+            .iter()
+            .filter(|c| c.solutions == Some(Solutions::None))
+            .map(|c| c.name.clone())
+            .collect();
+        let sizes: Vec<(String, usize, Option<String>)> = set
+            .cases
+            .iter()
+            .map(|c| (c.name.clone(), c.puzzle.n(), c.description.clone()))
+            .collect();
+        Ok((planned, unsolvable, sizes))
+    })?;
+    // What the JSON leaves out, from the cases: the description and side.
+    for test in &mut tests {
+        if let Some((_, n, description)) = sizes.iter().find(|(name, _, _)| *name == test.case) {
+            test.description = description.clone();
+            test.side = Some(n * n);
+        }
+    }
+    let not_run_count = planned.saturating_sub(tests.len());
     let mut shrunk = input.shrunk;
-    for view in &mut shrunk {
-        view.complete();
+    let mut first_steps = input.first_steps;
+    let mut size_note = None;
+    if status == Status::Ok {
+        // Worded once, as the session and `grader check` word them.
+        let cx = Context::of(&tests, not_run_count == 0, LANG, |name| {
+            unsolvable.iter().any(|u| u == name)
+        });
+        words::word_tests(&mut tests, &cx);
+        for step in &mut first_steps {
+            if let Some(finding) = &step.finding {
+                step.message = words::message(finding, Function::Solve, &step.message, &cx);
+            }
+        }
+        for view in &mut shrunk {
+            if let Some(finding) = &view.finding {
+                view.message = words::message(finding, Function::Solve, &view.message, &cx);
+            }
+        }
+        let size_of = |name: &str| sizes.iter().find(|(c, _, _)| c == name).map(|(_, n, _)| *n);
+        size_note = FixedSize::of(&tests, size_of).map(|size| size.words(LANG));
     }
     let mut report = CheckReport {
         version: 1,
         path: input.path,
         exit_code: 0,
         hidden_tests_also_count: true,
-        not_run: planned.saturating_sub(tests.len()),
+        not_run: not_run_count,
         submission: SubmissionReport {
             id,
             kind: Some("python".to_string()),
@@ -81,16 +140,37 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             tests,
         },
         shrunk,
-        first_steps: Vec::new(),
+        first_steps,
         legal_swap: None,
-        size_note: None,
+        size_note,
         engine: "pyodide: time limits are wall-clock and advisory",
     };
     report.exit_code = report.exit_code();
-    let lines = view::lines(&report);
+    let check = CheckView {
+        path: report.path.clone(),
+        lang: LANG,
+        status: report.submission.status,
+        grader_fault: report.grader_fault(),
+        message: report.submission.message.clone(),
+        hint: None,
+        notes: report.submission.notes.clone(),
+        tests: report.submission.tests.clone(),
+        shrunk: report.shrunk.clone(),
+        first_steps: report.first_steps.clone(),
+        legal_swap: None,
+        not_run: 0,
+        size_note: report.size_note.clone(),
+        watching: false,
+    };
+    let view = student::view(&check, false);
+    let lines = student::plain_text(&view)
+        .lines()
+        .map(str::to_string)
+        .collect();
     Ok(Finished {
         exit_code: report.exit_code,
         report,
+        view,
         lines,
     })
 }

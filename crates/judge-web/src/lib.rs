@@ -1,6 +1,7 @@
 //! `grader-judge-web`: the judge of the lab (`grader-judge`) for the
 //! browser check and its Node runner, as a WebAssembly module with a tiny
-//! C ABI: JSON in, JSON out (see [`abi`] for the calling convention).
+//! C ABI: JSON in, JSON out (the calling convention is `src/abi.rs`'s:
+//! [`alloc`], then an entry point, then [`dealloc`]).
 //! The JavaScript engine (`web/engine/`) plans each test here, runs it in
 //! Pyodide through the grader's own Python harness, and judges it here:
 //! the same plan, judge, trace replay and shrink search as `grader check`.
@@ -34,7 +35,8 @@ mod notebook;
 mod report;
 mod shrink;
 mod test;
-mod view;
+#[cfg(test)]
+mod tests;
 
 pub use abi::{alloc, dealloc};
 

@@ -16,8 +16,12 @@ use grader_judge::verdict::{Fault, FaultKind, Function, Verdict};
 use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
 
+use grader_judge::board_view::BoardView;
+use grader_judge::finding::Finding;
+use grader_judge::report::TestReport;
+
 use crate::cases;
-use crate::report::{BoardView, TestReport};
+use crate::report::{fail, passing};
 
 /// Which test: a case's function, or `solve` on a smaller board of it.
 #[derive(Deserialize)]
@@ -140,11 +144,14 @@ pub(crate) struct Ran {
 }
 
 /// The failed check of a `wrong` test, for a shrink's comparison and the
-/// pictures.
+/// first step a trace shows.
 #[derive(Serialize)]
 pub(crate) struct FailureView {
     check: check::Check,
     explained_by: Option<check::Check>,
+    /// The trace's check words it (`solve.trace.*`): a first step.
+    trace_finding: bool,
+    finding: Option<Finding>,
     message: String,
     board: Option<BoardView>,
 }
@@ -179,7 +186,7 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
         .collect();
     let loaded = lines.iter().any(|l| matches!(l, Line::Loaded));
     let started = lines.iter().any(|l| matches!(l, Line::Loading));
-    let mut report = TestReport::new(&case, function);
+    let mut report = passing(&case, function);
     report.output = ran.output.clone();
     report.wall_ms = Some(ran.wall_ms.round());
     let mut judged = Judged {
@@ -199,16 +206,22 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
     let seconds = ran.limit_ms as f64 / 1000.0;
     match ran.ended {
         _ if load_error.is_some() => {
-            judged.report.fail(Verdict::Error, cut(load_error.unwrap_or_default()));
+            fail(
+                &mut judged.report,
+                Verdict::Error,
+                cut(load_error.unwrap_or_default()),
+            );
         }
-        Ended::Timeout if !loaded => judged.report.fail(
+        Ended::Timeout if !loaded => fail(
+            &mut judged.report,
             Verdict::Timeout,
             format!(
                 "your file did not finish being imported within {seconds:.0} s of wall-clock time (a loop at the top level?); \
                  in the browser this limit is advisory: `grader check` on Linux measures CPU time"
             ),
         ),
-        Ended::Timeout => judged.report.fail(
+        Ended::Timeout => fail(
+            &mut judged.report,
             Verdict::Timeout,
             format!(
                 "did not finish within {seconds:.0} s of wall-clock time (an endless loop, or too slow?); \
@@ -223,9 +236,16 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
             } else {
                 Verdict::Crash
             };
-            judged.report.fail(verdict, cut(message));
+            fail(&mut judged.report, verdict, cut(message));
+            if name == "RecursionError" {
+                judged.report.finding = Some(Finding::RecursionLimit);
+            }
         }
-        Ended::Lost => judged.report.fail(lost_verdict(&ran.why), lost_message(&ran.why, started)),
+        Ended::Lost => fail(
+            &mut judged.report,
+            lost_verdict(&ran.why),
+            lost_message(&ran.why, started),
+        ),
         Ended::Returned => {
             let mut dones = lines
                 .iter()
@@ -235,8 +255,11 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
                     _ => None,
                 });
             match (dones.next(), dones.next()) {
-                (Some(response), None) => judge_answers(&mut judged, &case, policy, response, &lines),
-                _ => judged.report.fail(
+                (Some(response), None) => {
+                    judge_answers(&mut judged, &case, policy, response, &lines)
+                }
+                _ => fail(
+                    &mut judged.report,
                     Verdict::Crash,
                     "ended before returning an answer (exit called in your code?)".to_string(),
                 ),
@@ -267,14 +290,21 @@ fn judge_answers(
             judged.report.message = summary.map(|s| s.to_string()).unwrap_or_default();
         }
         Judgement::Wrong(failure) => {
-            judged.report.fail(Verdict::Wrong, failure.message.clone());
+            fail(&mut judged.report, Verdict::Wrong, failure.message.clone());
             judged.report.check = Some(failure.check);
+            judged.report.finding = failure.finding.as_deref().cloned();
+            judged.report.board = failure
+                .board
+                .as_ref()
+                .map(|b| BoardView::of(b, failure.cell));
             judged.failure = Some(failure_view(&failure));
         }
         Judgement::BadProbe(error) => {
-            judged
-                .report
-                .fail(Verdict::Error, format!("{error}; please report it"));
+            fail(
+                &mut judged.report,
+                Verdict::Error,
+                format!("{error}; please report it"),
+            );
             judged.report.fault = Some(Fault::grader(FaultKind::BadProbe));
         }
     }
@@ -284,6 +314,8 @@ fn failure_view(failure: &Failure) -> FailureView {
     FailureView {
         check: failure.check,
         explained_by: failure.explained_by,
+        trace_finding: failure.explained_by.is_some_and(|c| c.is_trace_finding()),
+        finding: failure.finding.as_deref().cloned(),
         message: failure.message.clone(),
         board: failure
             .board

@@ -14,6 +14,10 @@
 //! - [`case`]: the case model and case files (SPEC 3) read from text;
 //! - [`check`]: the checks of SPEC 4: plan, execute in process, judge, the
 //!   trace replay;
+//! - [`board_view`]: a board as reports show it, as data;
+//! - [`finding`]: what a check observed, as data;
+//! - [`report`]: one test's result, as every report holds it;
+//! - [`words`]: the findings worded once, and the student's view;
 //! - [`generate`]: fresh puzzles for `grader generate`;
 //! - [`notebook`]: a Jupyter notebook's code cells as a Python module;
 //! - [`shrink`]: the search for the smallest board a failing `solve`
@@ -23,9 +27,13 @@
 #![warn(unreachable_pub)]
 
 pub mod board_text;
+pub mod board_view;
 pub mod case;
 pub mod check;
+pub mod finding;
 pub mod generate;
 pub mod notebook;
+pub mod report;
 pub mod shrink;
 pub mod verdict;
+pub mod words;

@@ -190,6 +190,9 @@ pub struct Outcome {
     /// The check that failed, for a `wrong` decided before the answers
     /// are judged (the judge's own failures carry theirs).
     pub check: Option<crate::check::Check>,
+    /// What the run showed, as data, when the words of the message follow
+    /// from it (a stack overflow, Python's recursion limit).
+    pub finding: Option<crate::finding::Finding>,
 }
 
 impl Outcome {
@@ -202,7 +205,14 @@ impl Outcome {
             output: String::new(),
             fault: None,
             check: None,
+            finding: None,
         }
+    }
+
+    /// This outcome, with `finding` beside its message.
+    pub fn with(mut self, finding: crate::finding::Finding) -> Outcome {
+        self.finding = Some(finding);
+        self
     }
 
     /// An `error` that is the grader's fault of `kind`, not the student's.

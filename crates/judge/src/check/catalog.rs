@@ -158,6 +158,17 @@ impl Check {
         self.id().starts_with("solve.trace.")
     }
 
+    /// Whether it is a trace finding that is a hint (what a search that
+    /// prunes harder may also do), not a broken rule.
+    pub fn is_trace_hint(self) -> bool {
+        matches!(
+            self,
+            Check::SolveTraceUntried
+                | Check::SolveTraceUnwritten
+                | Check::SolveTraceClearedSolution
+        )
+    }
+
     /// The check whose id is `id`.
     pub fn from_id(id: &str) -> Option<Check> {
         Check::ALL.iter().copied().find(|c| c.id() == id)

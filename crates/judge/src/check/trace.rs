@@ -38,6 +38,7 @@ use sudoku_reference::BoardRules;
 use super::Failure;
 use super::rule::{cell, clashes};
 use crate::case::Case;
+use crate::finding::{CallsSeen, Finding, IllegalFit, Lang};
 
 /// The most records the Python harness and the Rust recording board keep
 /// (and send, 12 hex digits each);
@@ -561,28 +562,25 @@ pub fn judge(
                         .on(&board, Some((row, col))));
                     }
                     if let Some(&(unit, (i, j))) = clashes(&board, row, col, new).first() {
-                        let why = misplaced(
+                        let fit = misplaced(
                             &board,
                             (row, col),
                             new,
                             depth,
                             depth_one_wrote,
                             trace.source,
-                        )
-                        .unwrap_or_else(|| {
-                            "write a digit only when legal(board, r, c, v) returns true for that \
-                                 cell, row first; if solve does, legal answered true here"
-                                .to_string()
-                        });
+                        );
                         board.set(row, col, new);
-                        return Err(Failure::new(
+                        let fact = format!(
+                            "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
+                             every placement must be legal when it is written",
+                            unit.name(n, row, col),
+                            cell(i, j)
+                        );
+                        return Err(Failure::found_in(
                             Check::SolveTraceIllegal,
-                            format!(
-                                "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
-                                 every placement must be legal when it is written: {why}",
-                                unit.name(n, row, col),
-                                cell(i, j)
-                            ),
+                            Finding::IllegalWrite { fact, fit },
+                            Some(words.lang),
                         )
                         .on(&board, Some((row, col))));
                     }
@@ -751,32 +749,25 @@ pub fn judge(
             // seen calling itself searched somewhere: a copy. Seen called
             // once, or with no calls recorded, either fits.
             let truthy = words.truthy;
-            let copy = "it solved a copy: the board you were given must hold the solution, \
-                        so write into it";
-            let base = format!(
-                "its base case returns {truthy} while a cell is empty: return {truthy} only when \
-                 find_empty finds no empty cell"
-            );
-            let (seen, why) = if calls && call_count > 1 {
+            let (seen, calls) = if calls && call_count > 1 {
                 (
                     format!(", though it called itself {} time(s)", call_count - 1),
-                    format!("most likely {copy}"),
+                    CallsSeen::Recursed,
                 )
             } else if calls {
-                (
-                    " and without calling itself".to_string(),
-                    format!("either {copy}; or {base}"),
-                )
+                (" and without calling itself".to_string(), CallsSeen::Once)
             } else {
-                (String::new(), format!("most likely {copy}; or {base}"))
+                (String::new(), CallsSeen::Unrecorded)
             };
-            return Err(Failure::new(
+            let fact = format!(
+                "solve returned {truthy} without writing a single digit on the board it was given{seen} \
+                 ({} is still empty)",
+                cell(r, c)
+            );
+            return Err(Failure::found_in(
                 Check::SolveTraceCopy,
-                format!(
-                    "solve returned {truthy} without writing a single digit on the board it was given{seen} \
-                     ({} is still empty): {why}",
-                    cell(r, c)
-                ),
+                Finding::NoWrite { fact, calls },
+                Some(words.lang),
             )
             .on(&givens, Some((r, c))));
         }
@@ -786,7 +777,7 @@ pub fn judge(
 
 /// What fits a recursion that changed no cell, most likely first (a
 /// write of the value a cell holds changes nothing, so none is seen).
-pub const NO_CHANGE_CAUSES: &str = "most likely it calls itself before it writes; or it \
+const NO_CHANGE_CAUSES: &str = "most likely it calls itself before it writes; or it \
      writes where that digit already is (at another cell than find_empty's: a given, say), or \
      writes 0 (a digit loop that starts at 0)";
 
@@ -823,6 +814,7 @@ fn too_deep(
                  to N into the cell find_empty returned, then call solve"
             ),
         )
+        .with(Finding::TooDeepNoChange)
         .on(board, givens.empty_cells().next());
     };
     // The first empty cell when it was stopped: where a find_empty like
@@ -858,12 +850,6 @@ fn too_deep(
     Failure::new(Check::SolveTraceTooDeep, message).on(board, never)
 }
 
-/// How the hint of `misplaced` for a first illegal write deeper than
-/// the outermost call begins (`grader check` words it by whether `legal`
-/// passed).
-pub const OUTER_CALL_KEPT_THE_RULES: &str =
-    "the writes of the outermost call kept the rules and this first broken one is at depth ";
-
 /// Why an illegal write of `v` at `(row, col)` on `board` (as it was
 /// before the write) happened, when what the trace shows fits a cause
 /// better than a `legal` that answered true: the digit fits the first
@@ -882,7 +868,7 @@ fn misplaced(
     depth: u16,
     depth_one_wrote: bool,
     source: TraceSource,
-) -> Option<String> {
+) -> IllegalFit {
     // Only the first empty cell in reading order, where a find_empty
     // like the listing's points, counts as the cell meant: any other
     // empty cell the digit fits is chance.
@@ -897,37 +883,37 @@ fn misplaced(
                 TraceSource::RustBoard => ("board.set(c, r, v)", "board.set(r, c, v)"),
                 TraceSource::WriteWatch => ("board[c * N + r] = v", "board[r * N + c] = v"),
             };
-            return Some(format!(
-                "{v} fits {}, the first empty cell, which is the cell written with row and column \
-                 swapped: most likely the write swaps them ({swapped} where {right} belongs)",
-                cell(fr, fc)
-            ));
+            return IllegalFit::Index {
+                said: format!(
+                    "{v} fits {}, the first empty cell, which is the cell written with row and \
+                     column swapped: most likely the write swaps them ({swapped} where {right} \
+                     belongs)",
+                    cell(fr, fc)
+                ),
+            };
         }
         // Only C indexes a flat board.
         if source == TraceSource::WriteWatch && fr * board.n() + fc == row * board.side() + col {
-            return Some(format!(
-                "{v} fits {}, the first empty cell, and index {fr} * n + {fc} is the cell written: \
-                 most likely the write's index uses n where N belongs (board[r * N + c] = v, with \
-                 N = n * n)",
-                cell(fr, fc)
-            ));
+            return IllegalFit::Index {
+                said: format!(
+                    "{v} fits {}, the first empty cell, and index {fr} * n + {fc} is the cell \
+                     written: most likely the write's index uses n where N belongs \
+                     (board[r * N + c] = v, with N = n * n)",
+                    cell(fr, fc)
+                ),
+            };
         }
     }
     if depth >= 2 && depth_one_wrote {
-        let call = match source {
-            TraceSource::Python => "solve(board, n), not solve(board), which takes the default n",
-            _ => "the same n it was given",
-        };
-        return Some(format!(
-            "{OUTER_CALL_KEPT_THE_RULES}{depth}: if your legal passes its own tests, most likely \
-             the recursive call passes other arguments than solve got (call {call})"
-        ));
+        return IllegalFit::Deeper { depth };
     }
-    None
+    IllegalFit::Nothing
 }
 
 /// How the student's language says what a message needs.
 struct Words {
+    /// The language the recorder's submissions are written in.
+    lang: Lang,
     /// `False` or `false`.
     falsy: &'static str,
     /// `True` or `true`.
@@ -950,6 +936,7 @@ impl Words {
     fn of(source: TraceSource) -> Words {
         match source {
             TraceSource::Python => Words {
+                lang: Lang::Python,
                 falsy: "False",
                 truthy: "True",
                 recorded: "made through board[r][c] = v",
@@ -961,6 +948,7 @@ impl Words {
                 overflow: "Python's recursion limit stops it (RecursionError)",
             },
             TraceSource::RustBoard => Words {
+                lang: Lang::Rust,
                 falsy: "false",
                 truthy: "true",
                 recorded: "made with board.set(r, c, v)",
@@ -971,6 +959,7 @@ impl Words {
                 overflow: "the stack overflows",
             },
             TraceSource::WriteWatch => Words {
+                lang: Lang::C,
                 falsy: "false",
                 truthy: "true",
                 recorded: "the grader saw on the board's memory",
@@ -1316,7 +1305,11 @@ mod tests {
         // fits there; (row 1, col 0) is its mirror, where column 0's 2
         // (at (row 2, col 0)) makes 2 illegal.
         let board = Board::from_cells(2, CAMPUS.to_vec()).expect("a board");
-        let swapped = misplaced(&board, (1, 0), 2, 1, false, TraceSource::Python).expect("a hint");
+        let said = |fit: IllegalFit| match fit {
+            IllegalFit::Index { said } => said,
+            other => panic!("not an index hint: {other:?}"),
+        };
+        let swapped = said(misplaced(&board, (1, 0), 2, 1, false, TraceSource::Python));
         assert!(swapped.contains("row and column swapped"), "{swapped}");
         assert!(swapped.contains("board[c][r] = v"), "{swapped}");
         // In C, index 0 * 2 + 1 = 1 is (row 0, col 1) itself: no index
@@ -1329,35 +1322,40 @@ mod tests {
         let wrong_index = misplaced(&board, (0, 2), 3, 1, false, TraceSource::WriteWatch);
         // (row 0, col 2) is before (row 1, col 0) in reading order: the
         // first empty cell is the one written, so nothing fits better.
-        assert_eq!(wrong_index, None);
+        assert_eq!(wrong_index, IllegalFit::Nothing);
         // Row 0 filled (1 2 4 3): the first empty cell is (row 1, col 0),
         // where 3 fits, and index 1 * 2 + 0 = 2 is (row 0, col 2), where
         // row 0's 3 makes it illegal.
         let mut cells = CAMPUS;
         cells[..4].copy_from_slice(&[1, 2, 4, 3]);
         let filled = Board::from_cells_unchecked_values(2, cells.to_vec()).expect("a board");
-        let index =
-            misplaced(&filled, (0, 2), 3, 1, false, TraceSource::WriteWatch).expect("a hint");
+        let index = said(misplaced(
+            &filled,
+            (0, 2),
+            3,
+            1,
+            false,
+            TraceSource::WriteWatch,
+        ));
         assert!(index.contains("uses n where N belongs"), "{index}");
         // Python has no flat index.
         assert_eq!(
             misplaced(&filled, (0, 2), 3, 1, false, TraceSource::Python),
-            None
+            IllegalFit::Nothing
         );
         // The depth hint stands without a cell that fits better.
-        let deeper = misplaced(&board, (0, 2), 3, 2, true, TraceSource::Python).expect("a hint");
-        assert!(
-            deeper.contains("solve(board, n), not solve(board)"),
-            "{deeper}"
+        assert_eq!(
+            misplaced(&board, (0, 2), 3, 2, true, TraceSource::Python),
+            IllegalFit::Deeper { depth: 2 }
         );
         // The outermost call, or no legal write at depth 1 before: nothing.
         assert_eq!(
             misplaced(&board, (0, 2), 3, 1, true, TraceSource::Python),
-            None
+            IllegalFit::Nothing
         );
         assert_eq!(
             misplaced(&board, (0, 2), 3, 2, false, TraceSource::Python),
-            None
+            IllegalFit::Nothing
         );
     }
 

@@ -8,6 +8,7 @@ use sudoku_reference::BoardRules;
 use super::{Failure, count_mismatch};
 use crate::case::FindEmptyPolicy;
 use crate::check::rule::{candidates, cell};
+use crate::finding::Finding;
 
 /// Basic correctness on every board first (on the board, empty, "none"
 /// exactly when full), then the policy.
@@ -30,7 +31,7 @@ pub(super) fn judge(
         }
     };
     for (board, answer) in boards.iter().zip(answers) {
-        basic(board, *answer, who(board))?;
+        basic(board, *answer, who(board), board != puzzle)?;
     }
     for (board, answer) in boards.iter().zip(answers) {
         if let Some([r, c]) = *answer {
@@ -41,17 +42,22 @@ pub(super) fn judge(
 }
 
 /// `who` names the function, and the board when it is not the puzzle.
-fn basic(board: &Board, answer: Option<[usize; 2]>, who: &str) -> Result<(), Failure> {
+fn basic(
+    board: &Board,
+    answer: Option<[usize; 2]>,
+    who: &str,
+    on_test_board: bool,
+) -> Result<(), Failure> {
     let side = board.side();
     let first_empty = board.empty_cells().next();
     match (answer, first_empty) {
         (None, None) => Ok(()),
-        (None, Some(e)) => Err(Failure::new(
+        (None, Some(e)) => Err(Failure::found(
             Check::FindEmptyNone,
-            format!(
-                "{who} reported none, but {} is empty: report none (false in C) only when no cell is empty",
-                cell(e.0, e.1)
-            ),
+            Finding::FindEmptyNone {
+                on_test_board,
+                empty: [e.0, e.1],
+            },
         )
         .on(board, Some(e))),
         (Some([r, c]), _) if r >= side || c >= side => Err(Failure::new(
@@ -63,12 +69,12 @@ fn basic(board: &Board, answer: Option<[usize; 2]>, who: &str) -> Result<(), Fai
             ),
         )
         .on(board, None)),
-        (Some([r, c]), None) => Err(Failure::new(
+        (Some([r, c]), None) => Err(Failure::found(
             Check::FindEmptyFull,
-            format!(
-                "{who} returned {} on a full board: report none (false in C) when no cell is empty",
-                cell(r, c)
-            ),
+            Finding::FindEmptyFull {
+                on_test_board,
+                returned: [r, c],
+            },
         )
         .on(board, Some((r, c)))),
         (Some([r, c]), Some(_)) if board.get(r, c) != 0 => Err(Failure::new(

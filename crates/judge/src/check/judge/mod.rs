@@ -12,6 +12,9 @@ mod legal;
 mod solve;
 
 use crate::check::Check;
+use crate::finding::{Finding, Lang};
+use crate::verdict::Function;
+use crate::words;
 use std::fmt;
 
 use sudoku_lab::Board;
@@ -47,6 +50,10 @@ pub struct Failure {
     /// rule-breaking step, or a hint), when a trace explains what the end
     /// state's check `check` found.
     pub explained_by: Option<Check>,
+    /// What the check observed, as data, when a later stage words or
+    /// narrows it (see [`crate::finding`]); boxed, as a failure travels in
+    /// every `Err`.
+    pub finding: Option<Box<Finding>>,
 }
 
 impl Failure {
@@ -57,7 +64,34 @@ impl Failure {
             board: None,
             cell: None,
             explained_by: None,
+            finding: None,
         }
+    }
+
+    /// A failure that observed `finding`, worded without a language (a
+    /// report that knows it words it again: [`crate::words`]).
+    pub(crate) fn found(check: Check, finding: Finding) -> Failure {
+        Failure::found_in(check, finding, None)
+    }
+
+    /// [`Failure::found`], worded in `lang` (a trace knows its recorder's
+    /// language).
+    pub(crate) fn found_in(check: Check, finding: Finding, lang: Option<Lang>) -> Failure {
+        let cx = words::Context {
+            lang,
+            ..words::Context::default()
+        };
+        let message = words::message(&finding, check_function(check), "", &cx);
+        Failure {
+            finding: Some(Box::new(finding)),
+            ..Failure::new(check, message)
+        }
+    }
+
+    /// This failure, with `finding` beside its message.
+    pub(crate) fn with(mut self, finding: Finding) -> Failure {
+        self.finding = Some(Box::new(finding));
+        self
     }
 
     pub(crate) fn on(mut self, board: &Board, cell: Option<(usize, usize)>) -> Failure {
@@ -95,10 +129,12 @@ pub fn judge(
                 Err(error) => return Judgement::BadProbe(error),
             };
             legal::judge(&case.puzzle, &boards, queries, answers)
+                .map_err(|f| answer(f, &case.puzzle))
         }
         (Probe::FindEmpty { n, boards }, Response::FindEmpty { answers }) => {
             match probe_boards(*n, boards) {
-                Ok(boards) => find_empty::judge(&case.puzzle, &boards, policy, answers),
+                Ok(boards) => find_empty::judge(&case.puzzle, &boards, policy, answers)
+                    .map_err(|f| answer(f, &case.puzzle)),
                 Err(error) => return Judgement::BadProbe(error),
             }
         }
@@ -188,7 +224,30 @@ fn explain(end: Failure, trace: Failure) -> Failure {
     Failure {
         check: end.check,
         explained_by: Some(trace.check),
+        // The words are the trace's: so is the finding (the end state's
+        // would word the end state again).
+        finding: trace.finding,
         ..trace
+    }
+}
+
+/// A failed answer of `legal` or `find_empty`, with the finding that says
+/// on which board it was asked, when the judge gave none more precise.
+fn answer(failure: Failure, puzzle: &Board) -> Failure {
+    if failure.finding.is_some() {
+        return failure;
+    }
+    let on_test_board = failure.board.as_ref().is_some_and(|b| b != puzzle);
+    failure.with(Finding::Answer { on_test_board })
+}
+
+/// The function `check` judges (a check of the answers' shape counts as
+/// `solve`'s, whose words it never takes).
+fn check_function(check: Check) -> Function {
+    match check.info().function {
+        "legal" => Function::Legal,
+        "find_empty" => Function::FindEmpty,
+        _ => Function::Solve,
     }
 }
 

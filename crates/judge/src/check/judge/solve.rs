@@ -9,6 +9,7 @@ use sudoku_reference::BoardRules;
 use super::Failure;
 use crate::case::{Case, Solutions};
 use crate::check::rule::{cell, clashes};
+use crate::finding::Finding;
 
 /// Judges `solve(input)` returning `solved` and leaving `after`.
 pub(super) fn judge(case: &Case, input: &Board, solved: bool, after: &[u8]) -> Result<(), Failure> {
@@ -82,11 +83,19 @@ pub(super) fn judge(case: &Case, input: &Board, solved: bool, after: &[u8]) -> R
                      the recursive call's false (return false once every digit failed at a cell)"
                 }
             };
-            Err(Failure::new(
+            let unchanged = problem
+                .as_ref()
+                .is_some_and(|p| p.check == Check::SolveInPlace);
+            let failure = Failure::new(
                 Check::SolveResult,
                 format!("solve returned true, but this puzzle has no solution{detail}: {advice}"),
             )
-            .on(&after, problem.map(|p| p.cell)))
+            .on(&after, problem.map(|p| p.cell));
+            Err(if unchanged {
+                failure.with(Finding::SolveTrueUnchanged)
+            } else {
+                failure
+            })
         }
     }
 }
@@ -155,20 +164,14 @@ fn gave_up(case: &Case, input: &Board, after: &Board) -> Failure {
     let needs_top = case.solution.as_ref().and_then(|solution| {
         cells().find(|&(r, c)| input.get(r, c) == 0 && usize::from(solution.get(r, c)) == side)
     });
-    let message = match needs_top {
-        Some((r, c)) => format!(
-            "solve returned false and left the board as it was passed in, but this puzzle has a \
-             solution (it needs {side} at {}): a solve whose digit loop tries every digit from 1 to \
-             {side} inclusive ({}) and returns false only after all of them failed at a cell finds it",
-            cell(r, c),
-            crate::check::DIGIT_LOOP_ANY
-        ),
-        None => "solve returned false and left the board as it was passed in, but this puzzle has \
-                 a solution: return false only after every digit failed at the cell, not after \
-                 the first, and return true as soon as a recursive call returns true"
-            .to_string(),
-    };
-    Failure::new(Check::SolveGaveUp, message).on(after, needs_top)
+    Failure::found(
+        Check::SolveGaveUp,
+        Finding::SolveGaveUp {
+            side,
+            needs_top: needs_top.map(|(r, c)| [r, c]),
+        },
+    )
+    .on(after, needs_top)
 }
 
 /// A note for leftover digits that are all N, the digit loop's last, in
