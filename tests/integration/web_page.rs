@@ -392,3 +392,29 @@ fn the_page_is_accessible_fits_a_phone_and_is_pictured() {
         }
     }
 }
+
+#[test]
+#[ignore = "slow: the site in headless Chromium, loaded once, then checked with the network off"]
+fn the_page_works_offline_once_loaded() {
+    if !can_drive() {
+        return;
+    }
+    let dir = course();
+    let (_server, port) = serve(&dir.join("site"), false);
+    // Loaded once, then opened again with the network off: the service
+    // worker's copy serves the page, Pyodide and the judge.
+    let seen = drive(&[
+        format!("http://127.0.0.1:{port}/"),
+        "--offline".into(),
+        "--check".into(),
+        fixture("py-no-clear.py"),
+    ]);
+    assert_eq!(seen["errors"], Value::Array(Vec::new()), "{seen}");
+    let (bug_lines, _) = native(&dir, &fixture("py-no-clear.py"));
+    let run = &seen["runs"][0];
+    assert_eq!(
+        verdict_lines(&page_lines(run)),
+        verdict_lines(&bug_lines),
+        "{run}"
+    );
+}

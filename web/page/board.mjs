@@ -203,7 +203,10 @@ export function resultBoards(result) {
   const figures = [];
   const failing = (result.report?.submission?.tests ?? []).find((t) => t.verdict !== 'pass' && t.board);
   if (failing) {
-    const grid = parsePicture(failing.board.split('\n'), false);
+    const board = failing.board;
+    const grid = typeof board === 'string'
+      ? parsePicture(board.split('\n'), false)
+      : gridOf({ n: board.n, cells: (board.rows ?? []).flat(), marked: board.cell ?? board.marked });
     if (grid) figures.push(boardTable(grid, `the board of ${failing.function} on ${failing.case}`));
   }
   for (const board of result.boards ?? []) {

@@ -248,7 +248,13 @@ function showResult(result, ms) {
   box.replaceChildren();
   const lines = result.lines ?? [];
   renderLines(lines, box);
-  placeBoards(resultBoards(result), box);
+  if (!box.querySelector('table.board')) {
+    try {
+      placeBoards(resultBoards(result), box);
+    } catch (error) {
+      console.warn('boards not drawn:', error);
+    }
+  }
   $('text').textContent = lines.join('\n');
   const tests = result.report?.submission?.tests ?? [];
   $('time-note').hidden = !tests.some((t) => t.verdict === 'timeout');

@@ -67,7 +67,9 @@ pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {
     let mut files = site::Files::default();
     site::add_page(&mut files);
     files.add("engine/judge.wasm", judge.to_vec());
-    pyodide.add_to(&mut files)?;
+    for (path, bytes) in pyodide.files()? {
+        files.add(&path, bytes);
+    }
     for file in &case_files {
         let name = file
             .file_name()

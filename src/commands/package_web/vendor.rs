@@ -12,8 +12,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use super::site::Files;
-
 /// The lock file's text.
 pub(super) const LOCK: &str = include_str!("vendor.lock");
 
@@ -131,13 +129,14 @@ impl Pyodide {
         )
     }
 
-    /// Adds the pinned files to `files` under `pyodide/`, each checked
-    /// against its pinned SHA-256 (and a tarball against its integrity).
+    /// The pinned files, by their path in the site (`pyodide/...`), each
+    /// checked against its pinned SHA-256 (and a tarball against its
+    /// integrity).
     ///
     /// # Errors
     /// When a file is missing or differs from the pin: the message names
     /// it and says how to get the pinned package.
-    pub(super) fn add_to(&self, files: &mut Files) -> anyhow::Result<()> {
+    pub(super) fn files(&self) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
         let pin = &PINS.pyodide;
         let mut contents: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         let shown = match self {
@@ -178,6 +177,7 @@ impl Pyodide {
                 path.display().to_string()
             }
         };
+        let mut files = Vec::new();
         for (name, bytes) in contents {
             if sha256_hex(&bytes) != pin.files[&name] {
                 bail!(
@@ -186,9 +186,9 @@ impl Pyodide {
                     how_to_get()
                 );
             }
-            files.add(&format!("pyodide/{name}"), bytes);
+            files.push((format!("pyodide/{name}"), bytes));
         }
-        Ok(())
+        Ok(files)
     }
 }
 
