@@ -11,10 +11,10 @@
 //!   harness; `check.mjs`, the Node runner (`node SITE/check.mjs FILE.py`);
 //! - `sw.js`, the service worker that keeps the folder for offline use and
 //!   adds the COOP/COEP headers a static host cannot set (through
-//!   `coi-serviceworker.js`, vendored and pinned in [`vendor`]);
+//!   `coi-serviceworker.js`, vendored and pinned in `vendor.lock`);
 //! - `pyodide/`: Pyodide's interpreter and standard library, copied from
 //!   the pinned npm package and checked against its pinned checksums
-//!   ([`vendor`]), so the page loads nothing from a third-party host;
+//!   (`vendor.lock`), so the page loads nothing from a third-party host;
 //! - `cases/`: the **public** cases only (a folder with a hidden case is
 //!   refused: the page is public), with `cases/index.json` naming them;
 //! - `manifest.json`: every file of the site and the site's version (the
