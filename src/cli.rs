@@ -331,6 +331,26 @@ pub struct DiffArgs {
 pub enum PackageTarget {
     /// The autograder zip for a Gradescope programming assignment.
     Gradescope(GradescopePackageArgs),
+    /// A static web site where students check their Python in the browser.
+    Web(WebPackageArgs),
+}
+
+/// `grader package web --cases DIR --out SITE`.
+#[derive(Debug, Args)]
+pub struct WebPackageArgs {
+    /// The course's public cases (and grader.toml): a folder with a hidden
+    /// case is refused, since the site is public.
+    #[arg(long)]
+    pub cases: PathBuf,
+    /// The folder to write (a new one, or an earlier site to replace);
+    /// publish it as it is.
+    #[arg(long, value_name = "SITE")]
+    pub out: PathBuf,
+    /// The pinned Pyodide npm package: its folder (node_modules/pyodide)
+    /// or the tarball of `npm pack pyodide@VERSION` (default:
+    /// web/node_modules/pyodide, after `npm ci --prefix web`).
+    #[arg(long, value_name = "PATH")]
+    pub pyodide: Option<PathBuf>,
 }
 
 /// `grader package gradescope --cases DIR --out FILE.zip`.

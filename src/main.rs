@@ -26,6 +26,9 @@ fn main() -> ExitCode {
         Command::Package(grader::cli::PackageTarget::Gradescope(a)) => {
             grader::commands::package::run_gradescope(a)
         }
+        Command::Package(grader::cli::PackageTarget::Web(a)) => {
+            grader::commands::package_web::run(a)
+        }
     };
     // A stop signal's handler is cleaning up and exits with 130 itself.
     while grader::sandbox::cleanup::stopping() {

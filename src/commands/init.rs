@@ -118,7 +118,7 @@ sudoku_lab::export_c_abi!(Mine);
 "#;
 
 /// The Python project's stubs, with the seed listing's signatures.
-const PYTHON_STUB: &str = r#""""The Sudoku backtracking lab, in Python.
+pub(crate) const PYTHON_STUB: &str = r#""""The Sudoku backtracking lab, in Python.
 
 Fill in the three functions (the lab's listing shows how), then run
 `grader check` in this folder. `board` is a list of N lists of N ints,

@@ -16,6 +16,7 @@ pub mod init;
 pub mod man;
 pub mod merge;
 pub mod package;
+pub mod package_web;
 pub mod reference;
 pub mod report;
 pub mod solve;

@@ -37,7 +37,11 @@
 //!   a prebuilt library without `-lm`);
 //! - `views`: what each kind of box can see, listed and probed;
 //! - `web`: the browser check's engine in Node (`node SITE/check.mjs`)
-//!   against `grader check`: the same verdicts, the hostile fixtures.
+//!   against `grader check`: the same verdicts, the hostile fixtures;
+//! - `web_package`: `grader package web`: the site's folder and each
+//!   refusal;
+//! - `web_page`: the browser check's page in headless Chromium (slow
+//!   tier): parity with `grader check`, hostile code, Lighthouse.
 //!
 //! Run one module with `cargo test --test integration MODULE::`. A test
 //! too slow for every run (a whole class, a recipe, the Gradescope
@@ -71,3 +75,5 @@ mod triples;
 mod uploads;
 mod views;
 mod web;
+mod web_package;
+mod web_page;
