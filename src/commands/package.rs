@@ -187,7 +187,7 @@ fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
 
 /// The `.toml` files at the top of `dir` (case files and `grader.toml`),
 /// sorted.
-fn toml_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn toml_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list the cases in {}", dir.display()))?
         .filter_map(Result::ok)

@@ -438,7 +438,10 @@ fn hostile_fixtures_end_with_a_clear_message() {
             "recursed too deep in solve",
         ),
         ("py-huge-list.py", "crash", "OverflowError"),
-        ("py-os-system.py", "crash", ""),
+        // A browser has no shell: Pyodide's `os.system` runs nothing and
+        // returns, so the search goes on (and passes the 4x4s); natively
+        // the box kills it. Nothing escapes either way.
+        ("py-os-system.py", "pass", ""),
     ];
     let mut wrong = Vec::new();
     for (name, verdict, phrase) in expected {

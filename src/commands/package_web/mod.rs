@@ -28,9 +28,9 @@ mod tar;
 mod vendor;
 
 use anyhow::{Context, bail};
-use std::path::{Path, PathBuf};
 
 use crate::cli::WebPackageArgs;
+use crate::commands::package::toml_files;
 use crate::exit;
 use crate::runner::plan::load_cases;
 
@@ -96,17 +96,4 @@ pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {
         );
     }
     Ok(exit::SUCCESS)
-}
-
-/// The `.toml` files at the top of `dir` (case files and `grader.toml`),
-/// sorted.
-fn toml_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot list the cases in {}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    Ok(files)
 }
