@@ -220,7 +220,9 @@ const FIRST_LINES: usize = 15;
 /// The first [`FIRST_LINES`] lines of a check's text, with what may
 /// differ between two runs taken out: times (`(3.0 ms)`, `found in 5
 /// runs, 35 ms`) and Python's own words that changed between the host's
-/// Python and Pyodide's.
+/// Python and Pyodide's, and how a traceback marks the expression under a
+/// line (Python 3.14 marks the call's callee with `~` where 3.11 has `^`:
+/// the same columns).
 fn first_lines(text: &str) -> Vec<String> {
     text.lines()
         .take(FIRST_LINES)
@@ -228,9 +230,20 @@ fn first_lines(text: &str) -> Vec<String> {
             let line = PYTHON_REWORDED
                 .iter()
                 .fold(line.to_string(), |line, (old, new)| line.replace(old, new));
-            without_times(&line)
+            without_times(&traceback_marks(&line))
         })
         .collect()
+}
+
+/// A traceback's marker line (only spaces, `~` and `^`) with every `~`
+/// as `^`; any other line as it is.
+fn traceback_marks(line: &str) -> String {
+    let marker = line.contains('^') && line.chars().all(|c| matches!(c, ' ' | '~' | '^'));
+    if marker {
+        line.replace('~', "^")
+    } else {
+        line.to_string()
+    }
 }
 
 /// `line` with every number of milliseconds replaced by `N`.
