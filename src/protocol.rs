@@ -324,6 +324,12 @@ pub enum WorkerMessage {
         /// hint; absent for any other load error.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         refusal: Option<LoaderRefusal>,
+        /// For a Python module whose import raised: the line of the
+        /// module's top level (its outermost `<module>` frame) that was
+        /// running, for the hint that names a notebook's cell; absent
+        /// otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        module_line: Option<usize>,
     },
     /// The answers, and the time spent in student code.
     Done {

@@ -292,6 +292,7 @@ mod tests {
             trace_source: None,
             legal_swap: swap,
             refusal: None,
+            module_line: None,
         }
     }
 

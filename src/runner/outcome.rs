@@ -429,6 +429,7 @@ mod tests {
         WorkerMessage::LoadError {
             message: message.into(),
             refusal: None,
+            module_line: None,
         }
     }
 

@@ -197,7 +197,9 @@ impl<'p> Session<'p> {
                         ));
                     }
                     if report.hint.is_none() {
-                        report.hint = self.code.notebook_import_crash(&message);
+                        report.hint = judged
+                            .module_line
+                            .and_then(|line| self.code.notebook_import_crash(line));
                     }
                     report.notes = self.notes();
                     return report;

@@ -39,6 +39,9 @@ pub struct JudgedTest {
     /// What the loader refused the library for, when it did (the test
     /// child's finding, for the hint of a load error).
     pub refusal: Option<crate::protocol::LoaderRefusal>,
+    /// For a Python import that raised: the module's top-level line that
+    /// was running (the harness's finding, for a notebook's hint).
+    pub module_line: Option<usize>,
 }
 
 /// What a run is asked for beyond its test: `grader check`'s extra runs
@@ -92,6 +95,7 @@ impl OneTest<'_> {
                         trace_source: None,
                         legal_swap: None,
                         refusal: None,
+                        module_line: None,
                     }));
                 }
             },
@@ -124,6 +128,7 @@ impl OneTest<'_> {
         let mut trace_source = None;
         let mut legal_swap = None;
         let mut refusal = None;
+        let mut module_line = None;
         let mut loaded = false;
         let mut wall_ms = None;
         let outcome = match ran {
@@ -134,10 +139,18 @@ impl OneTest<'_> {
             Ok(run) => {
                 loaded = run.loaded();
                 wall_ms = Some(run.wall_ms as f64);
-                refusal = run.messages.iter().find_map(|m| match m {
-                    WorkerMessage::LoadError { refusal, .. } => refusal.clone(),
-                    _ => None,
-                });
+                (refusal, module_line) = run
+                    .messages
+                    .iter()
+                    .find_map(|m| match m {
+                        WorkerMessage::LoadError {
+                            refusal,
+                            module_line,
+                            ..
+                        } => Some((refusal.clone(), *module_line)),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
                 if self.asks.reference_legal {
                     legal_swap = said_of_the_swap(&run);
                 }
@@ -197,6 +210,7 @@ impl OneTest<'_> {
             trace_source,
             legal_swap,
             refusal,
+            module_line,
         }
     }
 

@@ -162,6 +162,7 @@ impl LoadFailed {
         WorkerMessage::LoadError {
             message: self.message,
             refusal: self.refusal,
+            module_line: None,
         }
     }
 }

@@ -126,6 +126,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
             fail(WorkerMessage::LoadError {
                 message: format!("cannot open `{}`: {err}", request.code.display()),
                 refusal: None,
+                module_line: None,
             });
             return;
         }
@@ -251,6 +252,7 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
             fail(WorkerMessage::LoadError {
                 message,
                 refusal: None,
+                module_line: None,
             });
             return;
         }

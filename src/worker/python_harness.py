@@ -127,6 +127,18 @@ def student_traceback(error):
     return "".join(lines).rstrip()
 
 
+def module_line(error):
+    """The line of the student's module's top level that was running when
+    `error` was raised while importing it (its outermost `<module>` frame),
+    or None."""
+    import traceback
+
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename == NAME and frame.name == "<module>":
+            return frame.lineno
+    return None
+
+
 def raised(error, during):
     """Reports an exception from student code and ends the process."""
     name = type(error).__name__
@@ -475,7 +487,8 @@ def load():
         finish(2)
     except BaseException as error:
         send({"type": "load_error", "message": printable("importing %s raised %s:\n%s" % (
-            NAME, type(error).__name__, student_traceback(error)))})
+            NAME, type(error).__name__, student_traceback(error))),
+            "module_line": module_line(error)})
         finish(2)
     missing = [f for f in ("legal", "find_empty", "solve") if not callable(module.get(f))]
     if missing:

@@ -195,6 +195,7 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
             super::fail(WorkerMessage::LoadError {
                 message: format!("cannot open `{}`: {err}", code.display()),
                 refusal: None,
+                module_line: None,
             });
             sys::exit_now(i32::from(super::FAILED_EXIT));
         }

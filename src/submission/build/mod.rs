@@ -114,8 +114,8 @@ impl BuiltCode {
     /// What to do when importing a notebook raised in a cell's top-level
     /// code (`message`, the load error): that cell named, with the fix
     /// (see [`grader_judge::notebook::Converted::import_crash`]).
-    pub(crate) fn notebook_import_crash(&self, message: &str) -> Option<String> {
-        self.notebook.as_ref()?.import_crash(message)
+    pub(crate) fn notebook_import_crash(&self, line: usize) -> Option<String> {
+        self.notebook.as_ref()?.import_crash(line)
     }
 }
 
