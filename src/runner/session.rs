@@ -287,23 +287,8 @@ pub(crate) fn not_run(
         .iter()
         .flat_map(|case| {
             case.tests.iter().map(move |&function| TestReport {
-                case: case.name.clone(),
-                function,
-                verdict: Verdict::Error,
-                points: 0,
-                max_points: case.points,
-                time_ms: None,
-                wall_ms: None,
-                reruns: 0,
-                check: None,
                 fault,
-                message: what.to_string(),
-                output: String::new(),
-                board: None,
-                finding: None,
-                hidden: case.hidden,
-                description: case.description.clone(),
-                side: Some(case.puzzle.side()),
+                ..TestReport::of(case, function, Verdict::Error, what.to_string())
             })
         })
         .collect();

@@ -216,30 +216,14 @@ impl OneTest<'_> {
 
     /// The report of this test that came to `outcome`.
     fn report(&self, outcome: Outcome, board: Option<BoardView>) -> TestReport {
-        let case = self.case;
-        let max_points = case.points;
         TestReport {
-            case: case.name.clone(),
-            function: self.function,
-            verdict: outcome.verdict,
-            points: if outcome.verdict == Verdict::Pass {
-                max_points
-            } else {
-                0
-            },
-            max_points,
             time_ms: outcome.time_ms,
-            wall_ms: None,
-            reruns: 0,
             check: outcome.check,
             fault: outcome.fault,
-            message: outcome.message,
             output: outcome.output,
             board,
             finding: outcome.finding,
-            hidden: case.hidden,
-            description: case.description.clone(),
-            side: Some(case.puzzle.side()),
+            ..TestReport::of(self.case, self.function, outcome.verdict, outcome.message)
         }
     }
 }

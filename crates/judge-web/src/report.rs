@@ -64,25 +64,7 @@ impl CheckReport {
 
 /// A passing test of `case`'s `function`, until told otherwise.
 pub(crate) fn passing(case: &Case, function: Function) -> TestReport {
-    TestReport {
-        case: case.name.clone(),
-        function,
-        verdict: Verdict::Pass,
-        points: case.points,
-        max_points: case.points,
-        time_ms: None,
-        wall_ms: None,
-        reruns: 0,
-        check: None,
-        fault: None,
-        message: String::new(),
-        output: String::new(),
-        board: None,
-        finding: None,
-        hidden: case.hidden,
-        description: case.description.clone(),
-        side: Some(case.puzzle.side()),
-    }
+    TestReport::of(case, function, Verdict::Pass, String::new())
 }
 
 /// The test failed with `verdict`: no points, `message`.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board_view::BoardView;
+use crate::case::Case;
 use crate::check::Check;
 use crate::finding::Finding;
 use crate::verdict::{Fault, Function, Verdict};
@@ -89,6 +90,35 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl TestReport {
+    /// The test of `case`'s `function` that came to `verdict` with
+    /// `message`: the case's points when it passed, none otherwise; no
+    /// time, check, fault, output, board or finding yet.
+    pub fn of(case: &Case, function: Function, verdict: Verdict, message: String) -> TestReport {
+        TestReport {
+            case: case.name.clone(),
+            function,
+            verdict,
+            points: if verdict == Verdict::Pass {
+                case.points
+            } else {
+                0
+            },
+            max_points: case.points,
+            time_ms: None,
+            wall_ms: None,
+            reruns: 0,
+            check: None,
+            fault: None,
+            message,
+            output: String::new(),
+            board: None,
+            finding: None,
+            hidden: case.hidden,
+            description: case.description.clone(),
+            side: Some(case.puzzle.side()),
+        }
+    }
+
     /// The message as a person reads it: after the fault's headline when
     /// the grader is at fault (every text format shows a fault so).
     pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
