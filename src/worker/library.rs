@@ -26,6 +26,114 @@ type SolveTracedFn = unsafe extern "C" fn(*mut u8, usize, *mut u8, usize, *mut u
 /// `uint32_t sudoku_abi_version(void)`.
 type VersionFn = unsafe extern "C" fn() -> u32;
 
+// Every call of a student's function goes through the calls below: on
+// x86-64 through `grader_watch::foreign::call`, a frame without unwind
+// tables, so that a panic or exception in the library never walks into the
+// grader's frames (see that module); a `bool` is the low byte returned.
+
+/// Calls a library's `legal`.
+///
+/// # Safety
+/// `legal` is a loaded library's `legal`; `board` points at the n^4 cells.
+unsafe fn call_legal(
+    legal: LegalFn,
+    board: *const u8,
+    n: usize,
+    r: usize,
+    c: usize,
+    v: u8,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; `legal` has the C signature named.
+    return unsafe {
+        grader_watch::foreign::call(legal as usize, [board as usize, n, r, c, usize::from(v)])
+    } as u8
+        != 0;
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { legal(board, n, r, c, v) };
+}
+
+/// Calls a library's `find_empty`.
+///
+/// # Safety
+/// As [`call_legal`]; `r` and `c` are writable.
+unsafe fn call_find_empty(
+    find_empty: FindEmptyFn,
+    board: *const u8,
+    n: usize,
+    r: *mut usize,
+    c: *mut usize,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; `find_empty` has the C signature named.
+    return unsafe {
+        grader_watch::foreign::call(
+            find_empty as usize,
+            [board as usize, n, r as usize, c as usize, 0],
+        )
+    } as u8
+        != 0;
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { find_empty(board, n, r, c) };
+}
+
+/// Calls a library's `solve`.
+///
+/// # Safety
+/// `solve` is a loaded library's `solve`; `board` points at the n^4
+/// writable cells.
+unsafe fn call_solve(solve: SolveFn, board: *mut u8, n: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; `solve` has the C signature named.
+    return unsafe { grader_watch::foreign::call(solve as usize, [board as usize, n, 0, 0, 0]) }
+        as u8
+        != 0;
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { solve(board, n) };
+}
+
+/// Calls the Rust lab crate's recording `solve`.
+///
+/// # Safety
+/// As [`call_solve`]; `records` has room for `capacity` records and `len`
+/// is writable.
+unsafe fn call_solve_traced(
+    traced: SolveTracedFn,
+    board: *mut u8,
+    n: usize,
+    records: *mut u8,
+    capacity: usize,
+    len: *mut usize,
+) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; `traced` has the C signature named.
+    return unsafe {
+        grader_watch::foreign::call(
+            traced as usize,
+            [board as usize, n, records as usize, capacity, len as usize],
+        )
+    } as u32;
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { traced(board, n, records, capacity, len) };
+}
+
+/// Calls a library's `sudoku_abi_version`.
+///
+/// # Safety
+/// `version` is a loaded library's `sudoku_abi_version`.
+unsafe fn call_version(version: VersionFn) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the caller's contract; it takes no arguments.
+    return unsafe { grader_watch::foreign::call(version as usize, [0; 5]) } as u32;
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { version() };
+}
+
 /// A loaded library with the lab's C ABI. The function pointers are only
 /// valid while `_library` is loaded, which is as long as this value lives.
 pub struct CLibrary {
@@ -69,7 +177,7 @@ impl CLibrary {
         if let Ok(version) = unsafe { library.get::<VersionFn>("sudoku_abi_version") } {
             // SAFETY: the symbol has the header's type; calling it runs
             // student code, already confined.
-            let found = unsafe { version() };
+            let found = unsafe { call_version(*version) };
             if found != ABI_VERSION {
                 return Err(LoadFailed::said(format!(
                     "the library's `sudoku_abi_version` returns {found}, but the grader speaks version {ABI_VERSION}: rebuild it against this lab's header or crate"
@@ -231,7 +339,9 @@ impl Sudoku for CLibrary {
         // SAFETY: `scratch` holds the board's n^4 cells for the whole call,
         // as the ABI requires; the function pointer is valid while
         // `self._library` is loaded.
-        super::crash::student_call(|| unsafe { (self.legal)(scratch.as_ptr(), board.n(), r, c, v) })
+        super::crash::student_call(|| unsafe {
+            call_legal(self.legal, scratch.as_ptr(), board.n(), r, c, v)
+        })
     }
 
     fn find_empty(&self, board: &Board) -> Option<(usize, usize)> {
@@ -239,7 +349,7 @@ impl Sudoku for CLibrary {
         let (mut r, mut c) = (usize::MAX, usize::MAX);
         // SAFETY: as in `legal`; `r` and `c` are writable locals.
         let found = super::crash::student_call(|| unsafe {
-            (self.find_empty)(scratch.as_ptr(), board.n(), &mut r, &mut c)
+            call_find_empty(self.find_empty, scratch.as_ptr(), board.n(), &mut r, &mut c)
         });
         found.then_some((r, c))
     }
@@ -249,7 +359,7 @@ impl Sudoku for CLibrary {
         let cells = board.cells_mut();
         // SAFETY: `cells` is the board's n^4 writable bytes, borrowed
         // mutably for the whole call; any byte value is a valid u8.
-        super::crash::student_call(|| unsafe { (self.solve)(cells.as_mut_ptr(), n) })
+        super::crash::student_call(|| unsafe { call_solve(self.solve, cells.as_mut_ptr(), n) })
     }
 }
 
@@ -354,7 +464,8 @@ fn recorded_solve(traced: SolveTracedFn, board: &mut Board) -> (bool, Option<Wri
     // `TRACE_CAP` records of room and `len` is a writable local, all for the
     // whole call; the function pointer is valid while the library is loaded.
     let status = super::crash::student_call(|| unsafe {
-        traced(
+        call_solve_traced(
+            traced,
             cells.as_mut_ptr(),
             n,
             records.as_mut_ptr(),

@@ -59,6 +59,8 @@
 //! Linux x86-64 only; elsewhere, or when a step of the set-up fails, the
 //! caller falls back to an untraced `solve` and the end-state checks.
 
+pub mod foreign;
+
 use sudoku_lab::Board;
 
 /// `bool solve(uint8_t *board, size_t n)`.
@@ -1069,8 +1071,11 @@ mod imp {
 
         // SAFETY: student code: `page` holds the board's n^4 cells (in a
         // page of its own) for the whole call, as the ABI requires; the
-        // function pointer is valid while the caller's library is loaded.
-        let solved = unsafe { solve(page.addr.cast(), n) };
+        // function pointer is valid while the caller's library is loaded,
+        // and has `solve`'s C signature (a bool is its low byte).
+        let solved =
+            unsafe { super::foreign::call(solve as usize, [page.addr as usize, n, 0, 0, 0]) } as u8
+                != 0;
 
         WATCH.state.store(OFF, Ordering::SeqCst);
         let followed = EVENTS.on.load(Ordering::SeqCst);
