@@ -39,9 +39,12 @@ const RUNTIME_NOISE: [&str; 3] = [
 ];
 
 /// Lines the Rust runtime prints around a panic, never the student's.
-const RUST_PANIC_NOISE: [&str; 2] = [
+const RUST_PANIC_NOISE: [&str; 3] = [
     "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
     "thread caused non-unwinding panic. aborting.",
+    // The unwind's search ended at the grader's call of the student's
+    // function (`grader_watch::foreign`): the runtime then aborts.
+    "fatal runtime error: failed to initiate panic",
 ];
 
 /// The smallest board on which a failing `solve` still fails.

@@ -208,6 +208,21 @@ fn a_rust_panic_shows_what_the_student_printed_without_the_runtime() {
     ] {
         assert!(!shown.contains(noise), "{noise}: {shown}");
     }
+    // A panic whose unwind ends at the grader's call (no catch above it).
+    let mut ended = test(
+        "a",
+        Function::Solve,
+        Verdict::Crash,
+        "panic: gave up (at src/lib.rs:25:9)",
+    );
+    ended.output = "mine\nthread '<unnamed>' (7) panicked at src/lib.rs:25:9:\ngave up\n\
+        fatal runtime error: failed to initiate panic, error 5, aborting\n"
+        .into();
+    let shown = text(&run(vec![ended]), false);
+    assert!(
+        shown.contains("| mine") && !shown.contains("fatal runtime"),
+        "{shown}"
+    );
     let mut quiet = test(
         "a",
         Function::Solve,
