@@ -182,7 +182,7 @@ impl OneTest<'_> {
                                     .map(|b| BoardView::of(b, failure.cell));
                                 let mut outcome =
                                     Outcome::new(Verdict::Wrong, failure.message.clone());
-                                outcome.finding = failure.finding.as_deref().cloned();
+                                outcome.finding = failure.finding.clone();
                                 failed = Some(failure);
                                 outcome
                             }
@@ -222,7 +222,7 @@ impl OneTest<'_> {
             fault: outcome.fault,
             output: outcome.output,
             board,
-            finding: outcome.finding,
+            finding: outcome.finding.map(|finding| *finding),
             ..TestReport::of(self.case, self.function, outcome.verdict, outcome.message)
         }
     }

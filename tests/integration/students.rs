@@ -344,6 +344,7 @@ const HINTS: &[(&str, &str)] = &[
     // Blame across functions without evidence: never, anywhere.
     ("caused-by", "caused by"),
     ("size", "your code assumes a"),
+    ("find-empty-false", "returned `False` on a full board"),
     ("leftover", "fake given"),
     ("bound-first", "most likely your digit loop stops before"),
     (
@@ -534,6 +535,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &["find-empty-misses", "in-place", "no-solution"],
         &[],
     ),
+    ("py-find-empty-false.py", &["find-empty-false"], &[]),
     (
         "py-write-then-check.py",
         &["illegal-write", "write-first"],
@@ -771,6 +773,7 @@ fn the_hint_table_holds_for_python() {
         "py-swapped-coordinates.py",
         "py-recurse-before-write.py",
         "py-find-empty-zero-char.py",
+        "py-find-empty-false.py",
         "py-write-then-check.py",
         "py-legal-args-swapped.py",
     ] {

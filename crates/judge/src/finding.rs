@@ -96,6 +96,16 @@ pub enum Finding {
         /// The cell it returned, `[row, col]`.
         returned: [usize; 2],
     },
+    /// `find_empty` returned a value that is neither a cell nor "none".
+    FindEmptyValue {
+        /// Asked about a board other than the case's puzzle.
+        on_test_board: bool,
+        /// The value, as the harness described it (the student's text,
+        /// already cut to a short printable line).
+        value: String,
+        /// The first empty cell, `[row, col]`; `None` on a full board.
+        first_empty: Option<[usize; 2]>,
+    },
     /// `solve` returned false and left the board as it was passed in, on a
     /// puzzle that has a solution.
     SolveGaveUp {
@@ -148,6 +158,9 @@ impl Finding {
                 on_test_board: true,
                 ..
             } | Finding::FindEmptyFull {
+                on_test_board: true,
+                ..
+            } | Finding::FindEmptyValue {
                 on_test_board: true,
                 ..
             }

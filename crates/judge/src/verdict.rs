@@ -192,7 +192,9 @@ pub struct Outcome {
     pub check: Option<crate::check::Check>,
     /// What the run showed, as data, when the words of the message follow
     /// from it (a stack overflow, Python's recursion limit).
-    pub finding: Option<crate::finding::Finding>,
+    /// Boxed: most outcomes have none, and an outcome travels as an
+    /// `Err`.
+    pub finding: Option<Box<crate::finding::Finding>>,
 }
 
 impl Outcome {
@@ -211,7 +213,7 @@ impl Outcome {
 
     /// This outcome, with `finding` beside its message.
     pub fn with(mut self, finding: crate::finding::Finding) -> Outcome {
-        self.finding = Some(finding);
+        self.finding = Some(Box::new(finding));
         self
     }
 

@@ -69,6 +69,9 @@ checks! {
     FindEmptyFull = "find_empty.full", "find_empty",
         checks "`find_empty` reports none on a full board",
         means "it returned a cell on a board with no empty cell: it must say \"none\" (false in C) then";
+    FindEmptyValue = "find_empty.value", "find_empty",
+        checks "`find_empty` returns a cell or \"none\", nothing else",
+        means "it returned another value (Python's `False`, `(-1, -1)`, a string): return `(row, col)` of an empty cell, or `None` when no cell is empty";
     FindEmptyNotEmpty = "find_empty.not_empty", "find_empty",
         checks "the cell `find_empty` returns holds 0",
         means "it returned a filled cell: the test for an empty cell is wrong";

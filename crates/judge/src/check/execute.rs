@@ -9,7 +9,7 @@
 
 use sudoku_lab::{Board, Sudoku};
 
-use super::{Probe, ProbeError, Response};
+use super::{FindEmptyAnswer, Probe, ProbeError, Response};
 
 /// Asks every question of `probe` of `solver`, in order, and returns the
 /// answers.
@@ -33,7 +33,11 @@ pub fn execute(solver: &dyn Sudoku, probe: &Probe) -> Result<Response, ProbeErro
             let boards = probe_boards(*n, boards)?;
             let answers = boards
                 .iter()
-                .map(|b| solver.find_empty(b).map(|(r, c)| [r, c]))
+                .map(|b| {
+                    solver
+                        .find_empty(b)
+                        .map(|(r, c)| FindEmptyAnswer::Cell([r, c]))
+                })
                 .collect();
             Ok(Response::FindEmpty { answers })
         }
@@ -136,7 +140,7 @@ mod tests {
         assert_eq!(
             execute(&Reference, &probe),
             Ok(Response::FindEmpty {
-                answers: vec![Some([0, 1]), None]
+                answers: vec![Some(FindEmptyAnswer::Cell([0, 1])), None]
             })
         );
         let probe = Probe::Solve {
@@ -161,7 +165,7 @@ mod tests {
         assert_eq!(
             execute(&Odd, &probe),
             Ok(Response::FindEmpty {
-                answers: vec![Some([usize::MAX, 99])]
+                answers: vec![Some(FindEmptyAnswer::Cell([usize::MAX, 99]))]
             })
         );
         let probe = Probe::Solve {

@@ -26,7 +26,7 @@ pub use error::ProbeError;
 pub use execute::execute;
 pub use judge::{Failure, Judgement, judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
-pub use probe::{Probe, Response};
+pub use probe::{FindEmptyAnswer, Probe, Response};
 pub use trace::{TraceSource, TraceSummary, WriteTrace};
 
 /// The digit loop in all three languages, for a message that does not know

@@ -52,10 +52,11 @@ pub enum Response {
         #[serde(with = "bit_string")]
         answers: Vec<bool>,
     },
-    /// One answer per board, in order: `[row, column]` or `null` for "none".
+    /// One answer per board, in order: `[row, column]`, `null` for
+    /// "none", or what else it returned (see [`FindEmptyAnswer`]).
     FindEmpty {
         /// `find_empty`'s answers.
-        answers: Vec<Option<[usize; 2]>>,
+        answers: Vec<Option<FindEmptyAnswer>>,
     },
     /// What `solve` returned, and the board as it left it.
     Solve {
@@ -64,6 +65,44 @@ pub enum Response {
         /// The board after the call, cells as written (may be out of range).
         board: Vec<u8>,
     },
+}
+
+/// What `find_empty` returned for one board, when it returned something
+/// other than "none".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FindEmptyAnswer {
+    /// A cell, `[row, column]` (which may be off the board).
+    Cell([usize; 2]),
+    /// Anything else (only a Python `find_empty` can return it: `False`,
+    /// `(-1, -1)`, a string): the harness's short description of the
+    /// value, written in the student's process, so shown as the student's
+    /// text and never read for meaning.
+    Other {
+        /// As Python writes the value (`False`, `(-1, -1)`), or its type
+        /// (`a list of 3 items`), at most [`FindEmptyAnswer::RETURNED_CAP`]
+        /// characters.
+        returned: String,
+    },
+}
+
+impl FindEmptyAnswer {
+    /// The longest description kept of an [`FindEmptyAnswer::Other`].
+    pub const RETURNED_CAP: usize = 40;
+
+    /// The description of an [`FindEmptyAnswer::Other`] as it may be shown:
+    /// printable characters only, at most [`FindEmptyAnswer::RETURNED_CAP`].
+    pub fn shown(returned: &str) -> String {
+        let mut shown: String = returned
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(Self::RETURNED_CAP)
+            .collect();
+        if returned.chars().count() > Self::RETURNED_CAP {
+            shown.push('…');
+        }
+        shown
+    }
 }
 
 /// `legal`'s queries on the wire: a probe asks thousands of them (8,304 on

@@ -69,6 +69,25 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
             cell(*returned),
             spelling::none(lang)
         ),
+        Finding::FindEmptyValue {
+            on_test_board,
+            value,
+            first_empty,
+        } => match first_empty {
+            None => format!(
+                "{} returned `{value}` on a full board: report none ({}) when no cell is \
+                 empty, nothing else",
+                who(*on_test_board),
+                spelling::none(lang)
+            ),
+            Some(empty) => format!(
+                "{} returned `{value}`, but {} is empty: return an empty cell as (row, col), \
+                 and none ({}) only when no cell is empty",
+                who(*on_test_board),
+                cell(*empty),
+                spelling::none(lang)
+            ),
+        },
         Finding::SolveGaveUp { side, needs_top } => match needs_top {
             Some(at) => format!(
                 "solve returned {falsy} and left the board as it was passed in, but this puzzle \
@@ -183,9 +202,18 @@ impl Context {
         lang: Option<Lang>,
         unsolvable: impl Fn(&str) -> bool,
     ) -> Context {
-        let find_empty_misses = tests
-            .iter()
-            .any(|t| matches!(t.finding, Some(Finding::FindEmptyNone { .. })));
+        let find_empty_misses = tests.iter().any(|t| {
+            matches!(
+                t.finding,
+                Some(
+                    Finding::FindEmptyNone { .. }
+                        | Finding::FindEmptyValue {
+                            first_empty: Some(_),
+                            ..
+                        }
+                )
+            )
+        });
         Context {
             lang,
             legal: LegalTests::of(tests, complete),

@@ -1,7 +1,7 @@
 //! Judging `find_empty`: an empty cell while one exists (per the policy),
 //! "none" on a full board.
 
-use crate::check::Check;
+use crate::check::{Check, FindEmptyAnswer};
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
@@ -16,7 +16,7 @@ pub(super) fn judge(
     puzzle: &Board,
     boards: &[Board],
     policy: FindEmptyPolicy,
-    answers: &[Option<[usize; 2]>],
+    answers: &[Option<FindEmptyAnswer>],
 ) -> Result<(), Failure> {
     if answers.len() != boards.len() {
         return Err(count_mismatch("find_empty", boards.len(), answers.len()));
@@ -31,14 +31,37 @@ pub(super) fn judge(
         }
     };
     for (board, answer) in boards.iter().zip(answers) {
-        basic(board, *answer, who(board), board != puzzle)?;
+        let cell = match answer {
+            None => None,
+            Some(FindEmptyAnswer::Cell(at)) => Some(*at),
+            Some(FindEmptyAnswer::Other { returned }) => {
+                return Err(other_value(board, returned, board != puzzle));
+            }
+        };
+        basic(board, cell, who(board), board != puzzle)?;
     }
     for (board, answer) in boards.iter().zip(answers) {
-        if let Some([r, c]) = *answer {
+        if let Some(FindEmptyAnswer::Cell([r, c])) = *answer {
             follows_policy(board, policy, r, c, who(board))?;
         }
     }
     Ok(())
+}
+
+/// `find_empty` returned neither a cell nor "none" (`False`, `(-1, -1)`):
+/// told as the value it returned, on the board it was asked about, with
+/// the first empty cell when the board has one.
+fn other_value(board: &Board, returned: &str, on_test_board: bool) -> Failure {
+    let empty = board.empty_cells().next();
+    Failure::found(
+        Check::FindEmptyValue,
+        Finding::FindEmptyValue {
+            on_test_board,
+            value: FindEmptyAnswer::shown(returned),
+            first_empty: empty.map(|(r, c)| [r, c]),
+        },
+    )
+    .on(board, empty)
 }
 
 /// `who` names the function, and the board when it is not the puzzle.

@@ -11,9 +11,11 @@ use sudoku_reference::Reference;
 
 use super::plan::clash_kinds;
 use super::{
-    Failure, Judgement, MAX_LEGAL_QUERIES, Probe, Response, execute, judge, judge_traced, plan,
+    Failure, FindEmptyAnswer, Judgement, MAX_LEGAL_QUERIES, Probe, Response, execute, judge,
+    judge_traced, plan,
 };
 use crate::case::{Case, FindEmptyPolicy, Solutions};
+use crate::finding::Finding;
 use crate::verdict::Function;
 use students::{Bug, Student};
 
@@ -548,7 +550,7 @@ fn response_shape_mismatches_are_wrong() {
         "{f}"
     );
     let short = Response::FindEmpty {
-        answers: vec![Some([0, 1])],
+        answers: vec![Some(FindEmptyAnswer::Cell([0, 1]))],
     };
     let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &short));
     assert_eq!(f.check, "response.shape");
@@ -573,13 +575,13 @@ fn find_empty_messages() {
         n: 2,
         boards: vec![case.puzzle.cells().to_vec()],
     };
-    let judge_one = |answer| {
+    let judge_one = |answer: Option<[usize; 2]>| {
         failure(judge(
             &case,
             FindEmptyPolicy::First,
             &p,
             &Response::FindEmpty {
-                answers: vec![answer],
+                answers: vec![answer.map(FindEmptyAnswer::Cell)],
             },
         ))
     };
@@ -605,6 +607,68 @@ fn find_empty_messages() {
         f.message,
         "find_empty returned (row 1, col 0), but this case asks for the first empty cell in reading order \
          (row by row, left to right), (row 0, col 1)"
+    );
+}
+
+#[test]
+fn a_value_that_is_neither_a_cell_nor_none_is_told_as_returned() {
+    let case = campus();
+    let full = case.solution.clone().unwrap();
+    let p = Probe::FindEmpty {
+        n: 2,
+        boards: vec![case.puzzle.cells().to_vec(), full.cells().to_vec()],
+    };
+    let other = |returned: &str| {
+        Some(FindEmptyAnswer::Other {
+            returned: returned.to_string(),
+        })
+    };
+    let judge_these = |answers| {
+        failure(judge(
+            &case,
+            FindEmptyPolicy::Any,
+            &p,
+            &Response::FindEmpty { answers },
+        ))
+    };
+    // False on the full board, the puzzle's answer right.
+    let f = judge_these(vec![Some(FindEmptyAnswer::Cell([0, 1])), other("False")]);
+    assert_eq!(f.check, "find_empty.value");
+    assert_eq!(
+        f.finding.as_deref(),
+        Some(&Finding::FindEmptyValue {
+            on_test_board: true,
+            value: "False".into(),
+            first_empty: None,
+        })
+    );
+    assert_eq!(
+        f.board.as_ref(),
+        Some(&full),
+        "the board it was asked about"
+    );
+    // (-1, -1) on the puzzle, which has an empty cell: named with it.
+    let f = judge_these(vec![other("(-1, -1)"), None]);
+    assert_eq!(
+        f.finding.as_deref(),
+        Some(&Finding::FindEmptyValue {
+            on_test_board: false,
+            value: "(-1, -1)".into(),
+            first_empty: Some([0, 1]),
+        })
+    );
+    assert_eq!(f.cell, Some((0, 1)));
+    // The student's text is cut short and kept to one printable line.
+    let f = judge_these(vec![
+        other(&format!("'\u{1b}[31m{}'", "x".repeat(80))),
+        None,
+    ]);
+    let Some(Finding::FindEmptyValue { value, .. }) = f.finding.as_deref() else {
+        panic!("{f:?}");
+    };
+    assert!(
+        !value.contains('\u{1b}') && value.chars().count() <= 41,
+        "{value:?}"
     );
 }
 
