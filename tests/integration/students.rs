@@ -535,7 +535,11 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
         &["find-empty-misses", "in-place", "no-solution"],
         &[],
     ),
-    ("py-find-empty-false.py", &["find-empty-false"], &[]),
+    (
+        "py-find-empty-false.py",
+        &["find-empty-false", "find-empty-full"],
+        &[],
+    ),
     (
         "py-write-then-check.py",
         &["illegal-write", "write-first"],
