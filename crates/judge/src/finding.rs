@@ -135,6 +135,12 @@ pub enum Finding {
         /// What fits it better than a `legal` that answered true.
         fit: IllegalFit,
     },
+    /// The trace: `solve` returned false on a puzzle with a solution
+    /// without one write and without calling itself.
+    GaveUpAtOnce {
+        /// The first empty cell, `[row, col]`, never tried.
+        empty: [usize; 2],
+    },
     /// The write watch stopped a recursion that changed no cell.
     TooDeepNoChange,
     /// The run overflowed its stack (the worker told it for certain).

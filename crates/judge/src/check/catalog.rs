@@ -135,6 +135,9 @@ checks! {
     SolveTraceCopy = "solve.trace.copy", "solve",
         checks "the search writes on the board it was given (explains a failure)",
         means "`solve` returned without one write on the board passed in: it searched a copy";
+    SolveTraceAtOnce = "solve.trace.at_once", "solve",
+        checks "the search tries a digit before it gives up on a puzzle with a solution (explains a failure)",
+        means "`solve` returned false without one write and without calling itself: no search ran (an untouched stub, or a return before the digit loop)";
     SolveTraceUnwritten = "solve.trace.unwritten", "solve",
         checks "the search does not return false before trying a digit that fits (explains a failure)",
         means "a hint: a call gave up without writing, though a digit fit";

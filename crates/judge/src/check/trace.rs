@@ -772,6 +772,18 @@ pub fn judge(
             .on(&givens, Some((r, c))));
         }
     }
+    // A search that gave up on a puzzle with a solution, seen called once
+    // and writing nothing: it never tried a digit.
+    if !solved && summary.writes == 0 && calls && call_count == 1 && case.solution.is_some() {
+        if let Some((r, c)) = givens.empty_cells().next() {
+            return Err(Failure::found_in(
+                Check::SolveTraceAtOnce,
+                Finding::GaveUpAtOnce { empty: [r, c] },
+                Some(words.lang),
+            )
+            .on(&givens, Some((r, c))));
+        }
+    }
     Ok(summary)
 }
 
@@ -1575,6 +1587,48 @@ mod tests {
         );
         assert!(!searched.contains("base case"), "{searched}");
         let _ = solution;
+    }
+
+    #[test]
+    fn a_solve_that_gives_up_at_once_is_told_no_search_ran() {
+        let (_, solution) = seed_trace();
+        let mut case = campus();
+        case.solution = Some(Board::from_cells(2, solution).expect("a board"));
+        // Called once, no write, false: the untouched stub.
+        let err = judge(
+            &case,
+            2,
+            &CAMPUS,
+            false,
+            &CAMPUS,
+            &trace(&[event(0), event(1)]),
+        )
+        .unwrap_err();
+        assert_eq!(err.check, "solve.trace.at_once", "{err}");
+        assert_eq!(
+            err.finding.as_deref(),
+            Some(&Finding::GaveUpAtOnce { empty: [0, 1] })
+        );
+        assert!(
+            err.message
+                .contains("returned False without writing a digit"),
+            "{err}"
+        );
+        // Seen calling itself: it searched, so it is not said.
+        let searched = [event(0), event(0), event(1), event(1)];
+        assert!(judge(&case, 2, &CAMPUS, false, &CAMPUS, &trace(&searched)).is_ok());
+        // A case without a known solution proves nothing.
+        assert!(
+            judge(
+                &campus(),
+                2,
+                &CAMPUS,
+                false,
+                &CAMPUS,
+                &trace(&[event(0), event(1)])
+            )
+            .is_ok()
+        );
     }
 
     #[test]

@@ -88,6 +88,13 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
                 spelling::none(lang)
             ),
         },
+        Finding::GaveUpAtOnce { empty } => format!(
+            "solve returned {falsy} without writing a digit and without calling itself, on a \
+             puzzle that has a solution (the first empty cell, {}, was never tried): no search \
+             ran, as in the untouched stub, or it returns before its digit loop; ask find_empty \
+             for an empty cell, write there each digit legal allows and call solve again",
+            cell(*empty)
+        ),
         Finding::SolveGaveUp { side, needs_top } => match needs_top {
             Some(at) => format!(
                 "solve returned {falsy} and left the board as it was passed in, but this puzzle \

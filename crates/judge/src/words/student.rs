@@ -850,7 +850,10 @@ fn failure_message(run: &CheckView, test: &TestReport) -> String {
         .iter()
         .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
     let gave_up = test.function == Function::Solve
-        && matches!(test.finding, Some(Finding::SolveGaveUp { .. }));
+        && matches!(
+            test.finding,
+            Some(Finding::SolveGaveUp { .. } | Finding::GaveUpAtOnce { .. })
+        );
     // The run with the grader's legal names legal, and nothing in the
     // test's own trace says otherwise: the fact is enough.
     let legal_proven = run

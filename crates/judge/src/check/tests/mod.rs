@@ -431,6 +431,37 @@ fn legal_queries_are_bounded_on_25x25() {
 }
 
 #[test]
+fn a_constant_legal_is_told_it_answers_the_same_to_everything() {
+    let case = campus();
+    let p = plan(&case, Function::Legal);
+    let Probe::Legal { queries, .. } = &p else {
+        panic!("{p:?}");
+    };
+    let constant = Response::Legal {
+        answers: vec![false; queries.len()],
+    };
+    let f = failure(judge(&case, FindEmptyPolicy::Any, &p, &constant));
+    assert!(
+        f.message.ends_with(&format!(
+            "; it answered false to all {} questions, whatever the board, the cell and the digit: \
+             a constant answer, like the untouched stub's",
+            queries.len()
+        )),
+        "{f}"
+    );
+    // One answer flipped from the constant: no longer constant, not said.
+    let mut answers = vec![false; queries.len()];
+    answers[0] = true;
+    let f = failure(judge(
+        &case,
+        FindEmptyPolicy::Any,
+        &p,
+        &Response::Legal { answers },
+    ));
+    assert!(!f.message.contains("constant"), "{f}");
+}
+
+#[test]
 fn legal_messages_name_the_units_and_the_clash() {
     let case = campus();
     let probe = |board: &Board, queries: Vec<[usize; 4]>| Probe::Legal {
