@@ -6,16 +6,29 @@
 // course's CI. It prints what `grader check` prints; `--json` prints what
 // `grader check --json` prints; the exit code is `grader check`'s (0 every
 // test passed, 1 a test failed, 2 bad usage or the checker failed, 3 the
-// code did not load). Time limits are wall-clock and advisory, as in the
-// browser: the official grade is `grader grade`'s.
+// code did not load). `--json-file FILE` prints the text and also writes
+// the JSON report to FILE (a course's CI keeps both from one run). Time
+// limits are wall-clock and advisory, as in the browser: the official
+// grade is `grader grade`'s.
 
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { createChecker } from "./engine/checker.mjs";
 
-const USAGE = "usage: node check.mjs [--json] [--no-shrink] FILE.py|FILE.ipynb";
+const USAGE = "usage: node check.mjs [--json | --json-file REPORT.json] [--no-shrink] FILE.py|FILE.ipynb";
 
 async function main(argv) {
+  // --json-file takes the next argument.
+  let jsonFile = null;
+  const at = argv.indexOf("--json-file");
+  if (at >= 0) {
+    jsonFile = argv[at + 1];
+    if (jsonFile === undefined || jsonFile.startsWith("--")) {
+      console.error(`error: --json-file needs the file to write the JSON report to\n${USAGE}`);
+      return 2;
+    }
+    argv = argv.filter((_, i) => i !== at && i !== at + 1);
+  }
   const args = argv.filter((a) => !a.startsWith("--"));
   const flags = new Set(argv.filter((a) => a.startsWith("--")));
   const unknown = [...flags].filter((f) => !["--json", "--no-shrink", "--help"].includes(f));
@@ -48,6 +61,9 @@ async function main(argv) {
   }
   try {
     const result = await checker.check(source, basename(file), { path: file });
+    if (jsonFile !== null) {
+      await writeFile(jsonFile, JSON.stringify(result.report, null, 2) + "\n");
+    }
     if (flags.has("--json")) {
       console.log(JSON.stringify(result.report, null, 2));
     } else {
