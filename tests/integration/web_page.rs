@@ -61,7 +61,12 @@ fn can_drive() -> bool {
 /// A course folder with the public bundled cases and the site `grader
 /// package web` writes from them (`site/`).
 fn course() -> Dir {
-    let dir = Dir::new().cases(&["campus.toml", "newspaper.toml", "big.toml", "grader.toml"]);
+    course_of(&["campus.toml", "newspaper.toml", "big.toml", "grader.toml"])
+}
+
+/// A course folder with the case files `cases` and its site.
+fn course_of(cases: &[&str]) -> Dir {
+    let dir = Dir::new().cases(cases);
     dir.grader()
         .args([
             "package",
@@ -262,7 +267,10 @@ fn hostile_python_ends_with_a_message_and_the_page_still_checks() {
     if !can_drive() {
         return;
     }
-    let dir = course();
+    // The campus cases only: the loops run every solve test to its
+    // wall-clock limit, the least (5 s) on a 4x4, minutes on the 9x9s and
+    // the 16x16.
+    let dir = course_of(&["campus.toml", "grader.toml"]);
     let (_server, port) = serve(&dir.join("site"), false);
     // What each must end with (words of the result).
     let hostile = [
@@ -295,7 +303,7 @@ fn hostile_python_ends_with_a_message_and_the_page_still_checks() {
         runs[hostile.len()]["status"]
             .as_str()
             .unwrap()
-            .contains("21 of 21 public tests passed"),
+            .contains("12 of 12 public tests passed"),
         "{seen}"
     );
     for (name, ms) in hostile.iter().zip(runs).map(|(h, r)| (h.0, &r["ms"])) {
