@@ -138,8 +138,12 @@ pub enum Finding {
     /// The trace: `solve` returned false on a puzzle with a solution
     /// without one write and without calling itself.
     GaveUpAtOnce {
-        /// The first empty cell, `[row, col]`, never tried.
+        /// The first empty cell, `[row, col]`.
         empty: [usize; 2],
+        /// The solution's digit there, which fits it.
+        fits: u8,
+        /// The board's side, N.
+        side: usize,
     },
     /// The write watch stopped a recursion that changed no cell.
     TooDeepNoChange,

@@ -774,11 +774,17 @@ pub fn judge(
     }
     // A search that gave up on a puzzle with a solution, seen called once
     // and writing nothing: it never tried a digit.
-    if !solved && summary.writes == 0 && calls && call_count == 1 && case.solution.is_some() {
+    if let (false, 0, true, 1, Some(solution)) =
+        (solved, summary.writes, calls, call_count, &case.solution)
+    {
         if let Some((r, c)) = givens.empty_cells().next() {
             return Err(Failure::found_in(
                 Check::SolveTraceAtOnce,
-                Finding::GaveUpAtOnce { empty: [r, c] },
+                Finding::GaveUpAtOnce {
+                    empty: [r, c],
+                    fits: solution.get(r, c),
+                    side,
+                },
                 Some(words.lang),
             )
             .on(&givens, Some((r, c))));
@@ -1590,7 +1596,7 @@ mod tests {
     }
 
     #[test]
-    fn a_solve_that_gives_up_at_once_is_told_no_search_ran() {
+    fn a_solve_that_gives_up_at_once_is_told_what_fit() {
         let (_, solution) = seed_trace();
         let mut case = campus();
         case.solution = Some(Board::from_cells(2, solution).expect("a board"));
@@ -1607,11 +1613,18 @@ mod tests {
         assert_eq!(err.check, "solve.trace.at_once", "{err}");
         assert_eq!(
             err.finding.as_deref(),
-            Some(&Finding::GaveUpAtOnce { empty: [0, 1] })
+            Some(&Finding::GaveUpAtOnce {
+                empty: [0, 1],
+                fits: 2,
+                side: 4
+            })
         );
         assert!(
-            err.message
-                .contains("returned False without writing a digit"),
+            err.message.contains(
+                "returned False without writing a digit and without calling itself, on a puzzle \
+                 that has a solution: no digit was written, though 2 (the solution's) fits at \
+                 (row 0, col 1)"
+            ),
             "{err}"
         );
         // Seen calling itself: it searched, so it is not said.

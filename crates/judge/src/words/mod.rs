@@ -88,11 +88,13 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
                 spelling::none(lang)
             ),
         },
-        Finding::GaveUpAtOnce { empty } => format!(
+        Finding::GaveUpAtOnce { empty, fits, side } => format!(
             "solve returned {falsy} without writing a digit and without calling itself, on a \
-             puzzle that has a solution (the first empty cell, {}, was never tried): no search \
-             ran, as in the untouched stub, or it returns before its digit loop; ask find_empty \
-             for an empty cell, write there each digit legal allows and call solve again",
+             puzzle that has a solution: no digit was written, though {fits} (the solution's) \
+             fits at {} (the first empty cell); either solve returns before its \
+             digit loop, as the untouched stub does, or the loop never gets to a digit that \
+             fits: try every digit from 1 to {side} inclusive, write it when legal says \
+             {truthy}, and call solve again",
             cell(*empty)
         ),
         Finding::SolveGaveUp { side, needs_top } => match needs_top {
