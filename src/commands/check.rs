@@ -404,7 +404,9 @@ fn first_step_asking(
         crate::check::TraceSource::RustBoard => Recorder::RustBoard,
         crate::check::TraceSource::WriteWatch => Recorder::WriteWatch,
     };
-    finding.is_trace_finding().then(|| FirstStepView {
+    // A solve that gave up at once broke no rule at a step: its words
+    // are the test's own (`solve.trace.at_once`), never a first step.
+    (finding.is_trace_finding() && finding != Check::SolveTraceAtOnce).then(|| FirstStepView {
         case: case.name.clone(),
         on_small_board: traced.puzzle != case.puzzle,
         source,

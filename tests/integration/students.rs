@@ -345,6 +345,10 @@ const HINTS: &[(&str, &str)] = &[
     ("caused-by", "caused by"),
     ("size", "your code assumes a"),
     ("find-empty-false", "returned `False` on a full board"),
+    (
+        "at-once",
+        "without writing a digit and without calling itself",
+    ),
     ("leftover", "fake given"),
     ("bound-first", "most likely your digit loop stops before"),
     (
@@ -500,7 +504,7 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     (
         "py-digits-from-zero.py",
         &["one-cell", "bound-first", "gave-up"],
-        &[],
+        &["at-once"],
     ),
     ("py-fixed-9x9.py", &["size"], &[]),
     ("bug-fixed-9x9.c", &["size", "range", "gave-up"], &[]),
@@ -547,8 +551,8 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "py-legal-args-swapped.py",
-        &["illegal-write", "write-first", "gave-up"],
-        &[],
+        &["illegal-write", "write-first", "at-once"],
+        &["gave-up"],
     ),
     (
         "bug-swapped-coordinates.c",
@@ -584,9 +588,21 @@ const HINT_TABLE: &[(&str, &[&str], &[&str])] = &[
     ("py-imports-numpy.py", &["module"], &[]),
     ("rust-name-clash", &["macro-clash"], &[]),
     // `grader init`'s untouched stubs (the_untouched_stubs_are_told_only_what_is_true).
-    ("stub-c", &["helpers-first", "no-cell", "gave-up"], &[]),
-    ("stub-rust", &["helpers-first", "no-cell", "gave-up"], &[]),
-    ("stub-python", &["helpers-first", "no-cell", "gave-up"], &[]),
+    (
+        "stub-c",
+        &["helpers-first", "no-cell"],
+        &["at-once", "gave-up"],
+    ),
+    (
+        "stub-rust",
+        &["helpers-first", "no-cell"],
+        &["at-once", "gave-up"],
+    ),
+    (
+        "stub-python",
+        &["helpers-first", "no-cell", "at-once"],
+        &["gave-up"],
+    ),
 ];
 
 /// Checks `shown`, the `grader check` output of fixture `name`, against

@@ -774,9 +774,15 @@ pub fn judge(
     }
     // A search that gave up on a puzzle with a solution, seen called once
     // and writing nothing: it never tried a digit.
-    if let (false, 0, true, 1, Some(solution)) =
-        (solved, summary.writes, calls, call_count, &case.solution)
-    {
+    // Only when the replay found nothing more precise to say (a hint).
+    if let (false, 0, true, 1, Some(solution), None) = (
+        solved,
+        summary.writes,
+        calls,
+        call_count,
+        &case.solution,
+        &summary.hint,
+    ) {
         if let Some((r, c)) = givens.empty_cells().next() {
             return Err(Failure::found_in(
                 Check::SolveTraceAtOnce,
@@ -1622,8 +1628,8 @@ mod tests {
         assert!(
             err.message.contains(
                 "returned False without writing a digit and without calling itself, on a puzzle \
-                 that has a solution: no digit was written, though 2 (the solution's) fits at \
-                 (row 0, col 1)"
+                 that has a solution (at (row 0, col 1), the first empty cell, the solution's 2 \
+                 fits): what fits is a return before the digit loop"
             ),
             "{err}"
         );

@@ -90,11 +90,11 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
         },
         Finding::GaveUpAtOnce { empty, fits, side } => format!(
             "solve returned {falsy} without writing a digit and without calling itself, on a \
-             puzzle that has a solution: no digit was written, though {fits} (the solution's) \
-             fits at {} (the first empty cell); either solve returns before its \
-             digit loop, as the untouched stub does, or the loop never gets to a digit that \
-             fits: try every digit from 1 to {side} inclusive, write it when legal says \
-             {truthy}, and call solve again",
+             puzzle that has a solution (at {}, the first empty cell, the solution's {fits} \
+             fits): what fits is a return before the digit loop (as the untouched stub does), \
+             a loop that stops before {fits}, or legal asked about another cell or digit; try \
+             every digit from 1 to {side} inclusive at the cell find_empty gives, write it when \
+             legal(board, r, c, v) says {truthy}, and call solve again",
             cell(*empty)
         ),
         Finding::SolveGaveUp { side, needs_top } => match needs_top {
