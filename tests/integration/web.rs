@@ -175,17 +175,10 @@ const DIFFERS: &[(&str, &str)] = &[
 
 /// The fixtures whose verdicts are the native ones but whose first lines
 /// are not yet, and why.
-const LINES_DIFFER: &[(&str, &str)] = &[
-    (
-        "py-imports-numpy",
-        "the hint after a load error (`report::load_hints`) is the grader's, not yet the judge's: the engine shows the error without it",
-    ),
-    ("py-unused-numpy", "the same load hint, not yet the judge's"),
-    (
-        "py-read-cases",
-        "listing `/` is a PermissionError in the box and a FileNotFoundError in Pyodide's file system: the same crash, Python's words differ",
-    ),
-];
+const LINES_DIFFER: &[(&str, &str)] = &[(
+    "py-read-cases",
+    "listing `/` is a PermissionError in the box and a FileNotFoundError in Pyodide's file system: the same crash, Python's words differ",
+)];
 
 /// Python and notebook fixtures, by id, with the file the runner is given.
 fn python_fixtures() -> Vec<(String, PathBuf)> {

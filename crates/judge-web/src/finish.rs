@@ -78,6 +78,18 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         ),
         (None, None) => (Status::Ok, String::new(), input.tests),
     };
+    // A load error's hint, as `grader check` words it.
+    let hint = if status == Status::LoadError {
+        cases::with(|set| {
+            Ok(words::load_hints::hint(
+                &message,
+                Some("python"),
+                &set.config.python_modules,
+            ))
+        })?
+    } else {
+        None
+    };
     let (planned, unsolvable, sizes) = cases::with(|set| {
         let planned: usize = set.cases.iter().map(|c| c.tests.len()).sum();
         let unsolvable: Vec<String> = set
@@ -134,6 +146,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             kind: Some("python".to_string()),
             status,
             message,
+            hint: hint.clone(),
             notes: input.notes,
             score: tests.iter().map(|t| t.points).sum(),
             max_score: tests.iter().map(|t| t.max_points).sum(),
@@ -152,7 +165,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         status: report.submission.status,
         grader_fault: report.grader_fault(),
         message: report.submission.message.clone(),
-        hint: None,
+        hint,
         notes: report.submission.notes.clone(),
         tests: report.submission.tests.clone(),
         shrunk: report.shrunk.clone(),

@@ -16,6 +16,10 @@ pub(crate) struct SubmissionReport {
     pub(crate) kind: Option<String>,
     pub(crate) status: Status,
     pub(crate) message: String,
+    /// What to do about the load error, when its message shows a mistake
+    /// the lab's setting explains (`words::load_hints`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hint: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) notes: Vec<String>,
     pub(crate) score: u32,
