@@ -79,8 +79,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::format::ReportFormat;
 use super::naming::{status_name, test_name};
-use super::{Report, ReportFormat, SubmissionReport};
+use super::{Report, SubmissionReport};
 
 /// The fixed columns of the `plain` layout, before the per-test ones.
 pub(crate) const FIXED_COLUMNS: [&str; 5] = ["id", "kind", "status", "score", "max_score"];
@@ -646,7 +647,7 @@ fn feedback(sub: &SubmissionReport) -> String {
         status => format!(
             "{}: {}",
             status_name(status).replace('_', " "),
-            super::headline(&sub.shown_message())
+            super::naming::headline(&sub.shown_message())
         ),
     };
     safe(&super::text::visible_line(&line))

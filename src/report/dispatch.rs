@@ -1,26 +1,16 @@
-//! One trait every report format implements ([`ReportFormat`]) and the
-//! dispatcher that opens every requested sink before grading starts and
+//! The dispatcher that opens every requested sink before grading starts and
 //! writes each format at the end ([`ReportSinks`]), as hyperfine's export
 //! manager does: a path that cannot be written is found before any time is
 //! spent grading. `-` is stdout, which only one report may take.
 
 use anyhow::{Context, bail};
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
 use super::csv::{CsvLayout, Roster};
+use super::format::ReportFormat;
 use super::{Report, csv, gradescope, html, json, junit};
-
-/// A report format: writes the whole [`Report`] to one sink.
-pub(crate) trait ReportFormat {
-    /// Writes `report` to `out`, flushing at the end.
-    ///
-    /// # Errors
-    /// When writing fails, or the format cannot hold this report (a
-    /// Gradescope report of several submissions).
-    fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()>;
-}
 
 /// The report formats of `grade`, one per flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,10 +47,11 @@ use std::io::{self, Write};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
+use super::format::ReportFormat;
 use super::naming::{headline, status_name, test_name};
 use super::run::short_hash;
 use super::text::visible;
-use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
+use super::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::board_view::BoardView;
 use crate::verdict::{Function, Verdict};
 

@@ -4,7 +4,8 @@
 
 use std::io::{self, Write};
 
-use super::{Report, ReportFormat};
+use super::Report;
+use super::format::ReportFormat;
 
 /// The JSON format for the dispatcher.
 pub(crate) struct Json;

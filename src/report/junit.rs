@@ -31,9 +31,10 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 use std::io::{self, Write};
 use std::time::Duration;
 
+use super::format::ReportFormat;
 use super::naming::{first_line, status_name, test_name};
 use super::text::visible;
-use super::{Report, ReportFormat, RunInfo, Status, SubmissionReport, TestReport};
+use super::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// The name of the `<testsuites>` element.

@@ -1,6 +1,6 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
-//! one module per output format through one trait ([`ReportFormat`]) and one
-//! dispatcher ([`ReportSinks`]). `-` as a path means stdout.
+//! one module per output format through one trait
+//! ([`format::ReportFormat`]) and one dispatcher ([`dispatch::ReportSinks`]). `-` as a path means stdout.
 //!
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
@@ -11,6 +11,7 @@ mod derived;
 pub(crate) mod dispatch;
 #[cfg(test)]
 mod fixture;
+pub(crate) mod format;
 pub(crate) mod gradescope;
 pub(crate) mod html;
 pub(crate) mod ids;
@@ -28,9 +29,9 @@ pub(crate) mod summary_md;
 pub(crate) mod terminal;
 pub(crate) mod text;
 
-pub(crate) use dispatch::{Format, ReportFormat, ReportOptions, ReportSinks};
-pub(crate) use naming::headline;
 pub(crate) use run::RunInfo;
+
+use naming::headline;
 
 use serde::{Deserialize, Serialize};
 

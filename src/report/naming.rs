@@ -2,7 +2,7 @@
 //! name, the headline of a compiler's message. One place, so the JUnit,
 //! CSV, HTML and terminal views call a thing the same.
 
-use super::{Status, TestReport};
+use grader_judge::report::{Status, TestReport};
 
 /// A test's name in the JUnit, CSV and HTML reports: `<case>/<function>`.
 pub(crate) fn test_name(test: &TestReport) -> String {

@@ -162,7 +162,7 @@ proptest! {
     fn classroom_decodes_back_with_integer_scores_and_durations(report in report(1)) {
         use base64::Engine;
         let text = written(|out| {
-            super::ReportFormat::write(&super::classroom::Classroom, &report, out).unwrap()
+            super::format::ReportFormat::write(&super::classroom::Classroom, &report, out).unwrap()
         });
         prop_assert_eq!(text.lines().count(), 1);
         let json = base64::engine::general_purpose::STANDARD

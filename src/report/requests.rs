@@ -1,6 +1,6 @@
 //! The report flags of `grade`, `report` and `merge` ([`ReportOutputs`])
 //! turned into requests for the one report dispatcher
-//! ([`crate::report::ReportSinks`]): checked before any work, the files created
+//! ([`crate::report::dispatch::ReportSinks`]): checked before any work, the files created
 //! before grading (a path that cannot be written is found before an hour
 //! of grading), written at the end. `-` means stdout, for one report only.
 
@@ -8,14 +8,15 @@ use anyhow::bail;
 use std::path::PathBuf;
 
 use crate::cli::ReportOutputs;
+use crate::report::Report;
 use crate::report::csv::{CsvLayout, Roster};
-use crate::report::{self, Format, Report, ReportOptions};
+use crate::report::dispatch::{Format, ReportOptions, ReportSinks};
 
 /// The report files asked for: planned, then created, then written.
 pub(crate) struct ReportRequests {
     requested: Vec<(Format, PathBuf)>,
     options: Option<ReportOptions>,
-    created: Option<report::ReportSinks>,
+    created: Option<ReportSinks>,
 }
 
 pub(crate) use crate::report::dispatch::is_stdout;
@@ -83,7 +84,7 @@ impl ReportRequests {
             created: None,
         };
         // The dispatcher's checks (one stdout, one report per path), now.
-        report::dispatch::check_requests(&planned.requested)?;
+        crate::report::dispatch::check_requests(&planned.requested)?;
         Ok(planned)
     }
 
@@ -94,10 +95,7 @@ impl ReportRequests {
     pub(crate) fn create(&mut self) -> anyhow::Result<()> {
         if self.created.is_none() {
             let options = self.options.take().unwrap_or_default();
-            self.created = Some(report::ReportSinks::create(
-                self.requested.clone(),
-                options,
-            )?);
+            self.created = Some(ReportSinks::create(self.requested.clone(), options)?);
         }
         Ok(())
     }
@@ -142,10 +140,10 @@ impl ReportRequests {
         let to_stdout = self.uses_stdout();
         self.write(report)?;
         if to_stdout {
-            report::terminal::write_summary(report, &mut std::io::stderr().lock())?;
+            crate::report::terminal::write_summary(report, &mut std::io::stderr().lock())?;
         } else {
             let mut out = std::io::stdout().lock();
-            report::terminal::write_summary(report, &mut out)?;
+            crate::report::terminal::write_summary(report, &mut out)?;
             out.flush()?;
         }
         Ok(())

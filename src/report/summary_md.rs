@@ -10,8 +10,9 @@
 use std::io::{self, Write};
 
 use crate::report::html::escape;
+use crate::report::naming::headline;
 use crate::report::text::visible_line;
-use crate::report::{Report, Status, SubmissionReport, headline};
+use crate::report::{Report, Status, SubmissionReport};
 use crate::verdict::Verdict;
 
 /// How many failing tests a row names before "and N more".
@@ -20,7 +21,7 @@ const FAILURES_PER_ROW: usize = 5;
 /// The `--summary-md` format.
 pub(crate) struct SummaryMd;
 
-impl super::dispatch::ReportFormat for SummaryMd {
+impl super::format::ReportFormat for SummaryMd {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
         write(report, out)?;
         Ok(out.flush()?)
