@@ -313,7 +313,7 @@ impl SandboxEnv {
                 "no temporary folder for the boxes could be made: check TMPDIR and the free space",
             )
         })?;
-        super::make_box_dir(root.path(), uid)
+        super::box_dir::make_box_dir(root.path(), uid)
     }
 
     /// Takes a free slot (or makes one) for a test; `None` without cgroups.
@@ -412,7 +412,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

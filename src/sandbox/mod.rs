@@ -6,6 +6,7 @@
 //! process in a box can see is defined once, in [`view`]. [`SandboxEnv`]
 //! is what the host offers, probed once; `run` is what a run produced.
 
+mod box_dir;
 pub(crate) mod cgroup;
 pub mod cleanup;
 mod host;
@@ -17,5 +18,4 @@ pub mod view;
 
 pub use host::SandboxEnv;
 pub use run::{Kill, Status, TestRun};
-pub(crate) use submission_box::make_box_dir;
 pub use submission_box::{BUILD_MEMORY_MB, BUILD_PIDS, BuildRun, SubmissionBox};

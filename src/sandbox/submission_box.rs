@@ -26,14 +26,13 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::SandboxEnv;
 use super::cgroup::CgroupSlot;
+use super::host::SandboxEnv;
 use super::run::{Capped, Kill, Status, TestRun, join_output};
 use super::uids::UidClaim;
 use super::unix;
@@ -586,32 +585,6 @@ impl Sink {
     fn protocol(&mut self, bytes: &[u8]) {
         self.protocol.push(bytes);
     }
-}
-
-/// Makes a box folder under `run_root`: the folder itself `0750`, group
-/// the box's (so only the box user and root enter), `lab/` and `code/`
-/// root's and read-only to the box, `work/` the box user's.
-pub(crate) fn make_box_dir(run_root: &Path, uid: Option<u32>) -> io::Result<PathBuf> {
-    let dir = tempfile::Builder::new()
-        .prefix("box-")
-        .tempdir_in(run_root)?
-        .keep();
-    let set =
-        |path: &Path, mode: u32| std::fs::set_permissions(path, PermissionsExt::from_mode(mode));
-    for sub in ["lab", "code", "work"] {
-        std::fs::create_dir(dir.join(sub))?;
-        set(&dir.join(sub), 0o755)?;
-    }
-    match uid {
-        Some(uid) => {
-            set(&dir, 0o750)?;
-            std::os::unix::fs::chown(&dir, Some(0), Some(uid))?;
-            std::os::unix::fs::chown(dir.join("work"), Some(uid), Some(uid))?;
-            set(&dir.join("work"), 0o700)?;
-        }
-        None => set(&dir, 0o700)?,
-    }
-    Ok(dir)
 }
 
 #[cfg(test)]
