@@ -17,7 +17,7 @@
 
 use std::path::{Component, Path};
 
-use super::build::BuildFailure;
+use super::build::failure::BuildFailure;
 
 /// The largest `Cargo.toml` the grader reads, in bytes.
 pub(crate) const MAX_MANIFEST_BYTES: u64 = 64 << 10;

@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use super::build::BuildFailure;
+use super::build::failure::BuildFailure;
 
 /// Refuses a C source that reads another file at compile time.
 ///

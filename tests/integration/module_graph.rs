@@ -19,15 +19,6 @@ use crate::util::{root, rust_files};
 /// must lie inside one of these, so they can only shrink. A file of
 /// `src/runner/` or `src/sandbox/run.rs` may never be listed here.
 const KNOWN_KNOTS: &[&[&str]] = &[
-    // the build's `mod.rs` <-> its steps
-    &[
-        "src/submission/build/compile.rs",
-        "src/submission/build/copy.rs",
-        "src/submission/build/mod.rs",
-        "src/submission/build/toolchain.rs",
-        "src/submission/manifest.rs",
-        "src/submission/scan.rs",
-    ],
     // the worker's `mod.rs` <-> its processes
     &[
         "src/worker/crash.rs",

@@ -51,7 +51,7 @@
 
 mod compile;
 mod copy;
-mod failure;
+pub(crate) mod failure;
 mod rust_cache;
 mod slot;
 mod toolchain;
@@ -59,10 +59,9 @@ mod trim;
 pub mod warnings;
 
 pub use failure::BuildFailure;
-pub use toolchain::{BuildContext, BuildSetupError, RustToolchain};
+pub use toolchain::{BuildContext, BuildSetupError, C_TIME_LIMIT, RUST_TIME_LIMIT, RustToolchain};
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::sandbox::SubmissionBox;
 use crate::submission::discover::{Submission, SubmissionKind};
@@ -72,16 +71,6 @@ use copy::{
     MAX_LIBRARY_BYTES, MAX_SOURCE_BYTES, copy_limited, grader_io, notebook_as_python,
     refuse_symlink, set_mode,
 };
-
-/// Default limit of CPU time (the whole tree of cargo and rustc) for
-/// building a Rust crate: a student's crate with the lab crate takes about
-/// 2 s of it, so 60 s stops a const-eval loop without ever meeting an
-/// honest build.
-pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(60);
-
-/// Default limit of CPU time for compiling a C file (about 45 ms of it is
-/// usual).
-pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// A built submission, ready for a worker to load.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,6 +179,7 @@ mod tests {
     use crate::verdict::{Fault, FaultKind};
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
 
     const GOOD_C: &str = r#"#include "sudoku_lab.h"
 bool legal(const uint8_t *b, size_t n, size_t r, size_t c, uint8_t v) { (void)b; (void)n; (void)r; (void)c; (void)v; return true; }

@@ -12,9 +12,17 @@ use crate::protocol::ViewKind;
 use crate::sandbox::view::{self, CTools, HostView, RustTools};
 use crate::submission::discover::SubmissionKind;
 
-use super::C_TIME_LIMIT;
-use super::RUST_TIME_LIMIT;
 use super::failure::BuildFailure;
+
+/// Default limit of CPU time (the whole tree of cargo and rustc) for
+/// building a Rust crate: a student's crate with the lab crate takes about
+/// 2 s of it, so 60 s stops a const-eval loop without ever meeting an
+/// honest build.
+pub const RUST_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// Default limit of CPU time for compiling a C file (about 45 ms of it is
+/// usual).
+pub const C_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// Environment variable naming the lab crate (the folder holding its
 /// `Cargo.toml` and `include/`), when the grader runs away from its source
