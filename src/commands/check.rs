@@ -404,9 +404,7 @@ fn first_step_asking(
         crate::check::TraceSource::RustBoard => Recorder::RustBoard,
         crate::check::TraceSource::WriteWatch => Recorder::WriteWatch,
     };
-    // A solve that gave up at once broke no rule at a step: its words
-    // are the test's own (`solve.trace.at_once`), never a first step.
-    (finding.is_trace_finding() && finding != Check::SolveTraceAtOnce).then(|| FirstStepView {
+    finding.names_a_step().then(|| FirstStepView {
         case: case.name.clone(),
         on_small_board: traced.puzzle != case.puzzle,
         source,

@@ -164,6 +164,14 @@ impl Check {
         self.id().starts_with("solve.trace.")
     }
 
+    /// Whether it is a trace finding about one step of the search (a
+    /// write, a call's return), which `grader check` can show as "the
+    /// first step that breaks the rules"; `solve.trace.at_once` is about
+    /// the whole run (no step happened).
+    pub fn names_a_step(self) -> bool {
+        self.is_trace_finding() && self != Check::SolveTraceAtOnce
+    }
+
     /// Whether it is a trace finding that is a hint (what a search that
     /// prunes harder may also do), not a broken rule.
     pub fn is_trace_hint(self) -> bool {
@@ -239,6 +247,14 @@ impl<'de> Deserialize<'de> for Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_is_a_trace_finding_about_one_step() {
+        assert!(Check::SolveTraceIllegal.names_a_step());
+        assert!(Check::SolveTraceUntried.names_a_step());
+        assert!(!Check::SolveTraceAtOnce.names_a_step());
+        assert!(!Check::SolveGaveUp.names_a_step());
+    }
 
     #[test]
     fn ids_are_unique_and_every_row_is_filled() {

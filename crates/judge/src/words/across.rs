@@ -18,7 +18,7 @@ use crate::finding::{Finding, Lang};
 use crate::report::TestReport;
 use crate::verdict::{Function, Verdict};
 
-/// What `legal`'s own tests showed.
+/// What a helper's own tests showed (`legal`'s, or `find_empty`'s).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LegalTests {
@@ -35,10 +35,13 @@ impl LegalTests {
     /// What `tests` show of `legal`; `complete` when no test of the plan
     /// was left out.
     pub fn of(tests: &[TestReport], complete: bool) -> LegalTests {
-        let mut legal = tests
-            .iter()
-            .filter(|t| t.function == Function::Legal)
-            .peekable();
+        LegalTests::of_function(tests, complete, Function::Legal)
+    }
+
+    /// What `tests` show of `function`'s own tests; `complete` as in
+    /// [`LegalTests::of`].
+    pub fn of_function(tests: &[TestReport], complete: bool, function: Function) -> LegalTests {
+        let mut legal = tests.iter().filter(|t| t.function == function).peekable();
         if legal.peek().is_none() {
             return LegalTests::Unknown;
         }

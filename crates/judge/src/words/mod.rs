@@ -27,6 +27,8 @@ pub struct Context {
     pub lang: Option<Lang>,
     /// What `legal`'s own tests showed.
     pub legal: LegalTests,
+    /// What `find_empty`'s own tests showed.
+    pub find_empty: LegalTests,
     /// What the puzzles with no solution proved of `solve`'s base case.
     pub base_case: Option<BaseCase>,
     /// `find_empty` reported no empty cell on a board that has one, in
@@ -89,15 +91,26 @@ pub fn message(finding: &Finding, function: Function, said: &str, cx: &Context) 
                 spelling::none(lang)
             ),
         },
-        Finding::GaveUpAtOnce { empty, fits, side } => format!(
-            "solve returned {falsy} without writing a digit and without calling itself, on a \
-             puzzle that has a solution (at {}, the first empty cell, the solution's {fits} \
-             fits): what fits is a return before the digit loop (as the untouched stub does), \
-             a loop that stops before {fits}, or legal asked about another cell or digit; try \
-             every digit from 1 to {side} inclusive at the cell find_empty gives, write it when \
-             legal(board, r, c, v) says {truthy}, and call solve again",
-            cell(*empty)
-        ),
+        Finding::GaveUpAtOnce { empty, fits, side } => {
+            // The helpers' own answers fit too unless their tests proved
+            // them right.
+            let helpers = if cx.legal == LegalTests::Pass && cx.find_empty == LegalTests::Pass {
+                ""
+            } else {
+                ", or a legal or find_empty that answered wrong (they are not known to pass \
+                 their own tests)"
+            };
+            format!(
+                "solve returned {falsy} without writing a digit and without calling itself, on a \
+                 puzzle that has a solution (at {}, the first empty cell, the solution's {fits} \
+                 fits): what fits is a return before the digit loop (as the untouched stub \
+                 does), a loop that stops before {fits}, or legal asked about another cell or \
+                 digit{helpers}; try every digit from 1 to {side} inclusive at the cell \
+                 find_empty gives, write it when legal(board, r, c, v) says {truthy}, and call \
+                 solve again",
+                cell(*empty)
+            )
+        }
         Finding::SolveGaveUp { side, needs_top } => match needs_top {
             Some(at) => format!(
                 "solve returned {falsy} and left the board as it was passed in, but this puzzle \
@@ -227,6 +240,7 @@ impl Context {
         Context {
             lang,
             legal: LegalTests::of(tests, complete),
+            find_empty: LegalTests::of_function(tests, complete, Function::FindEmpty),
             // A solve whose find_empty sees no empty cell returns true
             // there whatever its base case: no proof of it.
             base_case: BaseCase::of(tests, unsolvable).filter(|_| !find_empty_misses),

@@ -37,6 +37,7 @@ fn cx(lang: Option<Lang>, legal: LegalTests, base_case: Option<BaseCase>) -> Con
     Context {
         lang,
         legal,
+        find_empty: LegalTests::Pass,
         base_case,
         find_empty_misses: false,
     }
@@ -338,4 +339,30 @@ fn a_find_empty_that_misses_cells_is_named_before_any_base_case() {
     );
     assert!(said.contains("returns True at once"), "{said}");
     assert!(!said.contains("base case"), "{said}");
+}
+
+#[test]
+fn a_solve_that_gave_up_at_once_names_the_helpers_unless_their_tests_passed() {
+    let at_once = Finding::GaveUpAtOnce {
+        empty: [0, 1],
+        fits: 2,
+        side: 4,
+    };
+    let helpers = "a legal or find_empty that answered wrong";
+    let proven = cx(Some(Lang::Python), LegalTests::Pass, None);
+    let said = message(&at_once, Function::Solve, "", &proven);
+    assert!(said.contains("a loop that stops before 2"), "{said}");
+    assert!(!said.contains(helpers), "{said}");
+    for (legal, find_empty) in [
+        (LegalTests::Fail, LegalTests::Pass),
+        (LegalTests::Pass, LegalTests::Fail),
+        (LegalTests::Unknown, LegalTests::Pass),
+    ] {
+        let unproven = Context {
+            find_empty,
+            ..cx(Some(Lang::Python), legal, None)
+        };
+        let said = message(&at_once, Function::Solve, "", &unproven);
+        assert!(said.contains(helpers), "{legal:?} {find_empty:?}: {said}");
+    }
 }
