@@ -399,8 +399,8 @@ mod handler {
     use std::path::Path;
     use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-    use super::{Armed, Functions, Line, Mapped, MappedName, file_name_ok};
     use crate::protocol::PROTOCOL_FD;
+    use crate::worker::crash::{Armed, Functions, Line, Mapped, MappedName, file_name_ok};
 
     /// The signals handled, in the order of [`PREVIOUS`].
     const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL];
@@ -637,10 +637,10 @@ mod handler {
             (*context.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize]
         } as usize;
         let mut line = Line::new();
-        let reached = super::IN_STUDENT_CALL.load(Ordering::SeqCst);
+        let reached = crate::worker::crash::IN_STUDENT_CALL.load(Ordering::SeqCst);
         // SAFETY: `arm` leaked the table and never frees it.
         unsafe { &*armed }.describe(signal as u32, ip, reached, &mut line);
-        let _ = super::super::sys::write_all(PROTOCOL_FD, line.as_bytes());
+        let _ = crate::worker::sys::write_all(PROTOCOL_FD, line.as_bytes());
     }
 }
 

@@ -114,18 +114,18 @@ pub(super) fn main() -> anyhow::Result<u8> {
 /// Reports a box failure on the event pipe; returns the exit status.
 fn failed(message: String) -> u8 {
     send(&BoxEvent::Failed { message });
-    super::FAILED_EXIT
+    super::channel::FAILED_EXIT
 }
 
 /// Writes one event line to the event pipe; a broken pipe means the grader
 /// is gone, and so is the box.
 fn send(event: &BoxEvent) {
     let Ok(mut line) = serde_json::to_vec(event) else {
-        sys::exit_now(i32::from(super::FAILED_EXIT));
+        sys::exit_now(i32::from(super::channel::FAILED_EXIT));
     };
     line.push(b'\n');
     if sys::write_all(BOX_EVENTS_FD, &line).is_err() {
-        sys::exit_now(i32::from(super::FAILED_EXIT));
+        sys::exit_now(i32::from(super::channel::FAILED_EXIT));
     }
 }
 
@@ -807,7 +807,7 @@ impl Init {
             CodeKind::Python => ViewKind::PythonTest,
         };
         let view = self.setup.views.iter().find(|v| v.kind == kind);
-        super::run_test_in_child(&input, view)
+        super::test_child::run_test_in_child(&input, view)
     }
 
     /// A build child: confine, then `execve` the tool.

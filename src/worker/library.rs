@@ -442,8 +442,8 @@ fn deepest_search(board: &Board) -> usize {
 fn stopped_too_deep(cells: &[u8], trace: grader_watch::Trace, depth: usize) -> ! {
     let mut trace = watched_trace(&trace);
     trace.stopped_deep = Some(u32::try_from(depth).unwrap_or(u32::MAX));
-    super::send(&crate::protocol::WorkerMessage::Trace { trace });
-    super::send(&crate::protocol::WorkerMessage::Done {
+    super::channel::send(&crate::protocol::WorkerMessage::Trace { trace });
+    super::channel::send(&crate::protocol::WorkerMessage::Done {
         response: Response::Solve {
             solved: false,
             board: cells.to_vec(),

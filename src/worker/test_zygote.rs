@@ -104,14 +104,14 @@ pub(super) fn serve_python(first: &WorkerInput, view: Option<&View>) -> ! {
     let plan = &first.sandbox;
     let parent = confine_start(plan);
     if plan.landlock {
-        super::enforce_landlock(view);
+        super::confine::enforce_landlock(view);
     }
-    super::drop_to_box_user(plan, parent);
+    super::confine::drop_to_box_user(plan, parent);
     let Some(interpreter) = &first.request.python else {
-        super::safeguard_failed("start Python", "the request names no Python interpreter");
+        super::channel::safeguard_failed("start Python", "the request names no Python interpreter");
     };
     let failed = super::python::exec_zygote(interpreter, plan.seccomp);
-    super::safeguard_failed("run Python", failed)
+    super::channel::safeguard_failed("run Python", failed)
 }
 
 /// The zygote's life: confine once per `first` (the first test's input)
@@ -136,7 +136,7 @@ pub(super) fn serve(key: ZygoteKey, view: Option<&View>, commands: i32, reports:
         } else {
             // Init sends a test only once the last one ended: bytes past
             // a line are not a test of this protocol.
-            sys::exit_now(i32::from(super::FAILED_EXIT));
+            sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }
         let mut line = Vec::new();
         match commands
@@ -146,11 +146,11 @@ pub(super) fn serve(key: ZygoteKey, view: Option<&View>, commands: i32, reports:
         {
             Ok(0) => sys::exit_now(0),
             Ok(_) => {}
-            Err(_) => sys::exit_now(i32::from(super::FAILED_EXIT)),
+            Err(_) => sys::exit_now(i32::from(super::channel::FAILED_EXIT)),
         }
         let input: WorkerInput = match serde_json::from_slice(&line) {
             Ok(input) => input,
-            Err(_) => sys::exit_now(i32::from(super::FAILED_EXIT)),
+            Err(_) => sys::exit_now(i32::from(super::channel::FAILED_EXIT)),
         };
         let pid = match sys::fork() {
             Ok(0) => {
@@ -159,17 +159,17 @@ pub(super) fn serve(key: ZygoteKey, view: Option<&View>, commands: i32, reports:
                 test_child(&input, &confined)
             }
             Ok(pid) => pid,
-            Err(_) => sys::exit_now(i32::from(super::FAILED_EXIT)),
+            Err(_) => sys::exit_now(i32::from(super::channel::FAILED_EXIT)),
         };
         if writeln!(reports, "started {pid}").is_err() {
-            sys::exit_now(i32::from(super::FAILED_EXIT));
+            sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }
         let ended = match sys::wait_for(pid, false) {
             Some((_, w)) => format!("ended {pid} {} {}", w.status, w.cpu_ms),
             None => format!("ended {pid} {} 0", libc::SIGKILL),
         };
         if writeln!(reports, "{ended}").is_err() {
-            sys::exit_now(i32::from(super::FAILED_EXIT));
+            sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }
         drop((line, input));
     }
@@ -183,7 +183,7 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
     let parent = confine_start(plan);
     if plan.seccomp {
         if let Err(err) = sys::install_sigsys_handler() {
-            super::safeguard_failed("install the SIGSYS handler", err);
+            super::channel::safeguard_failed("install the SIGSYS handler", err);
         }
     }
     let code = key.code.clone();
@@ -191,22 +191,22 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
     let file = match std::fs::File::open(&code) {
         Ok(file) => file,
         Err(err) => {
-            super::send(&WorkerMessage::Loading);
-            super::fail(WorkerMessage::LoadError {
+            super::channel::send(&WorkerMessage::Loading);
+            super::channel::fail(WorkerMessage::LoadError {
                 message: format!("cannot open `{}`: {err}", code.display()),
                 refusal: None,
                 module_line: None,
             });
-            sys::exit_now(i32::from(super::FAILED_EXIT));
+            sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }
     };
     let landlock_note = if plan.landlock {
-        super::landlock_note(view)
+        super::confine::landlock_note(view)
     } else {
         None
     };
-    super::drop_to_box_user(plan, parent);
-    let load_path = super::loadable_path(&code, &file);
+    super::confine::drop_to_box_user(plan, parent);
+    let load_path = super::test_child::loadable_path(&code, &file);
     let file = (load_path != code).then_some(file);
     let tighten = if plan.seccomp {
         Some(install_zygote_filters())
@@ -230,11 +230,11 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
 fn confine_start(plan: &crate::protocol::SandboxPlan) -> libc::pid_t {
     let parent = sys::parent_pid();
     if let Err(err) = sys::die_with_parent(parent) {
-        super::safeguard_failed("ask to die with the grader", err);
+        super::channel::safeguard_failed("ask to die with the grader", err);
     }
-    super::set_limits(None, plan);
+    super::confine::set_limits(None, plan);
     if let Err(err) = sys::default_signals() {
-        super::safeguard_failed("reset the limit signals", err);
+        super::channel::safeguard_failed("reset the limit signals", err);
     }
     parent
 }
@@ -251,14 +251,14 @@ fn install_zygote_filters() -> seccompiler::BpfProgram {
     });
     let (kill, clone3, allow, tighten) = match built {
         Ok(filters) => filters,
-        Err(err) => super::safeguard_failed("build the seccomp filters", err),
+        Err(err) => super::channel::safeguard_failed("build the seccomp filters", err),
     };
     if let Err(err) = sys::no_new_privs() {
-        super::safeguard_failed("set no_new_privs", err);
+        super::channel::safeguard_failed("set no_new_privs", err);
     }
     for filter in [&kill, &clone3, &allow] {
         if let Err(err) = seccomp::apply(filter) {
-            super::safeguard_failed("install the zygote's filters", err);
+            super::channel::safeguard_failed("install the zygote's filters", err);
         }
     }
     tighten
@@ -268,7 +268,7 @@ fn install_zygote_filters() -> seccompiler::BpfProgram {
 /// then the library, then T, then the answer.
 fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
     let request = &input.request;
-    super::set_cpu_limit(request.limits.time_limit_ms);
+    super::confine::set_cpu_limit(request.limits.time_limit_ms);
     if confined.seccomp {
         let own = seccomp::test_child_filter(sys::pid());
         match own
@@ -276,32 +276,32 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
             .and_then(|f| seccomp::apply(&f).map_err(|e| e.to_string()))
         {
             Ok(()) => {}
-            Err(err) => super::safeguard_failed("install the test's own filter", err),
+            Err(err) => super::channel::safeguard_failed("install the test's own filter", err),
         }
     }
     if let Some(message) = &confined.landlock_note {
-        super::send(&WorkerMessage::SandboxNote {
+        super::channel::send(&WorkerMessage::SandboxNote {
             message: message.clone(),
         });
     }
     if request.code != confined.code {
-        super::safeguard_failed(
+        super::channel::safeguard_failed(
             "load the test's library",
             "the test zygote holds another library",
         );
     }
     crash::install();
-    super::send(&WorkerMessage::Loading);
+    super::channel::send(&WorkerMessage::Loading);
     let library = match library::CLibrary::load(&confined.load_path, &request.code) {
         Ok(library) => library,
         Err(failed) => {
-            super::fail(failed.into_message());
-            sys::exit_now(i32::from(super::FAILED_EXIT));
+            super::channel::fail(failed.into_message());
+            sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }
     };
     crash::arm(&confined.load_path, confined.functions);
-    super::send(&WorkerMessage::Loaded);
-    super::stand_in_legal(&library, request, &confined.load_path);
+    super::channel::send(&WorkerMessage::Loaded);
+    super::test_child::stand_in_legal(&library, request, &confined.load_path);
     if let Some(file) = &confined.file {
         use std::os::fd::AsRawFd;
         sys::close(file.as_raw_fd());
@@ -309,10 +309,10 @@ fn test_child(input: &WorkerInput, confined: &Confined) -> ! {
     if let Some(tighten) = &confined.tighten {
         // On every thread: the constructor may have started some.
         if let Err(err) = seccomp::apply_all_threads(tighten) {
-            super::safeguard_failed("install the tightening filter", err);
+            super::channel::safeguard_failed("install the tightening filter", err);
         }
     }
-    super::answer(&library, request)
+    super::test_child::answer(&library, request)
 }
 
 /// A line the zygote sent to init.
