@@ -237,7 +237,7 @@ pub struct ReportOutputs {
     /// The CSV's column layout: `plain` (every test a column) or the
     /// gradebook import of `canvas`, `moodle` or `blackboard`.
     #[arg(long, value_enum, value_name = "LMS", default_value = "plain")]
-    pub csv_for: crate::report::csv::CsvLayout,
+    pub csv_for: crate::report::formats::csv::CsvLayout,
     /// A CSV mapping submission ids to the LMS's student identifiers
     /// (header `id,lms_id[,name][,section]`), for `--csv-for`.
     #[arg(long, value_name = "FILE")]
@@ -260,7 +260,7 @@ pub struct ReportOutputs {
         default_value = "omit",
         requires = "roster"
     )]
-    pub roster_missing: crate::report::csv::MissingRow,
+    pub roster_missing: crate::report::formats::csv::MissingRow,
     /// Blackboard's Column ID of the grade column (Grade Center: the
     /// column's menu > Quick Column Information), needed by
     /// `--csv-for blackboard` so an upload updates that column.

@@ -52,6 +52,7 @@ pub mod runner;
 pub mod sandbox;
 pub(crate) mod state;
 pub mod submission;
+pub(crate) mod visible;
 pub mod web_engine;
 pub mod worker;
 

@@ -26,7 +26,6 @@ use crate::exit;
 use crate::finding::Finding;
 use crate::report::Status;
 use crate::report::student::{self, CheckRun, FirstStepView, Recorder, ShrunkView};
-use crate::report::text::visible_line;
 use crate::runner::calibrate::calibrate;
 use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
@@ -35,6 +34,7 @@ use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, sm
 use crate::runner::test_run::Asks;
 use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Function, Verdict};
+use crate::visible::visible_line;
 
 /// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {

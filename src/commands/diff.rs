@@ -9,9 +9,9 @@ use std::io::Write;
 use crate::cli::DiffArgs;
 use crate::exit;
 use crate::report::read::read_report;
-use crate::report::text::visible_line;
 use crate::report::{SubmissionReport, TestReport};
 use crate::verdict::Function;
+use crate::visible::visible_line;
 
 /// Runs `grader diff`.
 pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {

@@ -14,15 +14,16 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::cli::GradeArgs;
+use crate::report::formats::{gradescope, terminal};
 use crate::report::requests::{ReportRequests, is_stdout};
-use crate::report::text::visible_line;
-use crate::report::{Report, SubmissionReport, gradescope, terminal};
+use crate::report::{Report, SubmissionReport};
 use crate::runner::calibrate::calibrate;
 use crate::runner::class::{Progress, grade_all};
 use crate::runner::plan::{GradePlan, load_cases};
 use crate::state::results_dir::ResultsDir;
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;
+use crate::visible::visible_line;
 
 /// How many characters of the running students' ids the progress bar shows.
 const RUNNING_SHOWN: usize = 60;

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use crate::cli::{InitArgs, Lang};
 use crate::exit;
-use crate::report::text::visible_line;
 use crate::submission::lab_kit;
+use crate::visible::visible_line;
 
 /// The C project's stubs.
 const C_STUB: &str = r#"/* sudoku.c: the Sudoku backtracking lab, in C.

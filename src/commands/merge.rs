@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 use crate::cli::MergeArgs;
 use crate::report::read::{read_report, restore_cases};
 use crate::report::requests::ReportRequests;
-use crate::report::text::visible_line;
 use crate::report::{REPORT_VERSION, Report};
 use crate::runner::plan::load_cases;
+use crate::visible::visible_line;
 
 /// Keys of a report's `run` section that differ from shard to shard (when
 /// and where it ran, which shard) and are left out of the comparison.
@@ -97,7 +97,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<u8> {
         submissions,
     };
     if outputs.wants_gradescope() {
-        crate::report::gradescope::check_submission_count(report.submissions.len())?;
+        crate::report::formats::gradescope::check_submission_count(report.submissions.len())?;
     }
     crate::note!(
         "merged {} reports: {} submissions",

@@ -26,7 +26,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<u8> {
         submissions: results.into_iter().map(|r| r.report).collect(),
     };
     if outputs.wants_gradescope() {
-        crate::report::gradescope::check_submission_count(report.submissions.len())?;
+        crate::report::formats::gradescope::check_submission_count(report.submissions.len())?;
     }
     outputs.write_with_summary(&report)?;
     Ok(crate::exit::of_report(&report, args.fail_under))

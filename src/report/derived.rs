@@ -20,9 +20,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::text::visible_line;
 use super::{Status, SubmissionReport, TestReport};
 use crate::verdict::{Fault, Verdict};
+use crate::visible::visible_line;
 
 /// A test's points as its verdict gives them: all of them for a pass the
 /// grader ran to its end, none otherwise.
@@ -391,12 +391,12 @@ mod tests {
 
     #[test]
     fn every_writer_shows_a_result_with_a_fault_as_not_graded() {
-        use crate::report::csv::{CsvLayout, write_layout};
+        use crate::report::formats::csv::{CsvLayout, write_layout};
         colored::control::set_override(false);
         let report = class_with_busy_alice();
 
         let json: serde_json::Value = serde_json::from_str(&written(|o| {
-            crate::report::json::write(&report, o).unwrap()
+            crate::report::formats::json::write(&report, o).unwrap()
         }))
         .unwrap();
         let alice = &json["submissions"][0];
@@ -425,7 +425,7 @@ mod tests {
             let mut one = report.clone();
             one.submissions.truncate(1);
             serde_json::from_str(&written(|o| {
-                crate::report::gradescope::write(&one, o).unwrap()
+                crate::report::formats::gradescope::write(&one, o).unwrap()
             }))
             .unwrap()
         };
@@ -434,7 +434,7 @@ mod tests {
         assert!(output.starts_with("Not graded: "), "{output}");
         assert!(output.contains("not a grade"), "{output}");
 
-        let classroom = crate::report::classroom::encoded(&report.submissions[0]);
+        let classroom = crate::report::formats::classroom::encoded(&report.submissions[0]);
         let classroom: serde_json::Value = {
             use base64::Engine;
             let bytes = base64::engine::general_purpose::STANDARD
@@ -452,7 +452,7 @@ mod tests {
             "no points reach the reporter's sum: {classroom}"
         );
 
-        let html = written(|o| crate::report::html::write(&report, o).unwrap());
+        let html = written(|o| crate::report::formats::html::write(&report, o).unwrap());
         assert!(
             html.contains("<td class=\"score fail\">not graded</td>"),
             "{html}"
@@ -460,26 +460,27 @@ mod tests {
         assert!(html.contains("<p class=\"fail\">Not graded: "), "{html}");
         assert!(!html.contains(">1/7<"), "{html}");
 
-        let terminal = written(|o| crate::report::terminal::write_summary(&report, o).unwrap());
+        let terminal =
+            written(|o| crate::report::formats::terminal::write_summary(&report, o).unwrap());
         let line = terminal.lines().find(|l| l.starts_with("alice")).unwrap();
         assert!(
             line.contains("not graded") && !line.contains("1/7"),
             "{line}"
         );
 
-        let summary = written(|o| crate::report::summary_md::write(&report, o).unwrap());
+        let summary = written(|o| crate::report::formats::summary_md::write(&report, o).unwrap());
         assert!(
             summary.contains("| alice | c | not graded | grader fault: "),
             "{summary}"
         );
 
-        let junit = written(|o| crate::report::junit::write(&report, o).unwrap());
+        let junit = written(|o| crate::report::formats::junit::write(&report, o).unwrap());
         assert!(
             junit.contains("name=\"score\" value=\"not graded\""),
             "{junit}"
         );
 
-        let line = crate::report::terminal::row(&report.submissions[0], 5, false);
+        let line = crate::report::formats::terminal::row(&report.submissions[0], 5, false);
         // Without the colour codes a run may paint.
         let mut plain = String::new();
         let mut chars = line.chars();

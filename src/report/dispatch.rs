@@ -8,9 +8,10 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
-use super::csv::{CsvLayout, Roster};
-use super::format::ReportFormat;
-use super::{Report, csv, gradescope, html, json, junit};
+use super::Report;
+use super::formats::ReportFormat;
+use super::formats::csv::{CsvLayout, Roster};
+use super::formats::{csv, gradescope, html, json, junit};
 
 /// The report formats of `grade`, one per flag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +79,8 @@ impl Format {
             }),
             Format::Gradescope => Box::new(gradescope::Gradescope),
             Format::Html => Box::new(html::Html),
-            Format::SummaryMd => Box::new(super::summary_md::SummaryMd),
-            Format::Classroom => Box::new(super::classroom::Classroom),
+            Format::SummaryMd => Box::new(super::formats::summary_md::SummaryMd),
+            Format::Classroom => Box::new(super::formats::classroom::Classroom),
         }
     }
 }

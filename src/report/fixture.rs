@@ -152,20 +152,20 @@ fn every_format_tells_a_fixed_board_size_in_the_same_words() {
         write(&mut out);
         String::from_utf8(out).expect("utf-8")
     };
-    let terminal = written(&|out| super::terminal::write_summary(&report, out).unwrap());
+    let terminal = written(&|out| super::formats::terminal::write_summary(&report, out).unwrap());
     assert!(terminal.contains(&format!("alice: {words}")), "{terminal}");
-    let gradescope = written(&|out| super::gradescope::write(&report, out).unwrap());
+    let gradescope = written(&|out| super::formats::gradescope::write(&report, out).unwrap());
     let escaped = serde_json::to_string(&format!("Diagnosis: {words}")).unwrap();
     assert!(
         gradescope.contains(escaped.trim_matches('"')),
         "{gradescope}"
     );
-    let html = written(&|out| super::html::write(&report, out).unwrap());
+    let html = written(&|out| super::formats::html::write(&report, out).unwrap());
     assert!(
         html.contains("<p class=\"diagnosis\">your code assumes a 9x9 board"),
         "{html}"
     );
-    let json = written(&|out| super::json::write(&report, out).unwrap());
+    let json = written(&|out| super::formats::json::write(&report, out).unwrap());
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(doc["submissions"][0]["fixed_size"]["n"], 3, "{json}");
     let back: Report = serde_json::from_str(&json).unwrap();

@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use super::text::visible_line;
+use crate::visible::visible_line;
 
 /// The ids of one run, and which of them look like another.
 pub(crate) struct Ids<'a> {

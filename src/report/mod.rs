@@ -1,22 +1,16 @@
 //! The report model (SPEC 6), built once by the grading loop and written by
-//! one module per output format through one trait
-//! ([`format::ReportFormat`]) and one dispatcher ([`dispatch::ReportSinks`]). `-` as a path means stdout.
+//! one module per output format (`formats/`) through one trait
+//! ([`formats::ReportFormat`]) and one dispatcher ([`dispatch::ReportSinks`]). `-` as a path means stdout.
 //!
 //! The model holds plain text only: colour is decided at the edge that
 //! prints it (the terminal writers; the HTML page draws boards as grids).
 
-pub(crate) mod classroom;
-pub(crate) mod csv;
 mod derived;
 pub(crate) mod dispatch;
 #[cfg(test)]
 mod fixture;
-pub(crate) mod format;
-pub(crate) mod gradescope;
-pub(crate) mod html;
+pub(crate) mod formats;
 pub(crate) mod ids;
-pub(crate) mod json;
-pub(crate) mod junit;
 pub(crate) mod load_hints;
 pub(crate) mod naming;
 #[cfg(test)]
@@ -25,9 +19,6 @@ pub(crate) mod read;
 pub(crate) mod requests;
 pub(crate) mod run;
 pub(crate) mod student;
-pub(crate) mod summary_md;
-pub(crate) mod terminal;
-pub(crate) mod text;
 
 pub(crate) use run::RunInfo;
 

@@ -8,9 +8,9 @@
 
 use proptest::prelude::*;
 
-use super::csv::{CsvLayout, Roster};
+use super::formats::csv::{CsvLayout, Roster};
+use super::formats::{csv, gradescope, html, json, junit};
 use super::{Report, Status, SubmissionReport, TestReport};
-use super::{csv, gradescope, html, json, junit};
 use crate::verdict::{Function, Verdict};
 
 /// Student text: anything, weighted towards what breaks formats.
@@ -162,7 +162,7 @@ proptest! {
     fn classroom_decodes_back_with_integer_scores_and_durations(report in report(1)) {
         use base64::Engine;
         let text = written(|out| {
-            super::format::ReportFormat::write(&super::classroom::Classroom, &report, out).unwrap()
+            super::formats::ReportFormat::write(&super::formats::classroom::Classroom, &report, out).unwrap()
         });
         prop_assert_eq!(text.lines().count(), 1);
         let json = base64::engine::general_purpose::STANDARD
@@ -256,7 +256,7 @@ proptest! {
     #[test]
     fn terminal_summary_shows_no_control_character(report in report(3)) {
         colored::control::set_override(false);
-        let text = written(|out| super::terminal::write_summary(&report, out).unwrap());
+        let text = written(|out| super::formats::terminal::write_summary(&report, out).unwrap());
         prop_assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{:?}", text);
     }
 }

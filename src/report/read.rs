@@ -15,10 +15,10 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::text::visible_line;
 use super::{REPORT_VERSION, Report};
 use crate::case::CaseSet;
 use crate::verdict::Function;
+use crate::visible::visible_line;
 
 /// Reads the JSON report at `path` (as `grade --json` writes it).
 ///

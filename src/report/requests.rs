@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use crate::cli::ReportOutputs;
 use crate::report::Report;
-use crate::report::csv::{CsvLayout, Roster};
 use crate::report::dispatch::{Format, ReportOptions, ReportSinks};
+use crate::report::formats::csv::{CsvLayout, Roster};
 
 /// The report files asked for: planned, then created, then written.
 pub(crate) struct ReportRequests {
@@ -140,10 +140,10 @@ impl ReportRequests {
         let to_stdout = self.uses_stdout();
         self.write(report)?;
         if to_stdout {
-            crate::report::terminal::write_summary(report, &mut std::io::stderr().lock())?;
+            crate::report::formats::terminal::write_summary(report, &mut std::io::stderr().lock())?;
         } else {
             let mut out = std::io::stdout().lock();
-            crate::report::terminal::write_summary(report, &mut out)?;
+            crate::report::formats::terminal::write_summary(report, &mut out)?;
             out.flush()?;
         }
         Ok(())

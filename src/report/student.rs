@@ -13,12 +13,12 @@ use colored::{ColoredString, Colorize};
 use serde::Serialize;
 use std::io::{self, Write};
 
-use super::text::visible_line;
 use super::{Status, SubmissionReport};
 use crate::exit;
 use crate::finding::Lang;
 use crate::runner::legal_swap::LegalSwapView;
 use crate::submission::build::warnings::CompilerWarning;
+use crate::visible::visible_line;
 use crate::words::student::{
     self as words, CheckView, Colour, Line, Span, Style, SwapNote, Warning,
 };

@@ -259,7 +259,7 @@ impl SandboxEnv {
     pub fn say_once(&self, note: &str) {
         let mut said = lock(&self.said);
         if !said.iter().any(|n| n == note) {
-            eprintln!("note: {}", crate::report::text::visible_line(note));
+            eprintln!("note: {}", crate::visible::visible_line(note));
             said.push(note.to_string());
         }
     }

@@ -27,9 +27,9 @@ use std::path::{Path, PathBuf};
 
 use crate::case::CaseSet;
 use crate::report::SubmissionReport;
-use crate::report::text::visible_line;
 use crate::state::trusted_dir::{Refusal, TrustedDir};
 use crate::submission::discover::Submission;
+use crate::visible::visible_line;
 
 /// The biggest result file read (a result holds each test's output,
 /// capped, and message): a bigger file is refused unread.

@@ -33,8 +33,8 @@ use base64::Engine;
 use serde::Serialize;
 use std::io::Write;
 
-use super::format::ReportFormat;
-use super::{Report, Status, SubmissionReport, TestReport};
+use super::ReportFormat;
+use crate::report::{Report, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// The longest message of a test, in characters.

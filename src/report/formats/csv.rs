@@ -79,9 +79,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::format::ReportFormat;
-use super::naming::{status_name, test_name};
-use super::{Report, SubmissionReport};
+use super::ReportFormat;
+use crate::report::naming::{status_name, test_name};
+use crate::report::{Report, SubmissionReport};
 
 /// The fixed columns of the `plain` layout, before the per-test ones.
 pub(crate) const FIXED_COLUMNS: [&str; 5] = ["id", "kind", "status", "score", "max_score"];
@@ -232,7 +232,7 @@ impl Roster {
                     file: file.to_string(),
                     line,
                     first: *first,
-                    id: super::text::visible_line(&entry.id).into_owned(),
+                    id: crate::visible::visible_line(&entry.id).into_owned(),
                 });
             }
             lines.insert(entry.id.clone(), line);
@@ -351,7 +351,7 @@ pub(crate) fn write_with(
                     .chain(columns.iter().map(|c| safe(c)))
                     .collect(),
             );
-            let ids = super::ids::of_report(report);
+            let ids = crate::report::ids::of_report(report);
             for sub in &report.submissions {
                 let mut row = vec![
                     safe(&ids.shown(&sub.id)),
@@ -397,7 +397,7 @@ fn lms_students<'a>(
     report: &'a Report,
     options: &CsvOptions<'_>,
 ) -> Result<Vec<LmsStudent<'a>>, CsvError> {
-    let shown = |id: &str| super::text::visible_line(id).into_owned();
+    let shown = |id: &str| crate::visible::visible_line(id).into_owned();
     let mut students = Vec::new();
     let mut unknown = Vec::new();
     let not_graded: Vec<String> = report
@@ -632,7 +632,7 @@ impl Student {
 /// A one-line summary for Moodle's feedback column.
 fn feedback(sub: &SubmissionReport) -> String {
     let line = match sub.status {
-        super::Status::Ok => {
+        crate::report::Status::Ok => {
             let failed = sub
                 .tests
                 .iter()
@@ -647,10 +647,10 @@ fn feedback(sub: &SubmissionReport) -> String {
         status => format!(
             "{}: {}",
             status_name(status).replace('_', " "),
-            super::naming::headline(&sub.shown_message())
+            crate::report::naming::headline(&sub.shown_message())
         ),
     };
-    safe(&super::text::visible_line(&line))
+    safe(&crate::visible::visible_line(&line))
 }
 
 /// `cell` made safe for a spreadsheet: one that starts with a character a

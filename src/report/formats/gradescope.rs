@@ -25,8 +25,8 @@
 use serde::Serialize;
 use std::io::{self, Write};
 
-use super::format::ReportFormat;
-use super::{Report, RunInfo, Status, SubmissionReport, TestReport};
+use super::ReportFormat;
+use crate::report::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
 
 /// Why the Gradescope report could not be written.

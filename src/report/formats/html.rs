@@ -47,13 +47,13 @@ use std::io::{self, Write};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-use super::format::ReportFormat;
-use super::naming::{headline, status_name, test_name};
-use super::run::short_hash;
-use super::text::visible;
-use super::{Report, RunInfo, Status, SubmissionReport, TestReport};
+use super::ReportFormat;
 use crate::board_view::BoardView;
+use crate::report::naming::{headline, status_name, test_name};
+use crate::report::run::short_hash;
+use crate::report::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::{Function, Verdict};
+use crate::visible::visible;
 
 /// The HTML format for the dispatcher.
 pub(crate) struct Html;
@@ -218,7 +218,7 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         "<p class=\"count\">{} submissions, {passed} passed every test.</p>",
         report.submissions.len()
     )?;
-    let ids = super::ids::of_report(report);
+    let ids = crate::report::ids::of_report(report);
     for note in ids.notes() {
         writeln!(out, "<p class=\"count\">Note: {}</p>", escape(&note))?;
     }
@@ -329,7 +329,7 @@ fn filter(columns: &[String], out: &mut dyn Write) -> io::Result<()> {
 
 fn matrix(
     report: &Report,
-    ids: &super::ids::Ids<'_>,
+    ids: &crate::report::ids::Ids<'_>,
     order: &[usize],
     columns: &[String],
     out: &mut dyn Write,
@@ -476,7 +476,7 @@ fn most_failed(report: &Report, columns: &[String], out: &mut dyn Write) -> io::
 fn details(
     index: usize,
     sub: &SubmissionReport,
-    ids: &super::ids::Ids<'_>,
+    ids: &crate::report::ids::Ids<'_>,
     columns: &[String],
     out: &mut dyn Write,
 ) -> io::Result<()> {

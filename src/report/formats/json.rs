@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use super::Report;
-use super::format::ReportFormat;
+use super::ReportFormat;
+use crate::report::Report;
 
 /// The JSON format for the dispatcher.
 pub(crate) struct Json;

@@ -31,11 +31,11 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 use std::io::{self, Write};
 use std::time::Duration;
 
-use super::format::ReportFormat;
-use super::naming::{first_line, status_name, test_name};
-use super::text::visible;
-use super::{Report, RunInfo, Status, SubmissionReport, TestReport};
+use super::ReportFormat;
+use crate::report::naming::{first_line, status_name, test_name};
+use crate::report::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
+use crate::visible::visible;
 
 /// The name of the `<testsuites>` element.
 pub(crate) const REPORT_NAME: &str = "grader";

@@ -1,6 +1,18 @@
-//! One trait every report format implements ([`ReportFormat`]), in a
-//! file of its own: the formats implement it and the dispatcher
-//! (`dispatch.rs`) calls it, so neither imports the other's file for it.
+//! The report's formats, one file each, and the one trait the file
+//! formats implement ([`ReportFormat`]): JSON, JUnit, CSV, Gradescope,
+//! GitHub Classroom, HTML and the Markdown summary, written to their files
+//! by the one dispatcher (`report/dispatch.rs`); `terminal.rs` is the class
+//! summary printed after a grading run. Each format reads the report model
+//! (`report/mod.rs`) and draws what it holds; none decides anything.
+
+pub(crate) mod classroom;
+pub(crate) mod csv;
+pub(crate) mod gradescope;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod summary_md;
+pub(crate) mod terminal;
 
 use std::io::Write;
 

@@ -9,11 +9,11 @@
 
 use std::io::{self, Write};
 
-use crate::report::html::escape;
+use super::html::escape;
 use crate::report::naming::headline;
-use crate::report::text::visible_line;
 use crate::report::{Report, Status, SubmissionReport};
 use crate::verdict::Verdict;
+use crate::visible::visible_line;
 
 /// How many failing tests a row names before "and N more".
 const FAILURES_PER_ROW: usize = 5;
@@ -21,7 +21,7 @@ const FAILURES_PER_ROW: usize = 5;
 /// The `--summary-md` format.
 pub(crate) struct SummaryMd;
 
-impl super::format::ReportFormat for SummaryMd {
+impl super::ReportFormat for SummaryMd {
     fn write(&self, report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
         write(report, out)?;
         Ok(out.flush()?)
@@ -39,7 +39,7 @@ pub(crate) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "| student | kind | score | result |")?;
     writeln!(out, "|---|---|---:|---|")?;
-    let ids = super::ids::of_report(report);
+    let ids = crate::report::ids::of_report(report);
     for sub in &report.submissions {
         writeln!(
             out,

@@ -1,5 +1,5 @@
 //! The instructor's human-readable report: one row per student (`grader
-//! grade`). The student's view of `grader check` is [`super::student`].
+//! grade`). The student's view of `grader check` is [`crate::report::student`].
 //! This is a terminal edge: colour is painted here (by `colored`, whose
 //! switch `crate::color` sets once for the run: `--color`, `NO_COLOR`,
 //! `FORCE_COLOR`, `CLICOLOR_FORCE`, the terminal), never in the model.
@@ -10,9 +10,9 @@ use colored::Colorize;
 use std::io::{self, Write};
 use unicode_width::UnicodeWidthStr;
 
-use super::text::visible_line;
-use super::{Report, Status, SubmissionReport, TestReport};
+use crate::report::{Report, Status, SubmissionReport, TestReport};
 use crate::verdict::Verdict;
+use crate::visible::visible_line;
 
 /// How many failing tests a summary row names before "and N more".
 const FAILURES_PER_ROW: usize = 3;
@@ -21,7 +21,7 @@ const FAILURES_PER_ROW: usize = 3;
 /// closing line (`N submissions, M passed every test`); with `-q`, the
 /// closing line alone. Every piece of student text (ids, kinds, case
 /// names, compiler messages) is shown through [`visible_line`] (an id
-/// through [`super::ids::Ids::shown`], which escapes more): a name cannot move
+/// through [`crate::report::ids::Ids::shown`], which escapes more): a name cannot move
 /// the cursor, clear a line, fake another row or pass for another id,
 /// and a note under the table names each escaped id and look-alike. Columns are
 /// padded by display width (`unicode-width`): a CJK name takes two columns
@@ -30,7 +30,7 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
     if crate::quiet::is_quiet() {
         return closing_line(report, out);
     }
-    let run_ids = super::ids::of_report(report);
+    let run_ids = crate::report::ids::of_report(report);
     let ids: Vec<String> = report
         .submissions
         .iter()
@@ -65,7 +65,12 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
     }
     for sub in &report.submissions {
         for diagnosis in sub.diagnoses() {
-            writeln!(out, "{}: {}", super::ids::shown_alone(&sub.id), diagnosis)?;
+            writeln!(
+                out,
+                "{}: {}",
+                crate::report::ids::shown_alone(&sub.id),
+                diagnosis
+            )?;
         }
     }
     for note in run_ids.notes() {
@@ -77,7 +82,7 @@ pub(crate) fn write_summary(report: &Report, out: &mut dyn Write) -> io::Result<
 /// The width of the summary's first column for these ids (as shown,
 /// by display width), never narrower than its header.
 pub(crate) fn id_width<'a>(ids: impl Iterator<Item = &'a str>) -> usize {
-    ids.map(|id| super::ids::shown_alone(id).width())
+    ids.map(|id| crate::report::ids::shown_alone(id).width())
         .max()
         .unwrap_or(0)
         .max("student".len())
@@ -113,7 +118,7 @@ pub(crate) fn row(sub: &SubmissionReport, id_width: usize, stored: bool) -> Stri
     };
     format!(
         "{}  {}  {:>7}  {}{}",
-        pad(&super::ids::shown_alone(&sub.id), id_width),
+        pad(&crate::report::ids::shown_alone(&sub.id), id_width),
         pad(&visible_line(sub.kind.as_deref().unwrap_or("?")), 7),
         score,
         summary_result(sub),

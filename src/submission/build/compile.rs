@@ -368,7 +368,7 @@ pub(super) fn run_in_box(
         if let Some(line) = tool_fault(&run.output) {
             return Err(BuildFailure::toolchain(format!(
                 "{tool} could not set itself up in the box: {}",
-                crate::report::text::visible_line(line.trim())
+                crate::visible::visible_line(line.trim())
             )));
         }
     }
