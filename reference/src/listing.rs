@@ -13,7 +13,7 @@
 
 use sudoku_lab::Board;
 
-use crate::BoardRules;
+use crate::rules::BoardRules;
 
 /// What the seed's listing (reading-order `find_empty`, digits 1..=N in
 /// order, write / recurse / clear) does on a board.

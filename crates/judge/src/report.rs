@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board_view::BoardView;
-use crate::case::Case;
-use crate::check::Check;
+use crate::case::model::Case;
+use crate::check::catalog::Check;
 use crate::finding::Finding;
 use crate::verdict::{Fault, Function, Verdict};
 

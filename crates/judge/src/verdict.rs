@@ -189,7 +189,7 @@ pub struct Outcome {
     pub fault: Option<Fault>,
     /// The check that failed, for a `wrong` decided before the answers
     /// are judged (the judge's own failures carry theirs).
-    pub check: Option<crate::check::Check>,
+    pub check: Option<crate::check::catalog::Check>,
     /// What the run showed, as data, when the words of the message follow
     /// from it (a stack overflow, Python's recursion limit).
     /// Boxed: most outcomes have none, and an outcome travels as an

@@ -8,9 +8,9 @@
 
 use std::path::PathBuf;
 
-use super::CaseSet;
 use super::config::parse_config;
 use super::load::{Answers, check_unique, parse_file};
+use super::model::CaseSet;
 
 /// `cases/grader.toml`, as bundled.
 const CONFIG: &str = include_str!("../../../../cases/grader.toml");

@@ -5,8 +5,8 @@ use std::path::Path;
 use toml::Spanned;
 
 use super::error::CaseError;
+use super::model::{CaseConfig, FindEmptyPolicy};
 use super::span::{line_col, toml_error};
-use super::{CaseConfig, FindEmptyPolicy};
 
 /// The file name of a folder's defaults.
 pub const CONFIG_FILE: &str = "grader.toml";

@@ -57,7 +57,7 @@ pub const PYTHON_SLOWDOWN: u64 = 100;
 pub const SAFETY: u64 = 3;
 
 /// The smallest suggested time limit: the default per-test limit.
-pub const MIN_SUGGESTED_MS: u64 = crate::case::DEFAULT_TIME_LIMIT_MS;
+pub const MIN_SUGGESTED_MS: u64 = super::model::DEFAULT_TIME_LIMIT_MS;
 
 /// What the seed's listing does on a case's puzzle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use sudoku_reference::BoardRules;
 use toml::Spanned;
 
 use super::error::CaseError;
+use super::model::{Case, Solutions};
 use super::span::{line_col, toml_error};
-use super::{Case, Solutions};
 use crate::board_text::{BoardTextError, parse_board};
 use crate::verdict::Function;
 

@@ -9,7 +9,8 @@
 
 use sudoku_lab::{Board, Sudoku};
 
-use super::{FindEmptyAnswer, Probe, ProbeError, Response};
+use super::error::ProbeError;
+use super::probe::{FindEmptyAnswer, Probe, Response};
 
 /// Asks every question of `probe` of `solver`, in order, and returns the
 /// answers.

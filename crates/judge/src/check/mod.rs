@@ -10,26 +10,25 @@
 //! 3. [`judge`] (grader): compare the response with the rule and the
 //!    reference, and name the first failed check and its cell.
 
-mod catalog;
-mod error;
+pub(crate) mod catalog;
+pub(crate) mod error;
 mod execute;
+pub(crate) mod failure;
 mod judge;
 mod plan;
-mod probe;
+pub(crate) mod probe;
 mod rule;
 #[cfg(test)]
 mod tests;
 pub mod trace;
 
+/// The digit loop in all three languages (see [`crate::words::spelling`]).
+pub use crate::words::spelling::DIGIT_LOOP_ANY;
 pub use catalog::{Check, CheckInfo};
 pub use error::ProbeError;
 pub use execute::execute;
-pub use judge::{Failure, Judgement, judge, judge_traced};
+pub use failure::{Failure, Judgement};
+pub use judge::{judge, judge_traced};
 pub use plan::{MAX_LEGAL_QUERIES, plan};
 pub use probe::{FindEmptyAnswer, Probe, Response};
 pub use trace::{TraceSource, TraceSummary, WriteTrace};
-
-/// The digit loop in all three languages, for a message that does not know
-/// which one the student wrote (the grader's `check::digit_loop` spells
-/// one).
-pub const DIGIT_LOOP_ANY: &str = "1..=n*n in Rust, range(1, n*n + 1) in Python, v <= n*n in C";

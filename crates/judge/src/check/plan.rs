@@ -24,9 +24,9 @@
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
-use super::Probe;
+use super::probe::Probe;
 use super::rule::{Unit, clashes};
-use crate::case::Case;
+use crate::case::model::Case;
 use crate::generate::grid::{pattern_grid, shuffle_grid};
 use crate::generate::rng::Rng;
 use crate::verdict::Function;

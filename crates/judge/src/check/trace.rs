@@ -30,14 +30,14 @@
 //! malformed, capped or missing trace leaves the end state's own
 //! message.
 
-use crate::check::Check;
+use crate::check::catalog::Check;
 use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
-use super::Failure;
+use super::failure::Failure;
 use super::rule::{cell, clashes};
-use crate::case::Case;
+use crate::case::model::Case;
 use crate::finding::{CallsSeen, Finding, IllegalFit, Lang};
 
 /// The most records the Python harness and the Rust recording board keep
@@ -741,7 +741,7 @@ pub fn judge(
     }
     // A puzzle with no solution answered true without a write is a wrong
     // answer, not a copy: the end-state checks say so.
-    let solvable = case.solutions != Some(crate::case::Solutions::None);
+    let solvable = case.solutions != Some(crate::case::model::Solutions::None);
     if solved && summary.writes == 0 && solvable {
         if let Some((r, c)) = givens.empty_cells().next() {
             // Two bugs leave no write: a search on a copy, and a base case
@@ -1162,7 +1162,7 @@ fn shown(value: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::Case;
+    use crate::case::model::Case;
 
     const CAMPUS: [u8; 16] = [1, 0, 0, 4, 0, 4, 1, 0, 2, 0, 0, 3, 0, 3, 2, 0];
 

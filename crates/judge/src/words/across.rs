@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::spelling;
-use crate::check::Check;
+use crate::check::catalog::Check;
 use crate::finding::{Finding, Lang};
 use crate::report::TestReport;
 use crate::verdict::{Function, Verdict};

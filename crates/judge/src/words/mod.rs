@@ -14,10 +14,10 @@ pub mod load_hints;
 pub mod spelling;
 pub mod student;
 
-use crate::check::DIGIT_LOOP_ANY;
 use crate::finding::{CallsSeen, Finding, IllegalFit, Lang};
 use crate::verdict::Function;
 pub use across::{BaseCase, LegalTests};
+use spelling::DIGIT_LOOP_ANY;
 
 /// What the words of one submission's findings may rest on besides the
 /// finding itself: the language, and what its other tests proved.

@@ -50,6 +50,10 @@ pub fn sized_loops(lang: Option<Lang>) -> &'static str {
     }
 }
 
+/// The digit loop in all three languages, for a message that does not know
+/// which one the student wrote ([`digit_loop`] spells one).
+pub const DIGIT_LOOP_ANY: &str = "1..=n*n in Rust, range(1, n*n + 1) in Python, v <= n*n in C";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board_view::BoardView;
-use crate::check::Check;
+use crate::check::catalog::Check;
 use crate::finding::{Finding, Lang};
 use crate::report::{Status, TestReport};
 use crate::verdict::{Function, Verdict};

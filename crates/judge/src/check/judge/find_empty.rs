@@ -1,12 +1,13 @@
 //! Judging `find_empty`: an empty cell while one exists (per the policy),
 //! "none" on a full board.
 
-use crate::check::{Check, FindEmptyAnswer};
+use crate::check::catalog::Check;
+use crate::check::probe::FindEmptyAnswer;
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
-use super::{Failure, count_mismatch};
-use crate::case::FindEmptyPolicy;
+use crate::case::model::FindEmptyPolicy;
+use crate::check::failure::{Failure, count_mismatch};
 use crate::check::rule::{candidates, cell};
 use crate::finding::Finding;
 

@@ -1,10 +1,10 @@
 //! Judging `legal`: every answer must agree with the rule.
 
-use crate::check::Check;
+use crate::check::catalog::Check;
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
-use super::{Failure, count_mismatch};
+use crate::check::failure::{Failure, count_mismatch};
 use crate::check::rule::{Unit, box_name, cell, clashes};
 
 /// The first query whose answer disagrees with the rule, with a count of

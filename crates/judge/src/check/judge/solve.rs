@@ -2,12 +2,12 @@
 //! reference, and the board it left — complete, valid and with its givens on
 //! true, byte-identical to the input on false.
 
-use crate::check::Check;
+use crate::check::catalog::Check;
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
-use super::Failure;
-use crate::case::{Case, Solutions};
+use crate::case::model::{Case, Solutions};
+use crate::check::failure::Failure;
 use crate::check::rule::{cell, clashes};
 use crate::finding::Finding;
 
