@@ -2,9 +2,9 @@
 //! the binaries' roots) is a node, every path it names into another file
 //! (`use crate::a::b`, `super::x`, `self::x`, a child module's `m::x`, in
 //! code; comments (a doc link is no import), strings and `#[cfg(test)]`
-//! modules left out) is an edge, and the graph must have no cycle, but
-//! inside the knots listed in [`KNOWN_KNOTS`], which are to be cut and may
-//! only shrink.
+//! modules left out) is an edge, and the graph must have no cycle. The
+//! same holds for the workspace's other crates (the judge, its WebAssembly
+//! engine, the write watch, the lab and the reference).
 //!
 //! A file that names the module of a folder (`crate::sandbox::SandboxEnv`)
 //! depends on that folder's `mod.rs`; a `mod x;` declaration is no edge.
@@ -14,30 +14,15 @@ use std::fs;
 
 use crate::util::{root, rust_files};
 
-/// The knots (files that reach each other round a circle) that remain
-/// outside `src/runner` and `src/sandbox/run.rs`, to be cut: a knot found
-/// must lie inside one of these, so they can only shrink. A file of
-/// `src/runner/` or `src/sandbox/run.rs` may never be listed here.
-const KNOWN_KNOTS: &[&[&str]] = &[
-    // the worker's `mod.rs` <-> its processes
-    &[
-        "src/worker/crash.rs",
-        "src/worker/library.rs",
-        "src/worker/mod.rs",
-        "src/worker/test_zygote.rs",
-        "src/worker/init.rs",
-    ],
-];
-
-/// The library's files and, per file, the files its code names.
-fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("src");
-    let files = rust_files(&src);
+/// The files of the library whose sources are in `src` (`src`,
+/// `crates/judge/src`) and, per file, the files its code names.
+fn module_graph(src: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let files = rust_files(&root().join(src));
     // Module path (`crate::a::b`) -> file (`src/a/b.rs`).
     let mut modules: BTreeMap<String, String> = BTreeMap::new();
     for file in &files {
         let relative = file.strip_prefix(root()).unwrap().display().to_string();
-        if let Some(module) = module_of(&relative) {
+        if let Some(module) = module_of(src, &relative) {
             modules.insert(module, relative);
         }
     }
@@ -58,12 +43,14 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// Every `.rs` file under `dir`.
-/// `src/a/b.rs` -> `crate::a::b`, `src/a/mod.rs` -> `crate::a`,
-/// `src/lib.rs` -> `crate`; `None` for the binaries' roots (their
-/// `crate` is another crate).
-fn module_of(file: &str) -> Option<String> {
-    let inner = file.strip_prefix("src/")?.strip_suffix(".rs")?;
+/// In the crate whose sources are in `src`: `src/a/b.rs` ->
+/// `crate::a::b`, `src/a/mod.rs` -> `crate::a`, `src/lib.rs` -> `crate`;
+/// `None` for the binaries' roots (their `crate` is another crate).
+fn module_of(src: &str, file: &str) -> Option<String> {
+    let inner = file
+        .strip_prefix(src)?
+        .strip_prefix('/')?
+        .strip_suffix(".rs")?;
     if inner == "main" || inner.starts_with("bin/") {
         return None;
     }
@@ -161,17 +148,25 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// `code` without the `#[cfg(test)] mod NAME { ... }` blocks: a test may
-/// reach anywhere.
+/// `code` without the test modules (`#[cfg(test)] mod NAME { ... }`, or
+/// any `cfg` that needs `test`, such as `#[cfg(all(test, target_arch =
+/// ...))]`): a test may reach anywhere.
 fn without_test_modules(code: &str) -> String {
     let mut out = String::new();
     let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(test)]") {
+    while let Some(at) = rest.find("#[cfg(") {
         out.push_str(&rest[..at]);
-        let after = &rest[at + "#[cfg(test)]".len()..];
+        let Some(close) = rest[at..].find(']') else {
+            rest = &rest[at..];
+            break;
+        };
+        let attribute = &rest[at..at + close + 1];
+        let after = &rest[at + close + 1..];
+        let needs_test =
+            tokens(attribute).iter().any(|t| t == "test") && !attribute.contains("not(test");
         let trimmed = after.trim_start();
         let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub(crate) mod ");
-        match (is_mod, after.find('{'), after.find(';')) {
+        match (needs_test && is_mod, after.find('{'), after.find(';')) {
             (true, Some(open), semi) if semi.is_none_or(|s| s > open) => {
                 let mut depth = 0;
                 let mut end = after.len();
@@ -190,7 +185,10 @@ fn without_test_modules(code: &str) -> String {
                 }
                 rest = &after[end..];
             }
-            _ => rest = after,
+            _ => {
+                out.push_str(attribute);
+                rest = after;
+            }
         }
     }
     out.push_str(rest);
@@ -322,7 +320,7 @@ fn resolve(
     path: &[String],
     modules: &BTreeMap<String, String>,
 ) -> Option<String> {
-    let is_folder = file.ends_with("/mod.rs") || file == "src/lib.rs";
+    let is_folder = file.ends_with("/mod.rs") || file.ends_with("src/lib.rs");
     let parent = |m: &str| m.rsplit_once("::").map(|(p, _)| p.to_string());
     let (mut base, rest) = match path[0].as_str() {
         "crate" => ("crate".to_string(), &path[1..]),
@@ -452,58 +450,56 @@ fn a_circle(graph: &BTreeMap<String, BTreeSet<String>>, knot: &BTreeSet<String>)
 
 #[test]
 fn no_file_of_the_library_imports_another_round_a_circle() {
-    let graph = module_graph();
+    let graph = module_graph("src");
     assert!(
         graph["src/runner/session.rs"].contains("src/runner/plan.rs"),
         "the graph is read: the session names its plan"
     );
-    for knot in KNOWN_KNOTS {
-        assert!(
-            !knot
-                .iter()
-                .any(|f| f.starts_with("src/runner/") || *f == "src/sandbox/run.rs"),
-            "a knot through the runner may not be allowed: {knot:?}"
-        );
+    no_knot_in(&graph);
+}
+
+#[test]
+fn no_file_of_the_workspace_crates_imports_another_round_a_circle() {
+    let graph = module_graph("crates/judge/src");
+    assert!(
+        graph["crates/judge/src/check/trace.rs"].contains("crates/judge/src/finding.rs"),
+        "the graph is read: the trace replay names its findings"
+    );
+    no_knot_in(&graph);
+    for src in [
+        "crates/judge-web/src",
+        "crates/watch/src",
+        "lab/src",
+        "reference/src",
+    ] {
+        no_knot_in(&module_graph(src));
     }
-    let known: Vec<BTreeSet<String>> = KNOWN_KNOTS
+}
+
+/// Fails naming each knot of `graph` and a circle through it.
+fn no_knot_in(graph: &BTreeMap<String, BTreeSet<String>>) {
+    let found: Vec<String> = knots(graph)
         .iter()
-        .map(|k| k.iter().map(|f| f.to_string()).collect())
-        .collect();
-    let new: Vec<String> = knots(&graph)
-        .iter()
-        .filter(|knot| !known.iter().any(|k| knot.is_subset(k)))
         .map(|knot| {
             format!(
                 "  {{{}}}\n    e.g. {}",
                 knot.iter().cloned().collect::<Vec<_>>().join(", "),
-                a_circle(&graph, knot)
+                a_circle(graph, knot)
             )
         })
         .collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "files that import each other round a circle (cut it: move what both \
          need down into a file both can import):\n{}",
-        new.join("\n")
-    );
-    // The list only shrinks: a knot that is cut leaves it.
-    let found = knots(&graph);
-    let cut: Vec<String> = known
-        .iter()
-        .filter(|k| !found.iter().any(|knot| knot.is_subset(k)))
-        .map(|k| format!("  {k:?}"))
-        .collect();
-    assert!(
-        cut.is_empty(),
-        "these knots are cut: take them out of KNOWN_KNOTS:\n{}",
-        cut.join("\n")
+        found.join("\n")
     );
 }
 
 #[test]
 fn the_graph_reader_sees_use_trees_super_and_child_modules_but_not_comments() {
     let code = code_only(
-        "use crate::a::{b, c::{D, e}};\n// use crate::f;\nlet s = \"crate::g::h\";\nsuper::i::j();\nrun::k();\n#[cfg(test)]\nmod tests { use crate::l::m; }\n",
+        "use crate::a::{b, c::{D, e}};\n// use crate::f;\nlet s = \"crate::g::h\";\nsuper::i::j();\nrun::k();\n#[cfg(test)]\nmod tests { use crate::l::m; }\n#[cfg(all(test, unix))]\nmod more { use crate::n::o; }\n#[cfg(not(test))]\nmod kept { use crate::p::q; }\n",
     );
     let paths = paths_in(&without_test_modules(&code));
     let joined: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
@@ -514,7 +510,8 @@ fn the_graph_reader_sees_use_trees_super_and_child_modules_but_not_comments() {
             "crate::a::c::D",
             "crate::a::c::e",
             "super::i::j",
-            "run::k"
+            "run::k",
+            "crate::p::q"
         ]
     );
 }
