@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use crate::case::CaseSet;
+use crate::verdict::Function;
 
 /// The `run` section of a report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,12 +59,44 @@ pub struct RunLimits {
     /// Every test's limit as applied: per case and function, and for a
     /// limit timed on the host, per language with the listing's time.
     #[serde(default)]
-    pub time_limits: Vec<crate::runner::limits::AppliedLimit>,
+    pub time_limits: Vec<AppliedLimit>,
     /// Per-test memory limit.
     pub memory_limit_mb: u64,
     /// What `find_empty` had to return: `any`, `first` or `fewest`.
     pub find_empty_policy: String,
 }
+
+/// One test's limit, as a report's `run` section lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppliedLimit {
+    /// The case.
+    pub case: String,
+    /// The function.
+    pub function: Function,
+    /// The language whose listing was timed (`c`, `rust`, `python`);
+    /// absent for a pinned limit, which holds for every language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The listing's CPU time on this host, in ms (the median of its
+    /// runs); absent when pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_ms: Option<u64>,
+    /// The multiple of the listing's time allowed, the same for this test
+    /// in every language (to two decimals); absent when pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiple: Option<f64>,
+    /// How many runs of the listing `listing_ms` is the median of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_runs: Option<u32>,
+    /// The slowest of those runs less the fastest, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_spread_ms: Option<u64>,
+    /// The limit applied, in ms of CPU time.
+    pub limit_ms: u64,
+}
+
+// `multiple` is a finite number, never NaN: equality is reflexive.
+impl Eq for AppliedLimit {}
 
 impl RunLimits {
     /// The time limit policy in words: `1000 ms`, or `20 x the lab's
@@ -86,7 +119,7 @@ impl RunInfo {
     /// again to be hashed (the bundled ones from the binary).
     pub fn new(
         cases: &CaseSet,
-        time_limits: Vec<crate::runner::limits::AppliedLimit>,
+        time_limits: Vec<AppliedLimit>,
         safeguards: &[&str],
         started: SystemTime,
         duration: Duration,

@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, CaseSet};
+use crate::report::run::AppliedLimit;
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::Function;
 
@@ -235,38 +236,6 @@ impl TimeLimits {
         applied
     }
 }
-
-/// One test's limit, as a report's `run` section lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AppliedLimit {
-    /// The case.
-    pub case: String,
-    /// The function.
-    pub function: Function,
-    /// The language whose listing was timed (`c`, `rust`, `python`);
-    /// absent for a pinned limit, which holds for every language.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-    /// The listing's CPU time on this host, in ms (the median of its
-    /// runs); absent when pinned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listing_ms: Option<u64>,
-    /// The multiple of the listing's time allowed, the same for this test
-    /// in every language (to two decimals); absent when pinned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multiple: Option<f64>,
-    /// How many runs of the listing `listing_ms` is the median of.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listing_runs: Option<u32>,
-    /// The slowest of those runs less the fastest, in ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listing_spread_ms: Option<u64>,
-    /// The limit applied, in ms of CPU time.
-    pub limit_ms: u64,
-}
-
-// `multiple` is a finite number, never NaN: equality is reflexive.
-impl Eq for AppliedLimit {}
 
 #[cfg(test)]
 mod tests {
