@@ -363,7 +363,7 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     // What the run with the grader's legal showed, beside the steps the
     // traces found: a step no wrong legal makes keeps legal from being
     // named alone.
-    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.check.id())));
+    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.check)));
     CheckRun {
         submission,
         shrunk,

@@ -16,9 +16,9 @@ use std::io::{self, Write};
 use super::{Status, SubmissionReport};
 use crate::exit;
 use crate::finding::Lang;
-use crate::runner::legal_swap::LegalSwapView;
 use crate::submission::build::warnings::CompilerWarning;
 use crate::visible::visible_line;
+use crate::words::legal_swap::LegalSwapView;
 use crate::words::student::{
     self as words, CheckView, Colour, Line, Span, Style, SwapNote, Warning,
 };

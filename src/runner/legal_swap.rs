@@ -29,85 +29,14 @@
 //! like its shrinking and its traced run: `grader grade` never makes it,
 //! and it never changes a verdict or a score.
 
-use serde::Serialize;
-
 use crate::case::Case;
+use crate::check::Check;
 use crate::runner::plan::GradePlan;
 use crate::runner::session::Session;
 use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
-
-/// What the run with the grader's `legal` showed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Observed {
-    /// With the grader's `legal`, the student's `solve` passed the test.
-    Passed,
-    /// With the grader's `legal`, the student's `solve` still failed it.
-    StillFailed,
-}
-
-/// Whether a wrong `legal` can explain the write trace's finding `finding`
-/// (a check id, `solve.trace.*`) of a `solve` that asks it: a digit
-/// written where the rule forbids it (`legal` said yes), a digit that fit
-/// and was never tried or written (`legal` said no), or a trace that words
-/// nothing. Every other finding is a step of `solve`'s own (a leftover, a
-/// given overwritten, a value past N, a copy, ...), whatever `legal` says.
-pub(crate) fn legal_explains(finding: &str) -> bool {
-    matches!(
-        finding,
-        "solve.trace" | "solve.trace.illegal" | "solve.trace.untried" | "solve.trace.unwritten"
-    )
-}
-
-/// The line the `solve` failure gets: what the run did, then what it
-/// suggests; `contradicted_by` is the test's own trace finding that a
-/// wrong `legal` cannot explain, if any.
-fn sentence(observed: Observed, contradicted_by: Option<&str>) -> String {
-    match (observed, contradicted_by) {
-        (Observed::Passed, None) => {
-            "with the grader's legal in place of yours, this solve passed this test (its calls of \
-             legal went to the grader's): your legal (see legal above) is the likely cause; fix \
-             legal first"
-                .to_string()
-        }
-        (Observed::Passed, Some(finding)) => format!(
-            "with the grader's legal in place of yours, this solve passed this test (its calls of \
-             legal went to the grader's); but its own run shows a step no wrong legal makes \
-             ({finding}, below): that step is solve's own, so fix it as well as legal"
-        ),
-        (Observed::StillFailed, _) => {
-            "with the grader's legal in place of yours, this solve still failed this test (its \
-             calls of legal went to the grader's): unless solve also checks the rules some other \
-             way, solve or find_empty has a bug of its own, besides legal's"
-                .to_string()
-        }
-    }
-}
-
-/// What the run showed for one failing `solve` test, for showing.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub(crate) struct LegalSwapView {
-    /// The case whose `solve` test failed.
-    pub case: String,
-    /// What the run showed.
-    pub observed: Observed,
-    /// The test's own write-trace finding that a wrong `legal` cannot
-    /// explain (see [`legal_explains`]), when there is one.
-    pub contradicted_by: Option<&'static str>,
-    /// The line shown: what happened, and what it suggests.
-    pub says: String,
-}
-
-impl LegalSwapView {
-    /// Whether the run names `legal` as the cause of this case's failure:
-    /// it passed with the grader's `legal`, and nothing in the test's own
-    /// trace says otherwise.
-    pub(crate) fn blames_legal(&self) -> bool {
-        self.observed == Observed::Passed && self.contradicted_by.is_none()
-    }
-}
+use crate::words::legal_swap::{LegalSwapView, Observed, worded};
 
 /// Reads the experiment's run: what it showed, if anything.
 pub(crate) fn observed(judged: &JudgedTest) -> Option<Observed> {
@@ -150,7 +79,7 @@ pub(crate) struct LegalSwap<'p> {
     solve_failed: Option<String>,
     /// That test's own write-trace finding (a Python test words its
     /// failure by its trace), when there is one.
-    finding: Option<&'static str>,
+    finding: Option<Check>,
     /// The run was made, or will never be.
     ran: bool,
     seen: Option<(String, Observed)>,
@@ -199,8 +128,7 @@ impl<'p> LegalSwap<'p> {
                     .failure
                     .as_ref()
                     .and_then(|f| f.explained_by)
-                    .filter(|c| c.is_trace_finding())
-                    .map(|c| c.id());
+                    .filter(|c| c.is_trace_finding());
             }
             _ => {}
         }
@@ -227,36 +155,10 @@ impl<'p> LegalSwap<'p> {
     /// failing `solve` tests (case, check id), beside the test's own.
     pub(crate) fn view<'a>(
         self,
-        findings: impl IntoIterator<Item = (&'a str, &'static str)>,
+        findings: impl IntoIterator<Item = (&'a str, Check)>,
     ) -> Option<LegalSwapView> {
         let (case, observed) = self.seen?;
         Some(worded(case, observed, self.finding, findings))
-    }
-}
-
-/// The view of a run on `case` that showed `observed`, with the test's own
-/// trace finding `own` and the findings `grader check` found (case, check
-/// id): the first that a wrong `legal` cannot explain contradicts it.
-fn worded<'a>(
-    case: String,
-    observed: Observed,
-    own: Option<&'static str>,
-    findings: impl IntoIterator<Item = (&'a str, &'static str)>,
-) -> LegalSwapView {
-    let contradicted_by = own
-        .into_iter()
-        .chain(
-            findings
-                .into_iter()
-                .filter(|(c, _)| *c == case)
-                .map(|(_, f)| f),
-        )
-        .find(|f| !legal_explains(f));
-    LegalSwapView {
-        says: sentence(observed, contradicted_by),
-        case,
-        observed,
-        contradicted_by,
     }
 }
 
@@ -328,67 +230,5 @@ mod tests {
             crate::verdict::FaultKind::Sandbox,
         ));
         assert_eq!(observed(&fault), None, "a grader fault");
-    }
-
-    /// A pass with the grader's legal names legal only when the test's own
-    /// trace found nothing a wrong legal cannot make.
-    #[test]
-    fn a_step_of_solves_own_keeps_legal_from_being_named_alone() {
-        let seen = |observed, finding: Option<&'static str>, found: &[(&str, &'static str)]| {
-            worded(
-                "campus".to_string(),
-                observed,
-                finding,
-                found.iter().copied(),
-            )
-        };
-        let clean = seen(Observed::Passed, None, &[("campus", "solve.trace.illegal")]);
-        assert!(clean.blames_legal(), "{clean:?}");
-        assert!(
-            clean
-                .says
-                .starts_with("with the grader's legal in place of yours, this solve passed")
-        );
-        for (finding, found) in [
-            (Some("solve.trace.leftover"), &[][..]),
-            (None, &[("campus", "solve.trace.given")][..]),
-        ] {
-            let view = seen(Observed::Passed, finding, found);
-            assert!(!view.blames_legal(), "{view:?}");
-            assert!(
-                view.contradicted_by.is_some() && view.says.contains("solve's own"),
-                "{view:?}"
-            );
-            assert!(!view.says.contains("likely cause"), "{}", view.says);
-        }
-        // Another case's finding says nothing about this one.
-        let other = seen(
-            Observed::Passed,
-            None,
-            &[("elsewhere", "solve.trace.leftover")],
-        );
-        assert!(other.blames_legal(), "{other:?}");
-        let still = seen(Observed::StillFailed, None, &[]);
-        assert!(!still.blames_legal());
-        assert!(
-            still.says.contains("still failed this test"),
-            "{}",
-            still.says
-        );
-        for finding in [
-            "solve.trace.illegal",
-            "solve.trace.untried",
-            "solve.trace.unwritten",
-        ] {
-            assert!(legal_explains(finding), "{finding}");
-        }
-        for finding in [
-            "solve.trace.leftover",
-            "solve.trace.given",
-            "solve.trace.range",
-            "solve.trace.copy",
-        ] {
-            assert!(!legal_explains(finding), "{finding}");
-        }
     }
 }

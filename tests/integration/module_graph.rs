@@ -458,6 +458,42 @@ fn no_file_of_the_library_imports_another_round_a_circle() {
     no_knot_in(&graph);
 }
 
+/// The report model and its formats show what the runner found without
+/// naming the runner; the checks find without naming the report.
+#[test]
+fn the_report_does_not_import_the_runner_nor_the_checks_the_report() {
+    let names = |graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str| {
+        graph
+            .iter()
+            .filter(|(file, _)| file.starts_with(from))
+            .flat_map(|(file, names)| {
+                names
+                    .iter()
+                    .filter(|n| n.starts_with(to))
+                    .map(move |n| format!("{file} -> {n}"))
+            })
+            .collect::<Vec<_>>()
+    };
+    let grader = module_graph("src");
+    assert_eq!(
+        names(&grader, "src/report/", "src/runner/"),
+        Vec::<String>::new()
+    );
+    assert!(
+        !names(&grader, "src/runner/", "src/report/").is_empty(),
+        "the graph is read: the runner fills the report"
+    );
+    let judge = module_graph("crates/judge/src");
+    assert_eq!(
+        names(
+            &judge,
+            "crates/judge/src/check/",
+            "crates/judge/src/report.rs"
+        ),
+        Vec::<String>::new()
+    );
+}
+
 #[test]
 fn no_file_of_the_workspace_crates_imports_another_round_a_circle() {
     let graph = module_graph("crates/judge/src");

@@ -10,6 +10,7 @@
 //! - [`student`]: the student's view of a check, as lines and boards.
 
 pub mod across;
+pub mod legal_swap;
 pub mod load_hints;
 pub mod spelling;
 pub mod student;
