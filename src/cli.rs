@@ -61,8 +61,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ChecksArgs {
     /// Print the table as Markdown (the page `docs/checks.md` is).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "report_schema")]
     pub markdown: bool,
+    /// Print the JSON report's schema instead (JSON Schema 2020-12, made
+    /// from the report's types: the file `schemas/report.schema.json` is).
+    #[arg(long)]
+    pub report_schema: bool,
 }
 
 /// `grader completions SHELL`.

@@ -1,6 +1,7 @@
 //! `grader checks`: the table of every check the grader makes
 //! ([`crate::check::Check`]), for a course author reading a report's check
-//! ids; `--markdown` writes it as the page `docs/checks.md` is.
+//! ids; `--markdown` writes it as the page `docs/checks.md` is, and
+//! `--report-schema` the JSON report's schema, which names these ids.
 
 use std::io::Write;
 
@@ -13,7 +14,9 @@ use crate::cli::ChecksArgs;
 /// When stdout cannot be written.
 pub fn run(args: &ChecksArgs) -> anyhow::Result<u8> {
     let mut out = std::io::stdout().lock();
-    if args.markdown {
+    if args.report_schema {
+        out.write_all(crate::report::schema::report_schema().as_bytes())?;
+    } else if args.markdown {
         out.write_all(Check::markdown().as_bytes())?;
     } else {
         for check in Check::ALL {

@@ -125,22 +125,43 @@ impl SubmissionReport {
 
 /// A submission's result as the JSON holds it: the model's fields, the
 /// score `null` when not graded.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields, rename = "SubmissionReport")]
 pub(crate) struct Stored<T> {
+    /// The student id: the name of the submission's entry.
     id: String,
+    /// `rust`, `c`, `python` or `library`; null when not recognised.
     kind: Option<String>,
+    /// How far grading got: `grader_error` whenever the grader failed on
+    /// the submission or one of its tests.
     status: Status,
+    /// Why it did not get further (the compiler's or loader's message).
     message: String,
+    /// What to do about a build or load error whose message shows a
+    /// mistake the lab's setting explains (an import the box's Python
+    /// cannot satisfy, a name the Rust export macro defines too); absent
+    /// otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
+    /// How the upload was read, for the student (files ignored beside the
+    /// submission, the notebook cells taken); absent when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
+    /// A board size the code was written for, as its tests proved it:
+    /// every test of boxes of size n passes, each other size has a
+    /// failure; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fixed_size: Option<super::FixedSize>,
+    /// Points earned: the sum of the tests' points; null when the
+    /// submission is not graded (status `grader_error`).
     score: Option<u32>,
+    /// Points possible: the sum of the tests' `max_points`.
     max_score: u32,
+    /// The grader's fault on this submission or the first of its tests',
+    /// when there is one: never a score, and the run exits 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fault: Option<Fault>,
+    /// One per (case, function), in case order.
     tests: T,
 }
 
@@ -162,6 +183,17 @@ impl Serialize for SubmissionReport {
             tests: &self.tests,
         }
         .serialize(serializer)
+    }
+}
+
+/// A submission in the JSON report is what [`Stored`] holds.
+impl schemars::JsonSchema for SubmissionReport {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SubmissionReport".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Stored::<Vec<TestReport>>::json_schema(generator)
     }
 }
 

@@ -18,6 +18,7 @@ mod proptests;
 pub(crate) mod read;
 pub(crate) mod requests;
 pub(crate) mod run;
+pub(crate) mod schema;
 pub(crate) mod student;
 
 pub(crate) use run::RunInfo;
@@ -35,9 +36,10 @@ pub(crate) use grader_judge::words::across::FixedSize;
 pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// Everything a grading run found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Report {
-    /// [`REPORT_VERSION`].
+    /// The version of the report's schema (`REPORT_VERSION`, 1).
     pub version: u32,
     /// One per submission, in the order of their ids.
     pub submissions: Vec<SubmissionReport>,

@@ -15,7 +15,7 @@ use crate::case::CaseSet;
 use crate::verdict::Function;
 
 /// The `run` section of a report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunInfo {
     /// `grader` and its version, e.g. `grader 0.1.0`.
     pub grader: String,
@@ -32,7 +32,7 @@ pub struct RunInfo {
 }
 
 /// A case file and the hash of its bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaseFile {
     /// The file as it was named on the command line (or `builtin:...`).
     pub name: String,
@@ -43,7 +43,7 @@ pub struct CaseFile {
 
 /// The limits of a run (`grader.toml`; a case may set its own time limit,
 /// which its case file, hashed above, records).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunLimits {
     /// The per-test time limit `grader.toml` pinned; absent when each
     /// test's limit is a multiple of the lab's listing's time on the host.
@@ -67,7 +67,7 @@ pub struct RunLimits {
 }
 
 /// One test's limit, as a report's `run` section lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AppliedLimit {
     /// The case.
     pub case: String,

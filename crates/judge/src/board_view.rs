@@ -15,6 +15,8 @@ use sudoku_lab::Board;
 
 /// A board's cells and the cell in question.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct BoardView {
     /// The box size: the board has `n * n` rows of `n * n` cells.
     pub n: usize,

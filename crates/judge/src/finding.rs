@@ -39,6 +39,7 @@ impl Lang {
 
 /// How a trace saw `solve` call itself on a run that wrote nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CallsSeen {
     /// The recorder does not see calls.
@@ -52,6 +53,7 @@ pub enum CallsSeen {
 /// What fits a write that broke the rule better than a `legal` that
 /// answered true.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "fits", rename_all = "snake_case")]
 pub enum IllegalFit {
     /// Nothing the trace shows: the write itself, or the `legal` it asked.
@@ -73,6 +75,7 @@ pub enum IllegalFit {
 
 /// One thing a check observed about a test.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "finding", rename_all = "snake_case")]
 pub enum Finding {
     /// `legal` or `find_empty` answered wrong; the judge's message says

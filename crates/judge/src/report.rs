@@ -12,6 +12,7 @@ use crate::verdict::{Fault, Function, Verdict};
 
 /// How far grading a submission got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Built and loaded; every test ran.
@@ -27,6 +28,8 @@ pub enum Status {
 
 /// One test's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct TestReport {
     /// The case's name.
     pub case: String,
@@ -60,8 +63,8 @@ pub struct TestReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
     /// Why it failed (the check and the cell, the signal, ...); empty on a
-    /// pass. A fault's own words are not in it: a report shows them with
-    /// [`TestReport::shown_message`].
+    /// pass. A fault's own words are not in it: a report shows them
+    /// beside it (`TestReport::shown_message`).
     pub message: String,
     /// What the student's code printed, capped.
     pub output: String,
@@ -70,7 +73,7 @@ pub struct TestReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<BoardView>,
     /// What the failed check observed, as data (the message is its words,
-    /// made by [`crate::words`]); absent when there is none.
+    /// made by the judge's `words`); absent when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<Finding>,
     /// Whether the case is hidden (never shown by `grader check`).

@@ -8,6 +8,7 @@ use std::fmt;
 
 /// One of the three lab functions a test exercises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Function {
     /// `legal(board, r, c, v)`.
@@ -40,6 +41,7 @@ impl fmt::Display for Function {
 
 /// The verdict of one test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Every check passed.
@@ -83,6 +85,7 @@ impl fmt::Display for Verdict {
 /// outcome classifier, the build step, the judge), never read back from a
 /// message.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Blame {
     /// The student's code or submission: the verdict counts for the score.
@@ -95,6 +98,7 @@ pub enum Blame {
 
 /// What kind of failure of the grader's own a result is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// The worker could not set itself up (a safeguard that could not be
@@ -134,8 +138,10 @@ impl FaultKind {
 /// A failure that is not the student's: who is at fault and what kind.
 /// A result with a fault is never a score, and the run exits 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(deny_unknown_fields))]
 pub struct Fault {
-    /// Who is at fault (today always [`Blame::Grader`]: the student's own
+    /// Who is at fault (today always `grader`: the student's own
     /// failures are verdicts, not faults).
     pub blame: Blame,
     /// What kind of fault.

@@ -233,6 +233,22 @@ impl Serialize for Check {
     }
 }
 
+/// A check in a report is its id, one of the table's (`grader checks`).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Check {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Check".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        schemars::json_schema!({
+            "description": "The id of a failed check: a row of `grader checks` (docs/checks.md).",
+            "enum": ids,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Check {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Check, D::Error> {
         let id = String::deserialize(deserializer)?;
@@ -301,7 +317,7 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let listed = &schema["$defs"]["test"]["properties"]["check"]["enum"];
+        let listed = &schema["$defs"]["Check"]["enum"];
         let ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
         assert_eq!(
             *listed,

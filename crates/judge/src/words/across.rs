@@ -104,9 +104,11 @@ impl BaseCase {
     }
 }
 
-/// A board size the code was written for, as the tests proved it (see
-/// [`FixedSize::of`]).
+/// A board size the code was written for, as the tests proved it: every
+/// test of one box size passes, each other size has a failure (see
+/// `FixedSize::of`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FixedSize {
     /// The box size every test of which passes.
     pub n: usize,
@@ -116,6 +118,7 @@ pub struct FixedSize {
 
 /// The tests of one board size.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SizeTally {
     /// The board's side (4, 9, 16).
     pub side: usize,
