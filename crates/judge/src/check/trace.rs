@@ -463,40 +463,7 @@ pub fn judge(
             ),
         )
     })?;
-    let Ok(mut board) = Board::from_cells_unchecked_values(n, input.to_vec()) else {
-        return Err(Failure::new(
-            MALFORMED,
-            "the write trace's board has the wrong size (grader bug, not the student's)"
-                .to_string(),
-        ));
-    };
-    let side = board.side();
-    let capped = reached_cap(&records, trace.source);
-    let calls = records.iter().any(|r| matches!(r, Record::Call));
-    let words = Words::of(trace.source);
-    let givens = board.clone();
-    let mut last: Vec<Option<LastWrite>> = vec![None; side * side];
-    let mut entries: Vec<Board> = Vec::new();
-    let mut open = OpenCells::new(side * side);
-    let mut visits = Visits::new(side * side, words.digit_loop);
-    let mut call_count = 0usize;
-    // The last record, when it was a return of solve: what the call just
-    // finished returned (for a clear right after it).
-    let mut returned: Option<Option<bool>> = None;
-    // The step at which each active call of solve began.
-    let mut entry_steps: Vec<u64> = Vec::new();
-    let mut empty = board.cells().iter().filter(|&&v| v == 0).count();
-    let mut full_after: Option<u64> = None;
-    let mut summary = TraceSummary {
-        writes: 0,
-        undos: 0,
-        capped,
-        listing: listing_cost(case),
-        hint: None,
-    };
-    let mut step = 0u64;
-    // A legal write was made at depth 1 (the outermost call).
-    let mut depth_one_wrote = false;
+    let mut replay = Replay::start(case, n, input, trace, &records)?;
     for record in records {
         match record {
             Record::Write {
@@ -505,298 +472,453 @@ pub fn judge(
                 old,
                 new,
                 depth,
-            } => {
-                step += 1;
-                if row >= side || col >= side {
-                    return Err(Failure::new(
-                        MALFORMED,
-                        format!(
-                            "step {step}: the trace names row {row}, column {col}, off the board: {}",
-                            words.off_board
-                        ),
-                    ));
-                }
-                let at = cell(row, col);
-                let named = step_name(step, depth, calls);
-                let given = givens.get(row, col);
-                if given != 0 && new != given {
-                    board.set(row, col, new);
-                    return Err(Failure::new(
-                        Check::SolveTraceGiven,
-                        format!(
-                            "{named}: solve wrote {new} over the given {at} (which holds {given}): \
-                             never write to a cell that was filled at the start"
-                        ),
-                    )
-                    .on(&board, Some((row, col))));
-                }
-                let i = row * side + col;
-                if let Some(j) = open.write(&board, i, new) {
-                    let stale = last[j].map_or(0, |w| w.step);
-                    let (r, c) = (j / side, j % side);
-                    return Err(Failure::new(
-                        Check::SolveTraceLeftover,
-                        format!(
-                            "{named}: solve went back to {at} to try {new} there, but {} still holds {} from step {stale}, \
-                             written after {at}'s earlier digit, on the branch that just failed: \
-                             a leftover digit is a fake given for the rest of the search; \
-                             set the cell back to 0 when the recursive call returns {}, before trying the next digit",
-                            cell(r, c),
-                            board.get(r, c),
-                            words.falsy
-                        ),
-                    )
-                    .on(&board, Some((r, c))));
-                }
-                if new != 0 {
-                    if usize::from(new) > side {
-                        board.set(row, col, new);
-                        return Err(Failure::new(
-                            Check::SolveTraceRange,
-                            format!(
-                                "{named}: solve wrote {} at {at}, outside 1..={side}: \
-                                 write only digits 1 to {side} (0 clears a cell)",
-                                shown(new)
-                            ),
-                        )
-                        .on(&board, Some((row, col))));
-                    }
-                    if let Some(&(unit, (i, j))) = clashes(&board, row, col, new).first() {
-                        let fit = misplaced(
-                            &board,
-                            (row, col),
-                            new,
-                            depth,
-                            depth_one_wrote,
-                            trace.source,
-                        );
-                        board.set(row, col, new);
-                        let fact = format!(
-                            "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
-                             every placement must be legal when it is written",
-                            unit.name(n, row, col),
-                            cell(i, j)
-                        );
-                        return Err(Failure::found_in(
-                            Check::SolveTraceIllegal,
-                            Finding::IllegalWrite { fact, fit },
-                            Some(words.lang),
-                        )
-                        .on(&board, Some((row, col))));
-                    }
-                    depth_one_wrote |= depth == 1;
-                    summary.writes += 1;
-                } else if old != 0 {
-                    summary.undos += 1;
-                }
-                let was = board.get(row, col);
-                board.set(row, col, new);
-                match (was == 0, new == 0) {
-                    (true, false) => empty -= 1,
-                    (false, true) => empty += 1,
-                    _ => {}
-                }
-                if summary.hint.is_none() {
-                    summary.hint = visits.write(&board, step, i, was, new);
-                }
-                if summary.hint.is_none() && new == 0 && was != 0 {
-                    if let Some(full) = full_after {
-                        // What the call on the complete board returned
-                        // tells the two bugs apart: true, and the clear
-                        // came after success; false, and the base case
-                        // did not see the board was complete.
-                        let (truthy, falsy) = (words.truthy, words.falsy);
-                        let after_success = format!(
-                            "when the recursive call returns {truthy}, return {truthy} at once; \
-                             clear the cell only when it returns {falsy}"
-                        );
-                        let base_case = format!(
-                            "solve must return {truthy} when find_empty finds no empty cell \
-                             (check find_empty on a full board, and the base case's test)"
-                        );
-                        let why = match returned {
-                            Some(Some(true)) => after_success,
-                            Some(Some(false)) => format!(
-                                "the call on the complete board returned {falsy}: {base_case}"
-                            ),
-                            _ => format!("either {after_success}; or {base_case}"),
-                        };
-                        summary.hint = Some(
-                            Failure::new(
-                                CLEARED_SOLUTION,
-                                format!(
-                                    "{named}: the board was complete after step {full}, but solve then cleared {at}: {why}"
-                                ),
-                            )
-                            .on(&board, Some((row, col))),
-                        );
-                    }
-                }
-                full_after = (empty == 0).then_some(step);
-                returned = None;
-                last[i] = Some(LastWrite {
-                    step,
-                    value: new,
-                    depth,
-                });
-            }
-            Record::Call => {
-                returned = None;
-                call_count += 1;
-                entries.push(board.clone());
-                entry_steps.push(step);
-            }
-            Record::Return(result) => {
-                returned = Some(result);
-                let Some(entry) = entries.pop() else {
-                    return Err(Failure::new(
-                        MALFORMED,
-                        "the write trace returns from solve more often than it calls it: did the code write to the grader's pipe?"
-                            .to_string(),
-                    ));
-                };
-                let entered = entry_steps.pop().unwrap_or(step);
-                // Not for Python, whose messages are worded by the trace
-                // on every test, before anyone knows whether its legal
-                // passes (a legal that answers false fits as well).
-                if result == Some(false)
-                    && entered == step
-                    && summary.hint.is_none()
-                    && trace.source != TraceSource::Python
-                {
-                    summary.hint = gave_up_unwritten(
-                        &board,
-                        step,
-                        entries.len() + 1,
-                        visits.top_written,
-                        &words,
-                    );
-                }
-                if result == Some(false) {
-                    leftover(
-                        &entry,
-                        &board,
-                        &last,
-                        step,
-                        Some(entries.len()),
-                        (summary.writes, summary.undos),
-                        &words,
-                    )?;
-                }
-                if result == Some(true) && summary.writes > 0 {
-                    // A board complete earlier and cleared since is the
-                    // clear after success, not a base case that returned
-                    // true too soon: say so, in every language alike.
-                    if let Some(cleared) = summary.hint.as_ref().filter(|h| {
-                        h.check == CLEARED_SOLUTION && board.empty_cells().next().is_some()
-                    }) {
-                        return Err(cleared.clone());
-                    }
-                    true_with_empty(&board, step, entries.len() + 1, &words)?;
-                }
-            }
+            } => replay.write(row, col, old, new, depth)?,
+            Record::Call => replay.call(),
+            Record::Return(result) => replay.returned(result)?,
         }
     }
-    if let Some(depth) = trace
-        .stopped_deep
-        .filter(|_| trace.source != TraceSource::RustBoard)
-    {
-        return Err(too_deep(&givens, &board, &last, depth, &words));
-    }
-    if capped {
-        return Ok(summary);
-    }
-    if summary.hint.is_none() {
-        if let Some((i, step, fits)) = visits.cleared.take() {
-            summary.hint = visits.gave_up(&board, i, step, fits);
-        }
-    }
-    if !calls && !solved {
-        leftover(
-            &givens,
-            &board,
-            &last,
-            step,
-            None,
-            (summary.writes, summary.undos),
-            &words,
-        )?;
-    }
-    if let Ok(after) = Board::from_cells_unchecked_values(n, after.to_vec()) {
-        if let Some(i) = (0..side * side).find(|&i| after.cells()[i] != board.cells()[i]) {
-            let (r, c) = (i / side, i % side);
+    replay.end(case, solved, after)
+}
+
+/// The replay of one trace, record by record: the board as the writes
+/// leave it, what each cell last got, the calls still open, and what was
+/// counted and hinted so far.
+struct Replay<'t> {
+    trace: &'t WriteTrace,
+    /// Whether the trace has `solve`'s calls (Python's, the write watch's).
+    calls: bool,
+    words: Words,
+    givens: Board,
+    board: Board,
+    last: Vec<Option<LastWrite>>,
+    /// The board at each open call's entry, and the step it began at.
+    entries: Vec<(Board, u64)>,
+    open: OpenCells,
+    visits: Visits,
+    call_count: usize,
+    /// The last record, when it was a return of solve: what the call just
+    /// finished returned (for a clear right after it).
+    returned: Option<Option<bool>>,
+    empty: usize,
+    /// The step after which the board was complete, while it still is.
+    full_after: Option<u64>,
+    summary: TraceSummary,
+    step: u64,
+    /// A legal write was made at depth 1 (the outermost call).
+    depth_one_wrote: bool,
+}
+
+impl<'t> Replay<'t> {
+    /// A replay of `records` from `trace` on the board `input` of `case`.
+    fn start(
+        case: &Case,
+        n: usize,
+        input: &[u8],
+        trace: &'t WriteTrace,
+        records: &[Record],
+    ) -> Result<Replay<'t>, Failure> {
+        let Ok(board) = Board::from_cells_unchecked_values(n, input.to_vec()) else {
             return Err(Failure::new(
-                Check::SolveTraceUntraced,
+                MALFORMED,
+                "the write trace's board has the wrong size (grader bug, not the student's)"
+                    .to_string(),
+            ));
+        };
+        let side = board.side();
+        let words = Words::of(trace.source);
+        Ok(Replay {
+            trace,
+            calls: records.iter().any(|r| matches!(r, Record::Call)),
+            givens: board.clone(),
+            last: vec![None; side * side],
+            entries: Vec::new(),
+            open: OpenCells::new(side * side),
+            visits: Visits::new(side * side, words.digit_loop),
+            words,
+            call_count: 0,
+            returned: None,
+            empty: board.cells().iter().filter(|&&v| v == 0).count(),
+            full_after: None,
+            summary: TraceSummary {
+                writes: 0,
+                undos: 0,
+                capped: reached_cap(records, trace.source),
+                listing: listing_cost(case),
+                hint: None,
+            },
+            step: 0,
+            depth_one_wrote: false,
+            board,
+        })
+    }
+
+    /// One write: checked against the rules (a cell off the board, a
+    /// given overwritten, a leftover, a digit past N, a clash), then made.
+    fn write(
+        &mut self,
+        row: usize,
+        col: usize,
+        old: u8,
+        new: u8,
+        depth: u16,
+    ) -> Result<(), Failure> {
+        self.step += 1;
+        let step = self.step;
+        let side = self.board.side();
+        if row >= side || col >= side {
+            return Err(Failure::new(
+                MALFORMED,
                 format!(
-                    "after solve, {} holds {}, but the writes {} leave {} there: {}",
-                    cell(r, c),
-                    shown(after.get(r, c)),
-                    words.recorded,
-                    shown(board.get(r, c)),
-                    words.untraced
+                    "step {step}: the trace names row {row}, column {col}, off the board: {}",
+                    self.words.off_board
+                ),
+            ));
+        }
+        let at = cell(row, col);
+        let named = step_name(step, depth, self.calls);
+        let given = self.givens.get(row, col);
+        if given != 0 && new != given {
+            self.board.set(row, col, new);
+            return Err(Failure::new(
+                Check::SolveTraceGiven,
+                format!(
+                    "{named}: solve wrote {new} over the given {at} (which holds {given}): \
+                     never write to a cell that was filled at the start"
                 ),
             )
-            .on(&after, Some((r, c))));
+            .on(&self.board, Some((row, col))));
         }
+        let i = row * side + col;
+        if let Some(j) = self.open.write(&self.board, i, new) {
+            let stale = self.last[j].map_or(0, |w| w.step);
+            let (r, c) = (j / side, j % side);
+            return Err(Failure::new(
+                Check::SolveTraceLeftover,
+                format!(
+                    "{named}: solve went back to {at} to try {new} there, but {} still holds {} from step {stale}, \
+                     written after {at}'s earlier digit, on the branch that just failed: \
+                     a leftover digit is a fake given for the rest of the search; \
+                     set the cell back to 0 when the recursive call returns {}, before trying the next digit",
+                    cell(r, c),
+                    self.board.get(r, c),
+                    self.words.falsy
+                ),
+            )
+            .on(&self.board, Some((r, c))));
+        }
+        if new != 0 {
+            self.check_digit(&named, (row, col), new, depth)?;
+            self.depth_one_wrote |= depth == 1;
+            self.summary.writes += 1;
+        } else if old != 0 {
+            self.summary.undos += 1;
+        }
+        self.make(&named, (row, col), new, depth);
+        Ok(())
     }
-    // A puzzle with no solution answered true without a write is a wrong
-    // answer, not a copy: the end-state checks say so.
-    let solvable = case.solutions != Some(crate::case::model::Solutions::None);
-    if solved && summary.writes == 0 && solvable {
-        if let Some((r, c)) = givens.empty_cells().next() {
-            // Two bugs leave no write: a search on a copy, and a base case
-            // that returns true while a cell is empty (a lost `!`). A solve
-            // seen calling itself searched somewhere: a copy. Seen called
-            // once, or with no calls recorded, either fits.
-            let truthy = words.truthy;
-            let (seen, calls) = if calls && call_count > 1 {
-                (
-                    format!(", though it called itself {} time(s)", call_count - 1),
-                    CallsSeen::Recursed,
-                )
-            } else if calls {
-                (" and without calling itself".to_string(), CallsSeen::Once)
-            } else {
-                (String::new(), CallsSeen::Unrecorded)
-            };
-            let fact = format!(
-                "solve returned {truthy} without writing a single digit on the board it was given{seen} \
-                 ({} is still empty)",
-                cell(r, c)
+
+    /// A digit `new` written at `(row, col)` by a call at `depth`: within
+    /// 1..=N, and legal where it is written.
+    fn check_digit(
+        &mut self,
+        named: &str,
+        (row, col): (usize, usize),
+        new: u8,
+        depth: u16,
+    ) -> Result<(), Failure> {
+        let side = self.board.side();
+        let at = cell(row, col);
+        if usize::from(new) > side {
+            self.board.set(row, col, new);
+            return Err(Failure::new(
+                Check::SolveTraceRange,
+                format!(
+                    "{named}: solve wrote {} at {at}, outside 1..={side}: \
+                     write only digits 1 to {side} (0 clears a cell)",
+                    shown(new)
+                ),
+            )
+            .on(&self.board, Some((row, col))));
+        }
+        let Some(&(unit, (i, j))) = clashes(&self.board, row, col, new).first() else {
+            return Ok(());
+        };
+        let fit = misplaced(
+            &self.board,
+            (row, col),
+            new,
+            depth,
+            self.depth_one_wrote,
+            self.trace.source,
+        );
+        self.board.set(row, col, new);
+        let fact = format!(
+            "{named}: solve wrote {new} at {at}, but {} already held {new} (at {}): \
+             every placement must be legal when it is written",
+            unit.name(self.board.n(), row, col),
+            cell(i, j)
+        );
+        Err(Failure::found_in(
+            Check::SolveTraceIllegal,
+            Finding::IllegalWrite { fact, fit },
+            Some(self.words.lang),
+        )
+        .on(&self.board, Some((row, col))))
+    }
+
+    /// Makes a write the checks let through, and notes the hints it gives
+    /// (a digit given up, a complete board cleared).
+    fn make(&mut self, named: &str, (row, col): (usize, usize), new: u8, depth: u16) {
+        let side = self.board.side();
+        let i = row * side + col;
+        let was = self.board.get(row, col);
+        self.board.set(row, col, new);
+        match (was == 0, new == 0) {
+            (true, false) => self.empty -= 1,
+            (false, true) => self.empty += 1,
+            _ => {}
+        }
+        if self.summary.hint.is_none() {
+            self.summary.hint = self.visits.write(&self.board, self.step, i, was, new);
+        }
+        if self.summary.hint.is_none() && new == 0 && was != 0 {
+            if let Some(full) = self.full_after {
+                self.summary.hint = Some(self.cleared_solution(named, (row, col), full));
+            }
+        }
+        self.full_after = (self.empty == 0).then_some(self.step);
+        self.returned = None;
+        self.last[i] = Some(LastWrite {
+            step: self.step,
+            value: new,
+            depth,
+        });
+    }
+
+    /// The hint for a clear of `(row, col)` on a board complete since
+    /// step `full`. What the call on the complete board returned tells the
+    /// two bugs apart: true, and the clear came after success; false, and
+    /// the base case did not see the board was complete.
+    fn cleared_solution(&self, named: &str, (row, col): (usize, usize), full: u64) -> Failure {
+        let (truthy, falsy) = (self.words.truthy, self.words.falsy);
+        let after_success = format!(
+            "when the recursive call returns {truthy}, return {truthy} at once; \
+             clear the cell only when it returns {falsy}"
+        );
+        let base_case = format!(
+            "solve must return {truthy} when find_empty finds no empty cell \
+             (check find_empty on a full board, and the base case's test)"
+        );
+        let why = match self.returned {
+            Some(Some(true)) => after_success,
+            Some(Some(false)) => {
+                format!("the call on the complete board returned {falsy}: {base_case}")
+            }
+            _ => format!("either {after_success}; or {base_case}"),
+        };
+        Failure::new(
+            CLEARED_SOLUTION,
+            format!(
+                "{named}: the board was complete after step {full}, but solve then cleared {}: {why}",
+                cell(row, col)
+            ),
+        )
+        .on(&self.board, Some((row, col)))
+    }
+
+    /// A call of `solve` begins.
+    fn call(&mut self) {
+        self.returned = None;
+        self.call_count += 1;
+        self.entries.push((self.board.clone(), self.step));
+    }
+
+    /// A call of `solve` returns `result`: a false leaves the board as it
+    /// found it, a true leaves it complete.
+    fn returned(&mut self, result: Option<bool>) -> Result<(), Failure> {
+        self.returned = Some(result);
+        let Some((entry, entered)) = self.entries.pop() else {
+            return Err(Failure::new(
+                MALFORMED,
+                "the write trace returns from solve more often than it calls it: did the code write to the grader's pipe?"
+                    .to_string(),
+            ));
+        };
+        let depth = self.entries.len() + 1;
+        // Not for Python, whose messages are worded by the trace on every
+        // test, before anyone knows whether its legal passes (a legal that
+        // answers false fits as well).
+        if result == Some(false)
+            && entered == self.step
+            && self.summary.hint.is_none()
+            && self.trace.source != TraceSource::Python
+        {
+            self.summary.hint = gave_up_unwritten(
+                &self.board,
+                self.step,
+                depth,
+                self.visits.top_written,
+                &self.words,
             );
-            return Err(Failure::found_in(
-                Check::SolveTraceCopy,
-                Finding::NoWrite { fact, calls },
-                Some(words.lang),
-            )
-            .on(&givens, Some((r, c))));
         }
-    }
-    // A search that gave up on a puzzle with a solution, seen called once
-    // and writing nothing: it never tried a digit.
-    // Only when the replay found nothing more precise to say (a hint).
-    if let (false, 0, true, 1, Some(solution), None) = (
-        solved,
-        summary.writes,
-        calls,
-        call_count,
-        &case.solution,
-        &summary.hint,
-    ) {
-        if let Some((r, c)) = givens.empty_cells().next() {
-            return Err(Failure::found_in(
-                Check::SolveTraceAtOnce,
-                Finding::GaveUpAtOnce {
-                    empty: [r, c],
-                    fits: solution.get(r, c),
-                    side,
-                },
-                Some(words.lang),
-            )
-            .on(&givens, Some((r, c))));
+        if result == Some(false) {
+            leftover(
+                &entry,
+                &self.board,
+                &self.last,
+                self.step,
+                Some(self.entries.len()),
+                (self.summary.writes, self.summary.undos),
+                &self.words,
+            )?;
         }
+        if result == Some(true) && self.summary.writes > 0 {
+            // A board complete earlier and cleared since is the clear
+            // after success, not a base case that returned true too soon:
+            // say so, in every language alike.
+            if let Some(cleared) = self.summary.hint.as_ref().filter(|h| {
+                h.check == CLEARED_SOLUTION && self.board.empty_cells().next().is_some()
+            }) {
+                return Err(cleared.clone());
+            }
+            true_with_empty(&self.board, self.step, depth, &self.words)?;
+        }
+        Ok(())
     }
-    Ok(summary)
+
+    /// After the last record: a recursion stopped deep, a search that
+    /// left digits behind, a board changed where the trace did not see,
+    /// a true with no write, a false at once; else the summary.
+    fn end(mut self, case: &Case, solved: bool, after: &[u8]) -> Result<TraceSummary, Failure> {
+        if let Some(depth) = self
+            .trace
+            .stopped_deep
+            .filter(|_| self.trace.source != TraceSource::RustBoard)
+        {
+            return Err(too_deep(
+                &self.givens,
+                &self.board,
+                &self.last,
+                depth,
+                &self.words,
+            ));
+        }
+        if self.summary.capped {
+            return Ok(self.summary);
+        }
+        if self.summary.hint.is_none() {
+            if let Some((i, step, fits)) = self.visits.cleared.take() {
+                self.summary.hint = self.visits.gave_up(&self.board, i, step, fits);
+            }
+        }
+        if !self.calls && !solved {
+            leftover(
+                &self.givens,
+                &self.board,
+                &self.last,
+                self.step,
+                None,
+                (self.summary.writes, self.summary.undos),
+                &self.words,
+            )?;
+        }
+        self.untraced(after)?;
+        self.no_write(case, solved)?;
+        self.at_once(case, solved)?;
+        Ok(self.summary)
+    }
+
+    /// The board `solve` left (`after`) against the one its writes make:
+    /// a cell that differs was changed where the trace did not see.
+    fn untraced(&self, after: &[u8]) -> Result<(), Failure> {
+        let Ok(after) = Board::from_cells_unchecked_values(self.board.n(), after.to_vec()) else {
+            return Ok(());
+        };
+        let side = self.board.side();
+        let Some(i) = (0..side * side).find(|&i| after.cells()[i] != self.board.cells()[i]) else {
+            return Ok(());
+        };
+        let (r, c) = (i / side, i % side);
+        Err(Failure::new(
+            Check::SolveTraceUntraced,
+            format!(
+                "after solve, {} holds {}, but the writes {} leave {} there: {}",
+                cell(r, c),
+                shown(after.get(r, c)),
+                self.words.recorded,
+                shown(self.board.get(r, c)),
+                self.words.untraced
+            ),
+        )
+        .on(&after, Some((r, c))))
+    }
+
+    /// A `solve` that returned true without one write on a puzzle with a
+    /// solution (a puzzle with none answered true is a wrong answer, not a
+    /// copy: the end-state checks say so). Two bugs leave no write: a
+    /// search on a copy, and a base case that returns true while a cell is
+    /// empty (a lost `!`). A solve seen calling itself searched somewhere:
+    /// a copy. Seen called once, or with no calls recorded, either fits.
+    fn no_write(&self, case: &Case, solved: bool) -> Result<(), Failure> {
+        let solvable = case.solutions != Some(crate::case::model::Solutions::None);
+        if !solved || self.summary.writes != 0 || !solvable {
+            return Ok(());
+        }
+        let Some((r, c)) = self.givens.empty_cells().next() else {
+            return Ok(());
+        };
+        let truthy = self.words.truthy;
+        let (seen, calls) = if self.calls && self.call_count > 1 {
+            (
+                format!(", though it called itself {} time(s)", self.call_count - 1),
+                CallsSeen::Recursed,
+            )
+        } else if self.calls {
+            (" and without calling itself".to_string(), CallsSeen::Once)
+        } else {
+            (String::new(), CallsSeen::Unrecorded)
+        };
+        let fact = format!(
+            "solve returned {truthy} without writing a single digit on the board it was given{seen} \
+             ({} is still empty)",
+            cell(r, c)
+        );
+        Err(Failure::found_in(
+            Check::SolveTraceCopy,
+            Finding::NoWrite { fact, calls },
+            Some(self.words.lang),
+        )
+        .on(&self.givens, Some((r, c))))
+    }
+
+    /// A search that gave up on a puzzle with a solution, seen called
+    /// once and writing nothing: it never tried a digit. Only when the
+    /// replay found nothing more precise to say (a hint).
+    fn at_once(&self, case: &Case, solved: bool) -> Result<(), Failure> {
+        let (false, 0, true, 1, Some(solution), None) = (
+            solved,
+            self.summary.writes,
+            self.calls,
+            self.call_count,
+            &case.solution,
+            &self.summary.hint,
+        ) else {
+            return Ok(());
+        };
+        let Some((r, c)) = self.givens.empty_cells().next() else {
+            return Ok(());
+        };
+        Err(Failure::found_in(
+            Check::SolveTraceAtOnce,
+            Finding::GaveUpAtOnce {
+                empty: [r, c],
+                fits: solution.get(r, c),
+                side: self.board.side(),
+            },
+            Some(self.words.lang),
+        )
+        .on(&self.givens, Some((r, c))))
+    }
 }
 
 /// What fits a recursion that changed no cell, most likely first (a
