@@ -15,26 +15,25 @@ use anyhow::{Context, bail};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use sudoku_reference::BoardRules;
 
 use crate::board_text::format_line;
 use crate::board_view::BoardView;
 use crate::case::{Case, CaseSet};
-use crate::check::Check;
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::exit;
 use crate::finding::Finding;
-use crate::report::Status;
 use crate::report::student::{self, CheckRun, FirstStepView, Recorder, ShrunkView};
+use crate::report::{Status, TestReport};
 use crate::runner::calibrate::calibrate;
 use crate::runner::legal_swap::LegalSwap;
 use crate::runner::plan::{GradePlan, load_cases};
 use crate::runner::session::{Next, Session, lang_of, tests_left_out, words_context};
 use crate::runner::shrink::{FailureClass, ShrinkBudget, Shrunk, shrink_solve, smaller_case};
-use crate::runner::test_run::Asks;
+use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Function, Verdict};
 use crate::visible::visible_line;
+use crate::words::extra_runs;
 
 /// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
@@ -182,97 +181,10 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     };
     let kind = session.kind();
     let warnings = session.warnings().to_vec();
-    let mut shrunk = Vec::new();
-    let mut first_steps = Vec::new();
-    let mut solve_failed = false;
-    let mut legal_swap = LegalSwap::new(plan, kind);
+    let mut extras = ExtraRuns::new(plan, kind);
     let report = session.run(|session, case, function, judged| {
-        legal_swap.after(session, case, function, judged);
-        let test = &judged.report;
-        let fault = judged.report.fault.is_some();
-        let first_solve_failure = function == Function::Solve
-            && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
-            && !solve_failed;
-        if function == Function::Solve && test.verdict != Verdict::Pass {
-            solve_failed = true;
-        }
-        if first_solve_failure && !fault {
-            let class = FailureClass::of(test.verdict, judged.failure.as_ref());
-            let small = if args.no_shrink {
-                None
-            } else {
-                shrink_solve(session, case, &class, ShrinkBudget::default())
-            };
-            if let Some(small) = &small {
-                let after = small
-                    .failure
-                    .as_ref()
-                    .and_then(|f| f.board.as_ref().map(|b| BoardView::of(b, f.cell)));
-                let diagnosis = small_board_diagnosis(case, small, session.kind());
-                shrunk.push(ShrunkView {
-                    diagnosis,
-                    case: case.name.clone(),
-                    full_board: BoardView::of(&case.puzzle, None),
-                    small_board: BoardView::of(&small.puzzle, None),
-                    small_puzzle: format_line(&small.puzzle),
-                    empty: small.empty,
-                    original_empty: small.original_empty,
-                    runs: small.runs,
-                    ms: small.elapsed.as_secs_f64() * 1000.0,
-                    stopped_early: small.stopped_early,
-                    verdict: test.verdict,
-                    message: small.message.clone(),
-                    finding: small.finding.clone(),
-                    small_after: after,
-                    after_is_step: small
-                        .failure
-                        .as_ref()
-                        .is_some_and(|f| f.explained_by.is_some_and(|c| c.is_trace_finding())),
-                });
-            }
-            // A Python solve's trace words its own failure, except when
-            // the recursion ran into Python's limit: its run again, stopped
-            // before the limit, keeps the trace.
-            let endless_python = session.kind() == SubmissionKind::Python
-                && test.verdict == Verdict::Crash
-                && test.finding == Some(Finding::RecursionLimit);
-            let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
-            if endless_python {
-                let asks = Asks {
-                    trace: true,
-                    deep_stop: true,
-                    ..Asks::default()
-                };
-                first_steps.extend(first_step_asking(
-                    session,
-                    traced.as_ref().unwrap_or(case),
-                    case,
-                    asks,
-                ));
-            }
-            if session.kind() != SubmissionKind::Python {
-                let mut step = first_step(session, traced.as_ref().unwrap_or(case), case);
-                // A small board can leave the search nothing to do (one
-                // cell whose digit is never tried: no write at all); the
-                // case's own search then shows which digits were tried,
-                // which tells a loop's bound from a return inside it.
-                if step.is_none() && traced.is_some() {
-                    step = first_step(session, case, case);
-                }
-                // A recursion that changed no cell of the small board
-                // (its one write may have hit a cell holding that digit)
-                // can show its misplaced writes on the case itself.
-                let no_change = |s: &FirstStepView| s.finding == Some(Finding::TooDeepNoChange);
-                if traced.is_some() && step.as_ref().is_some_and(no_change) {
-                    if let Some(on_case) = first_step(session, case, case).filter(|s| !no_change(s))
-                    {
-                        step = Some(on_case);
-                    }
-                }
-                first_steps.extend(step);
-            }
-        }
-        if test.verdict != Verdict::Pass && args.fail_fast {
+        extras.after(session, case, function, judged, args);
+        if judged.report.verdict != Verdict::Pass && args.fail_fast {
             Next::Stop
         } else {
             Next::Go
@@ -283,6 +195,12 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     }
     let not_run = tests_left_out(plan, &report);
     let submission = report;
+    let ExtraRuns {
+        mut shrunk,
+        mut first_steps,
+        legal_swap,
+        ..
+    } = extras;
     // The extra runs' findings worded as the session worded the tests'
     // (`words`): in the language, with what the tests proved together.
     let cx = words_context(&submission.tests, not_run == 0, kind, plan);
@@ -296,66 +214,17 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
             view.message = crate::words::message(finding, Function::Solve, &view.message, &cx);
         }
     }
-    let tests = &submission.tests;
-    // The small board's causes assume the helpers are right: with legal or
-    // find_empty failing, their wrong answers fit the failure too.
-    let helpers_fail = tests
-        .iter()
-        .any(|t| t.function != Function::Solve && t.verdict != Verdict::Pass);
-    // On a full board only find_empty's answer matters: its own failure
-    // there is named beside it, as a fact about find_empty, not as the
-    // cause (the grader cannot see whether solve asks it).
-    let find_empty_full = tests
-        .iter()
-        .any(|t| t.verdict != Verdict::Pass && t.check == Some(Check::FindEmptyFull));
-    // A digit that fit and was never written fits a legal that answered
-    // false for it as well as a digit loop that skipped it: with legal
-    // failing its own tests, such a step names a cause it cannot prove.
-    let legal_fails = tests
-        .iter()
-        .any(|t| t.function == Function::Legal && t.verdict != Verdict::Pass);
-    if legal_fails {
-        first_steps.retain(|f| {
-            !matches!(
-                f.check,
-                Check::SolveTraceUntried | Check::SolveTraceUnwritten
-            )
-        });
-    }
-    // A search seen writing where the rule forbids it, with legal passing
-    // its own tests, asks legal about another cell (or writes first): its
-    // giving up on the small board fits that as well as a digit loop's
-    // bound, so the small board's digit-loop diagnosis is not offered.
-    let wrote_illegally = |case: &str| {
-        tests
-            .iter()
-            .any(|t| t.case == case && matches!(t.finding, Some(Finding::IllegalWrite { .. })))
-            || first_steps
-                .iter()
-                .any(|f| f.case == case && f.check == Check::SolveTraceIllegal)
+    let solution_of = |name: &str| {
+        let case = plan.cases.cases.iter().find(|c| c.name == name)?;
+        case.solution.as_ref()
     };
-    for view in &mut shrunk {
-        if wrote_illegally(&view.case) {
-            view.diagnosis = None;
-        }
-        // The small board's trace says it with a step: no need twice.
-        if first_steps.iter().any(|f| {
-            f.case == view.case && f.on_small_board && f.check == Check::SolveTraceUnwritten
-        }) {
-            view.diagnosis = None;
-        }
-        let full = view.empty == 0;
-        if full && find_empty_full {
-            if let Some(d) = &mut view.diagnosis {
-                d.push_str(
-                    "; your find_empty returns a cell on a full board (see find_empty above), \
-                     so a solve that asks it goes on searching",
-                );
-            }
-        } else if helpers_fail && !full {
-            view.diagnosis = None;
-        }
-    }
+    extra_runs::settle(
+        &submission.tests,
+        lang_of(kind),
+        solution_of,
+        &mut first_steps,
+        &mut shrunk,
+    );
     let size_note = submission
         .fixed_size
         .as_ref()
@@ -375,6 +244,137 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
         warnings,
         watching: false,
     }
+}
+
+/// The runs `grader check` makes beside the tests, in the same box, none
+/// of which changes a verdict: for the first failing `solve` test, its
+/// smallest failing board and a traced run's first wrong step; once
+/// `legal` fails too, the run with the grader's `legal`.
+struct ExtraRuns<'p> {
+    shrunk: Vec<ShrunkView>,
+    first_steps: Vec<FirstStepView>,
+    solve_failed: bool,
+    legal_swap: LegalSwap<'p>,
+}
+
+impl<'p> ExtraRuns<'p> {
+    fn new(plan: &'p GradePlan, kind: SubmissionKind) -> ExtraRuns<'p> {
+        ExtraRuns {
+            shrunk: Vec::new(),
+            first_steps: Vec::new(),
+            solve_failed: false,
+            legal_swap: LegalSwap::new(plan, kind),
+        }
+    }
+
+    /// Takes note of one test of the session and makes the runs it calls
+    /// for.
+    fn after(
+        &mut self,
+        session: &mut Session<'p>,
+        case: &Case,
+        function: Function,
+        judged: &JudgedTest,
+        args: &CheckArgs,
+    ) {
+        self.legal_swap.after(session, case, function, judged);
+        let test = &judged.report;
+        let first_solve_failure = function == Function::Solve
+            && matches!(test.verdict, Verdict::Wrong | Verdict::Crash)
+            && !self.solve_failed;
+        if function == Function::Solve && test.verdict != Verdict::Pass {
+            self.solve_failed = true;
+        }
+        if !first_solve_failure || test.fault.is_some() {
+            return;
+        }
+        let small = if args.no_shrink {
+            None
+        } else {
+            let class = FailureClass::of(test.verdict, judged.failure.as_ref());
+            shrink_solve(session, case, &class, ShrinkBudget::default())
+        };
+        if let Some(small) = &small {
+            self.shrunk.push(shrunk_view(case, small, test.verdict));
+        }
+        let traced = small.as_ref().map(|s| smaller_case(case, &s.puzzle));
+        self.first_steps
+            .extend(first_steps_of(session, case, traced.as_ref(), test));
+    }
+}
+
+/// The view of `small`, the smallest board found for `case`'s failing
+/// `solve` test (whose verdict was `verdict`).
+fn shrunk_view(case: &Case, small: &Shrunk, verdict: Verdict) -> ShrunkView {
+    let after = small
+        .failure
+        .as_ref()
+        .and_then(|f| f.board.as_ref().map(|b| BoardView::of(b, f.cell)));
+    ShrunkView {
+        case: case.name.clone(),
+        full_board: BoardView::of(&case.puzzle, None),
+        small_board: BoardView::of(&small.puzzle, None),
+        small_puzzle: format_line(&small.puzzle),
+        empty: small.empty,
+        original_empty: small.original_empty,
+        runs: small.runs,
+        ms: small.elapsed.as_secs_f64() * 1000.0,
+        stopped_early: small.stopped_early,
+        check: small.failure.as_ref().map(|f| f.check),
+        // Worded once the whole check is known (`extra_runs::settle`).
+        diagnosis: None,
+        verdict,
+        message: small.message.clone(),
+        finding: small.finding.clone(),
+        small_after: after,
+        after_is_step: small
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.explained_by.is_some_and(|c| c.is_trace_finding())),
+    }
+}
+
+/// The first wrong step of `case`'s failing `solve` test (`test`), from a
+/// traced run on `traced` (its small board) or the case itself. A Python
+/// solve's trace words its own failure, except when the recursion ran into
+/// Python's limit: its run again, stopped before the limit, keeps the
+/// trace.
+fn first_steps_of(
+    session: &mut Session<'_>,
+    case: &Case,
+    traced: Option<&Case>,
+    test: &TestReport,
+) -> Option<FirstStepView> {
+    if session.kind() == SubmissionKind::Python {
+        let endless =
+            test.verdict == Verdict::Crash && test.finding == Some(Finding::RecursionLimit);
+        let asks = Asks {
+            trace: true,
+            deep_stop: true,
+            ..Asks::default()
+        };
+        return endless
+            .then(|| first_step_asking(session, traced.unwrap_or(case), case, asks))
+            .flatten();
+    }
+    let mut step = first_step(session, traced.unwrap_or(case), case);
+    // A small board can leave the search nothing to do (one cell whose
+    // digit is never tried: no write at all); the case's own search then
+    // shows which digits were tried, which tells a loop's bound from a
+    // return inside it.
+    if step.is_none() && traced.is_some() {
+        step = first_step(session, case, case);
+    }
+    // A recursion that changed no cell of the small board (its one write
+    // may have hit a cell holding that digit) can show its misplaced
+    // writes on the case itself.
+    let no_change = |s: &FirstStepView| s.finding == Some(Finding::TooDeepNoChange);
+    if traced.is_some() && step.as_ref().is_some_and(no_change) {
+        if let Some(on_case) = first_step(session, case, case).filter(|s| !no_change(s)) {
+            step = Some(on_case);
+        }
+    }
+    step
 }
 
 /// Runs a failing library `solve` once more on `traced` (the shrunk board,
@@ -416,37 +416,6 @@ fn first_step_asking(
             .as_ref()
             .map(|b| BoardView::of(b, failure.cell)),
     })
-}
-
-/// What a shrunk board shows when its shape leaves few causes: no empty
-/// cell, and `solve` answers false (its base case); or one empty cell,
-/// whose digit is N, and `solve` gives up there. Two bugs fit (a
-/// digit loop that stops before N, a `return false` inside the loop), so
-/// both are named, the likelier first, and neither as fact. Given only
-/// when `legal` and `find_empty` pass every test of the run (see
-/// [`run_checks`]): with either failing, a wrong answer of theirs fits too.
-fn small_board_diagnosis(case: &Case, small: &Shrunk, kind: SubmissionKind) -> Option<String> {
-    let check = small.failure.as_ref()?.check;
-    let mut empty = small.puzzle.empty_cells();
-    let Some((r, c)) = empty.next() else {
-        return (check == "solve.gave_up").then(|| {
-            "with no empty cell left, your solve answers false: solve must return true when \
-             find_empty finds no empty cell"
-                .to_string()
-        });
-    };
-    let solution = case.solution.as_ref()?;
-    let side = small.puzzle.side();
-    (check == "solve.gave_up" && empty.next().is_none() && usize::from(solution.get(r, c)) == side)
-        .then(|| {
-            format!(
-                "with a single empty cell, whose digit is {side}, your solve answers false without \
-                 placing {side}: most likely your digit loop stops before {side} ({}); or solve \
-                 returns false before the loop reaches {side} (a return false inside the digit loop: \
-                 return false only after the loop)",
-                lang_of(kind).map_or(crate::check::DIGIT_LOOP_ANY, crate::words::spelling::digit_loop)
-            )
-        })
 }
 
 /// How long the watcher waits for a burst of saves to settle (an editor's

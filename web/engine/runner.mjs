@@ -154,6 +154,7 @@ export async function createChecker(options = {}) {
       runs,
       ms: performance.now() - start,
       stopped_early: stoppedEarly,
+      check: failure?.check ?? null,
       diagnosis: null,
       verdict,
       message: last.tried.report.message,

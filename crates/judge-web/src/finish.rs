@@ -10,7 +10,7 @@ use grader_judge::report::{Status, TestReport};
 use grader_judge::verdict::Function;
 use grader_judge::words::across::FixedSize;
 use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView};
-use grader_judge::words::{self, Context};
+use grader_judge::words::{self, Context, extra_runs};
 use serde::{Deserialize, Serialize};
 
 use crate::cases;
@@ -132,6 +132,16 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
                 view.message = words::message(finding, Function::Solve, &view.message, &cx);
             }
         }
+        // The small board's diagnosis, and the steps that stand beside
+        // the helpers' failures, as `grader check` settles them.
+        cases::with(|set| {
+            let solution_of = |name: &str| {
+                let case = set.cases.iter().find(|c| c.name == name)?;
+                case.solution.as_ref()
+            };
+            extra_runs::settle(&tests, LANG, solution_of, &mut first_steps, &mut shrunk);
+            Ok(())
+        })?;
         let size_of = |name: &str| sizes.iter().find(|(c, _, _)| c == name).map(|(_, n, _)| *n);
         size_note = FixedSize::of(&tests, size_of).map(|size| size.words(LANG));
     }

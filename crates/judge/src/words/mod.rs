@@ -6,10 +6,12 @@
 //! [`across`]); otherwise the words say what was observed and what fits.
 //!
 //! - [`across`]: what the tests of one submission prove together;
+//! - [`extra_runs`]: what `grader check`'s extra runs say beside them;
 //! - [`spelling`]: code spelled in the student's language;
 //! - [`student`]: the student's view of a check, as lines and boards.
 
 pub mod across;
+pub mod extra_runs;
 pub mod legal_swap;
 pub mod load_hints;
 pub mod spelling;

@@ -68,7 +68,12 @@ pub struct ShrunkView {
     pub ms: f64,
     /// True if the budget ran out before the board was known to be minimal.
     pub stopped_early: bool,
-    /// What the small board proves, when its shape leaves one cause.
+    /// The check the small board failed, when its verdict is `wrong`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+    /// What the small board proves, worded, when its shape leaves few
+    /// causes and the rest of the check lets it stand (made by
+    /// [`super::extra_runs::settle`]).
     pub diagnosis: Option<String>,
     /// The verdict on the small board (the same as on the case).
     pub verdict: Verdict,

@@ -378,6 +378,7 @@ fn the_cases_end_and_the_small_boards_never_interleave() {
         runs: 3,
         ms: 1.0,
         stopped_early: false,
+        check: None,
         diagnosis: None,
         verdict: Verdict::Wrong,
         message: "on the small board it needs 4 at (row 0, col 3)".into(),
