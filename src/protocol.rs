@@ -391,21 +391,9 @@ pub enum WorkerMessage {
 }
 
 /// What a test child of [`WorkerRequest::reference_legal`] tells of its
-/// experiment ([`WorkerMessage::LegalSwap`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LegalSwap {
-    /// Why the grader's `legal` could not stand in; `None` when it did.
-    #[serde(default)]
-    pub not_possible: Option<String>,
-    /// How many times the student's code called the grader's `legal`.
-    #[serde(default)]
-    pub calls: u64,
-    /// Of those, the calls whose arguments are outside the lab's (another
-    /// `n`, a cell off the board, a digit outside 1..=N), answered false: a
-    /// run with any proves nothing.
-    #[serde(default)]
-    pub strange: u64,
-}
+/// experiment ([`WorkerMessage::LegalSwap`]): the judge's type, which the
+/// browser engine reads from the same harness line.
+pub use crate::words::legal_swap::LegalSwap;
 
 // ---------------------------------------------------------------------------
 // The box: one per submission (see `sandbox` and `worker::zygote`).

@@ -38,22 +38,15 @@ use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
 use crate::words::legal_swap::{LegalSwapView, Observed, worded};
 
-/// Reads the experiment's run: what it showed, if anything.
+/// Reads the experiment's run: what it showed, if anything (the judge's
+/// [`crate::words::legal_swap::observed`]).
 pub(crate) fn observed(judged: &JudgedTest) -> Option<Observed> {
-    if judged.report.fault.is_some() {
-        return None;
-    }
-    let swap = judged.legal_swap.as_ref()?;
-    if swap.not_possible.is_some() || swap.calls == 0 || swap.strange > 0 {
-        return None;
-    }
-    match judged.report.verdict {
-        Verdict::Pass => Some(Observed::Passed),
-        // Judged by its end state, as the real test: a crash or a timeout
-        // under the grader's legal shows nothing either way.
-        Verdict::Wrong => Some(Observed::StillFailed),
-        _ => None,
-    }
+    let report = &judged.report;
+    crate::words::legal_swap::observed(
+        report.verdict,
+        report.fault.is_some(),
+        judged.legal_swap.as_ref(),
+    )
 }
 
 /// Whether the grader's `legal` can stand in for a submission of `kind`:

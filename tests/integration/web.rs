@@ -3,9 +3,10 @@
 //! web` lays it out ([`site`]), against `grader check` on Linux.
 //!
 //! - parity: every Python and notebook fixture of `submissions/` gets the
-//!   same verdict on every test, the same exit code and the same first 15
-//!   lines (times aside) as `grader check` (where a verdict legitimately
-//!   differs, the fixture and why are named in [`DIFFERS`]);
+//!   same verdict on every test, the same exit code, the same first 15
+//!   lines (times aside) and the same run with the grader's `legal` (its
+//!   reading and words, in the JSON) as `grader check` (where a verdict
+//!   legitimately differs, the fixture and why are named in [`DIFFERS`]);
 //! - the hostile fixtures (an endless loop, a loop that swallows the
 //!   interrupt, deep recursion, a huge list, a memory bomb, `import os`,
 //!   `sys.exit`) each end with a clear message, and the runner goes on to
@@ -355,6 +356,15 @@ fn every_python_fixture_gets_the_native_verdicts_in_node() {
                 code(&web)
             ));
             continue;
+        }
+        // The run with the grader's legal (a failing legal beside a
+        // failing solve): the same reading and words, wherever the view
+        // puts them.
+        if native_report["legal_swap"] != web_report["legal_swap"] {
+            mismatches.push(format!(
+                "{id}: the run with the grader's legal differs\n  native: {}\n  web: {}",
+                native_report["legal_swap"], web_report["legal_swap"]
+            ));
         }
         if LINES_DIFFER.iter().any(|(fixture, _)| *fixture == id) {
             continue;

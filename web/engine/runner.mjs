@@ -34,7 +34,7 @@ export async function createChecker(options = {}) {
 
   /** Runs one test (a case's function, or solve on a smaller board). */
   async function runTest(which, name, source, extra = {}) {
-    const planned = judge.call("request", { ...which, ...extra });
+    const planned = judge.call("request", { ...which, deep_stop: extra.deep_stop ?? false });
     const limitMs = Math.max(LEAST_LIMIT_MS, (options.timeFactor ?? planned.factor) * planned.planned_ms);
     const request = JSON.stringify({
       name,
@@ -43,6 +43,7 @@ export async function createChecker(options = {}) {
       trace: planned.trace,
       trace_cap: planned.trace_cap,
       deep_stop: planned.deep_stop ?? false,
+      reference_legal: extra.reference_legal ?? false,
     });
     const ran = await python.run(request, limitMs);
     return judge.call("judge", {
@@ -73,6 +74,7 @@ export async function createChecker(options = {}) {
     const shrunk = [];
     const firstSteps = [];
     let solveFailed = false;
+    const swap = new LegalSwap();
     for (const [index, test] of tests.entries()) {
       const which = { case: test.case, function: test.function };
       progress({ kind: "test", index, total: tests.length, case: test.case, function: test.function });
@@ -85,6 +87,11 @@ export async function createChecker(options = {}) {
         return finish({ path, load_error: message, notes });
       }
       progress({ kind: "result", index, total: tests.length, test: report });
+      const rerun = swap.after(test, judged);
+      if (rerun) {
+        const swapped = await runTest({ case: rerun, function: "solve" }, filename, source, { reference_legal: true });
+        swap.saw(rerun, swapped.legal_swap);
+      }
       const firstSolveFailure =
         test.function === "solve" && (report.verdict === "wrong" || report.verdict === "crash") && !solveFailed;
       if (test.function === "solve" && report.verdict !== "pass") solveFailed = true;
@@ -112,7 +119,7 @@ export async function createChecker(options = {}) {
       }
       reports.push(report);
     }
-    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, notes });
+    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, legal_swap: swap.seen, notes });
   }
 
   /** The smallest board on which solve still fails the same way. */
@@ -182,6 +189,47 @@ export async function createChecker(options = {}) {
     check,
     close: () => python.stop(),
   };
+}
+
+/**
+ * grader check's experiment (src/runner/legal_swap.rs), test by test: once
+ * a solve test and a legal test have both failed (in either order), the
+ * first failing solve test runs once more with the grader's legal in place
+ * of the student's (the harness's stand_in_legal). What it showed is the
+ * judge's to read and to word; it never changes a verdict.
+ */
+class LegalSwap {
+  constructor() {
+    this.legalFailed = false;
+    this.solveFailed = null;
+    this.own = null;
+    this.ran = false;
+    this.seen = null;
+  }
+
+  /** Takes note of one judged test; returns the case to run again, once. */
+  after(test, judged) {
+    const report = judged.report;
+    if (this.ran || report.fault || report.verdict === "pass") return null;
+    if (test.function === "legal") this.legalFailed = true;
+    if (test.function === "solve" && this.solveFailed === null) {
+      // A refused call or a load error has nothing to do with legal.
+      if (report.verdict === "forbidden" || report.verdict === "error") {
+        this.ran = true;
+        return null;
+      }
+      this.solveFailed = test.case;
+      this.own = judged.failure?.trace_finding ? judged.failure.explained_by : null;
+    }
+    if (this.solveFailed === null || !this.legalFailed) return null;
+    this.ran = true;
+    return this.solveFailed;
+  }
+
+  /** What the run on `caseName` showed (the judge's reading), if anything. */
+  saw(caseName, observed) {
+    if (observed) this.seen = { case: caseName, observed, own: this.own };
+  }
 }
 
 /** The case files the site lists in cases/index.json. */

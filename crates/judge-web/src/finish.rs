@@ -5,11 +5,13 @@
 //! lines and as plain text.
 
 use grader_judge::case::Solutions;
+use grader_judge::check::Check;
 use grader_judge::finding::Lang;
 use grader_judge::report::{Status, TestReport};
 use grader_judge::verdict::Function;
 use grader_judge::words::across::FixedSize;
-use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView};
+use grader_judge::words::legal_swap::{self, Observed};
+use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView, SwapNote};
 use grader_judge::words::{self, Context, extra_runs};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +34,10 @@ pub(crate) struct Finish {
     /// deep stop).
     #[serde(default)]
     first_steps: Vec<FirstStepView>,
+    /// What the run with the grader's `legal` in place of the student's
+    /// showed, when it ran and showed anything.
+    #[serde(default)]
+    legal_swap: Option<SwapSeen>,
     /// The code could not be loaded: why.
     #[serde(default)]
     load_error: Option<String>,
@@ -43,6 +49,17 @@ pub(crate) struct Finish {
     /// notebook's cells).
     #[serde(default)]
     notes: Vec<String>,
+}
+
+/// What the run with the grader's `legal` showed on the first failing
+/// `solve` test's case.
+#[derive(Deserialize)]
+struct SwapSeen {
+    case: String,
+    observed: Observed,
+    /// The test's own write-trace finding, when its trace worded it.
+    #[serde(default)]
+    own: Option<Check>,
 }
 
 /// The check's report, its view and exit code.
@@ -116,6 +133,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
     let mut shrunk = input.shrunk;
     let mut first_steps = input.first_steps;
     let mut size_note = None;
+    let mut legal_swap = None;
     if status == Status::Ok {
         // Worded once, as the session and `grader check` word them.
         let cx = Context::of(&tests, not_run_count == 0, LANG, |name| {
@@ -142,6 +160,14 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             extra_runs::settle(&tests, LANG, solution_of, &mut first_steps, &mut shrunk);
             Ok(())
         })?;
+        legal_swap = input.legal_swap.map(|seen| {
+            legal_swap::worded(
+                seen.case,
+                seen.observed,
+                seen.own,
+                first_steps.iter().map(|f| (f.case.as_str(), f.check)),
+            )
+        });
         let size_of = |name: &str| sizes.iter().find(|(c, _, _)| c == name).map(|(_, n, _)| *n);
         size_note = FixedSize::of(&tests, size_of).map(|size| size.words(LANG));
     }
@@ -164,7 +190,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         },
         shrunk,
         first_steps,
-        legal_swap: None,
+        legal_swap,
         size_note,
         engine: "pyodide: time limits are wall-clock and advisory",
     };
@@ -180,7 +206,11 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         tests: report.submission.tests.clone(),
         shrunk: report.shrunk.clone(),
         first_steps: report.first_steps.clone(),
-        legal_swap: None,
+        legal_swap: report.legal_swap.as_ref().map(|s| SwapNote {
+            case: s.case.clone(),
+            says: s.says.clone(),
+            blames_legal: s.blames_legal(),
+        }),
         not_run: 0,
         size_note: report.size_note.clone(),
         // Python has no compiler to warn.

@@ -6,6 +6,7 @@
 use grader_judge::case::Case;
 use grader_judge::report::{Status, TestReport};
 use grader_judge::verdict::{Function, Verdict};
+use grader_judge::words::legal_swap::LegalSwapView;
 use grader_judge::words::student::{FirstStepView, ShrunkView};
 use serde::Serialize;
 
@@ -38,7 +39,7 @@ pub(crate) struct CheckReport {
     pub(crate) submission: SubmissionReport,
     pub(crate) shrunk: Vec<ShrunkView>,
     pub(crate) first_steps: Vec<FirstStepView>,
-    pub(crate) legal_swap: Option<serde_json::Value>,
+    pub(crate) legal_swap: Option<LegalSwapView>,
     pub(crate) size_note: Option<String>,
     /// Where the check ran, and that its time limits were wall-clock.
     pub(crate) engine: &'static str,

@@ -19,6 +19,7 @@ use sudoku_lab::Board;
 use grader_judge::board_view::BoardView;
 use grader_judge::finding::Finding;
 use grader_judge::report::TestReport;
+use grader_judge::words::legal_swap::{self, LegalSwap, Observed};
 
 use crate::cases;
 use crate::report::{fail, passing};
@@ -122,6 +123,7 @@ enum Line {
     Done {
         response: Response,
     },
+    LegalSwap(LegalSwap),
     #[serde(other)]
     Other,
 }
@@ -171,6 +173,9 @@ pub(crate) struct Judged {
     pub(crate) failure: Option<FailureView>,
     /// Who recorded the trace the test was judged with.
     pub(crate) trace_source: Option<TraceSource>,
+    /// For a run with the grader's `legal` in place of the student's
+    /// (`reference_legal`): what it showed, if anything.
+    pub(crate) legal_swap: Option<Observed>,
 }
 
 /// The longest message kept from the harness, as the native outcome cuts.
@@ -198,6 +203,7 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
         loaded,
         failure: None,
         trace_source: None,
+        legal_swap: None,
     };
     let load_error = lines.iter().find_map(|l| match l {
         Line::LoadError { message } if !loaded => Some(message.as_str()),
@@ -271,6 +277,17 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
             judged.report.time_ms = Some(ran.wall_ms);
         }
     }
+    // The run with the grader's legal: its last line after loading.
+    let said = lines
+        .iter()
+        .skip_while(|l| !matches!(l, Line::Loaded))
+        .filter_map(|l| match l {
+            Line::LegalSwap(said) => Some(said),
+            _ => None,
+        })
+        .last();
+    judged.legal_swap =
+        legal_swap::observed(judged.report.verdict, judged.report.fault.is_some(), said);
     Ok(judged)
 }
 

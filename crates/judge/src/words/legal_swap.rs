@@ -7,12 +7,48 @@
 //! and the test's own write trace found no step that a wrong `legal`
 //! cannot make ([`legal_explains`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check::catalog::Check;
+use crate::verdict::Verdict;
+
+/// What the test child of the run tells of it (the harness's or the
+/// library child's `legal_swap` line).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalSwap {
+    /// Why the grader's `legal` could not stand in; `None` when it did.
+    #[serde(default)]
+    pub not_possible: Option<String>,
+    /// How many times the student's code called the grader's `legal`.
+    #[serde(default)]
+    pub calls: u64,
+    /// Of those, the calls whose arguments are outside the lab's (another
+    /// `n`, a cell off the board, a digit outside 1..=N), answered false: a
+    /// run with any proves nothing.
+    #[serde(default)]
+    pub strange: u64,
+}
+
+/// What the run showed, if anything: it ended with `verdict` (`faulted`
+/// when the grader failed in it) and its child said `said`. Only a run in
+/// which the grader's `legal` stood in, was called, every call with the
+/// lab's arguments, and that the grader ran to its end shows anything; a
+/// crash or a timeout under the grader's `legal` shows nothing either way
+/// (judged by its end state, as the real test).
+pub fn observed(verdict: Verdict, faulted: bool, said: Option<&LegalSwap>) -> Option<Observed> {
+    let said = said?;
+    if faulted || said.not_possible.is_some() || said.calls == 0 || said.strange > 0 {
+        return None;
+    }
+    match verdict {
+        Verdict::Pass => Some(Observed::Passed),
+        Verdict::Wrong => Some(Observed::StillFailed),
+        _ => None,
+    }
+}
 
 /// What the run with the grader's `legal` showed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Observed {
     /// With the grader's `legal`, the student's `solve` passed the test.
