@@ -202,3 +202,49 @@ fn the_report_has_check_s_shape_and_exit_code() {
     assert_eq!(failed["exit_code"], 3);
     assert_eq!(failed["lines"][0], "✗ sudoku.py could not be loaded");
 }
+
+/// A run with the grader's `legal` shows something only when its line says
+/// the stand-in was called with the lab's arguments, and the words are the
+/// judge's, as `grader check` says them.
+#[test]
+fn the_run_with_the_graders_legal_is_read_from_its_line_and_worded() {
+    load();
+    let with_line = |said: Value| {
+        let mut ran = returned("campus-4x4", true, &solution("campus-4x4"));
+        let messages = ran["messages"].as_array_mut().expect("lines");
+        messages.insert(
+            2,
+            json!({"type": "legal_swap", "calls": said["calls"], "strange": said["strange"]}),
+        );
+        value(test::judge(serde_json::from_value(ran).expect("a run")).expect("judged"))
+    };
+    assert_eq!(
+        with_line(json!({"calls": 12, "strange": 0}))["legal_swap"],
+        "passed"
+    );
+    assert_eq!(
+        with_line(json!({"calls": 0, "strange": 0}))["legal_swap"],
+        Value::Null
+    );
+    assert_eq!(
+        with_line(json!({"calls": 12, "strange": 1}))["legal_swap"],
+        Value::Null
+    );
+    let done = value(
+        finish::finish(
+            serde_json::from_value(json!({
+                "path": "sudoku.py",
+                "legal_swap": {"case": "campus-4x4", "observed": "passed"},
+            }))
+            .expect("a finish"),
+        )
+        .expect("finished"),
+    );
+    let says = done["report"]["legal_swap"]["says"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        says.contains("your legal (see legal above) is the likely cause"),
+        "{done}"
+    );
+}
