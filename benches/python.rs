@@ -187,7 +187,7 @@ mod bench {
         source: &str,
         cases: &grader::case::CaseSet,
     ) -> anyhow::Result<()> {
-        use grader::runner::plan::GradePlan;
+        use grader::runner::grade_plan::GradePlan;
         use grader::runner::session::Session;
         use grader::submission::build::BuildContext;
         use grader::submission::discover;

@@ -46,8 +46,8 @@ mod bench {
     use grader::case::{Case, CaseSet};
     use grader::check::{self, Judgement};
     use grader::protocol::{CodeKind, Limits, WorkerRequest};
+    use grader::runner::grade_plan::GradePlan;
     use grader::runner::outcome::outcome;
-    use grader::runner::plan::GradePlan;
     use grader::runner::session::Session;
     use grader::sandbox::SandboxEnv;
     use grader::sandbox::SubmissionBox;

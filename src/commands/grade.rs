@@ -19,7 +19,7 @@ use crate::report::requests::{ReportRequests, is_stdout};
 use crate::report::{Report, SubmissionReport};
 use crate::runner::calibrate::calibrate;
 use crate::runner::class::{Progress, grade_all};
-use crate::runner::plan::{GradePlan, load_cases};
+use crate::runner::grade_plan::{GradePlan, load_cases};
 use crate::state::results_dir::ResultsDir;
 use crate::submission::discover::{self, Submission};
 use crate::verdict::Verdict;

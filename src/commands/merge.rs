@@ -23,7 +23,7 @@ use crate::cli::MergeArgs;
 use crate::report::read::{read_report, restore_cases};
 use crate::report::requests::ReportRequests;
 use crate::report::{REPORT_VERSION, Report};
-use crate::runner::plan::load_cases;
+use crate::runner::grade_plan::load_cases;
 use crate::visible::visible_line;
 
 /// Keys of a report's `run` section that differ from shard to shard (when
@@ -152,7 +152,7 @@ fn recorded_cases(reads: &[(&Path, Report)]) -> anyhow::Result<crate::case::Case
                         format!(
                             "{} ({})",
                             visible_line(name),
-                            crate::report::run::short_hash(hash.as_deref())
+                            crate::report::run_info::short_hash(hash.as_deref())
                         )
                     })
                     .collect::<Vec<_>>()
@@ -186,14 +186,14 @@ fn recorded_cases(reads: &[(&Path, Report)]) -> anyhow::Result<crate::case::Case
                 )
             })?,
         };
-        let now = crate::report::run::sha256_hex(&bytes);
+        let now = crate::report::run_info::sha256_hex(&bytes);
         match hash {
             Some(hash) if *hash == now => {}
             Some(hash) => bail!(
                 "{} has changed since the shards were graded (its SHA-256 is {}, the shards record {}): {fix}",
                 visible_line(name),
-                crate::report::run::short_hash(Some(&now)),
-                crate::report::run::short_hash(Some(hash))
+                crate::report::run_info::short_hash(Some(&now)),
+                crate::report::run_info::short_hash(Some(hash))
             ),
             None => bail!(
                 "the shards record no SHA-256 for {} (it could not be read again when they were graded): give --cases DIR",

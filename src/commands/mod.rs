@@ -1,7 +1,7 @@
 //! One module per subcommand, and nothing else; each has
 //! `run(&Args) -> anyhow::Result<u8>` returning the exit code (see
 //! [`crate::exit`]). What several share lives where it belongs in the
-//! pipeline: the checked plan in [`crate::runner::plan`], the report flags
+//! pipeline: the checked plan in [`crate::runner::grade_plan`], the report flags
 //! and the results folder in `crate::report`, `--shard` in
 //! [`crate::submission::shard`].
 

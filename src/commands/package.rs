@@ -26,7 +26,7 @@ use zip::write::SimpleFileOptions;
 
 use crate::cli::GradescopePackageArgs;
 use crate::exit;
-use crate::runner::plan::load_cases;
+use crate::runner::grade_plan::load_cases;
 
 /// The one command that packages binaries every Gradescope image runs
 /// (glibc 2.27), from grader's source folder (`scripts/build-portable`).

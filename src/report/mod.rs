@@ -17,11 +17,11 @@ pub(crate) mod naming;
 mod proptests;
 pub(crate) mod read;
 pub(crate) mod requests;
-pub(crate) mod run;
+pub(crate) mod run_info;
 pub(crate) mod schema;
 pub(crate) mod student;
 
-pub(crate) use run::RunInfo;
+pub(crate) use run_info::RunInfo;
 
 use naming::headline;
 

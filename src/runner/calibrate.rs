@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::case::Case;
+use crate::runner::grade_plan::GradePlan;
 use crate::runner::limits::{Language, Timed};
 use crate::runner::listing_cache::ListingCache;
-use crate::runner::plan::GradePlan;
 use crate::runner::session::Session;
 use crate::submission::discover::{SubmissionKind, classify};
 use crate::verdict::{Function, Verdict};

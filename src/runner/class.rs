@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::report::{REPORT_VERSION, Report, Status, SubmissionReport};
-use crate::runner::plan::GradePlan;
+use crate::runner::grade_plan::GradePlan;
 use crate::runner::session::{Next, Session, not_run};
 use crate::submission::discover::Submission;
 use crate::verdict::{Fault, FaultKind};

@@ -31,7 +31,7 @@
 
 use crate::case::Case;
 use crate::check::Check;
-use crate::runner::plan::GradePlan;
+use crate::runner::grade_plan::GradePlan;
 use crate::runner::session::Session;
 use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;

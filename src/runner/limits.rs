@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::case::{Case, CaseSet};
-use crate::report::run::AppliedLimit;
+use crate::report::run_info::AppliedLimit;
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::Function;
 

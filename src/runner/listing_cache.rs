@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::case::Case;
+use crate::runner::grade_plan::GradePlan;
 use crate::runner::limits::{Language, Timed};
-use crate::runner::plan::GradePlan;
 use crate::state::results_dir::hex;
 use crate::state::trusted_dir::TrustedDir;
 use crate::verdict::Function;

@@ -13,11 +13,11 @@
 pub mod calibrate;
 pub mod class;
 pub mod crash_site;
+pub mod grade_plan;
 pub(crate) mod legal_swap;
 pub mod limits;
 mod listing_cache;
 pub mod outcome;
-pub mod plan;
 pub mod session;
 pub mod shrink;
 pub mod test_run;

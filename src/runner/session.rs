@@ -19,7 +19,7 @@
 use crate::case::Case;
 use crate::protocol::Limits;
 use crate::report::{Status, SubmissionReport, TestReport};
-use crate::runner::plan::GradePlan;
+use crate::runner::grade_plan::GradePlan;
 use crate::runner::test_run::{Asks, JudgedTest, OneTest, run_timed};
 use crate::sandbox::SubmissionBox;
 use crate::submission::build::{self, BuiltCode};

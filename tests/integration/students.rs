@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use grader::case::{self, Case, CaseSet};
-use grader::runner::plan::GradePlan;
+use grader::runner::grade_plan::GradePlan;
 use grader::runner::session::Session;
 
 use grader::runner::shrink::{FailureClass, ShrinkBudget, fill, shrink_solve, smaller_case};

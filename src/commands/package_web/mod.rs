@@ -32,7 +32,7 @@ use anyhow::{Context, bail};
 use crate::cli::WebPackageArgs;
 use crate::commands::package::toml_files;
 use crate::exit;
-use crate::runner::plan::load_cases;
+use crate::runner::grade_plan::load_cases;
 
 /// Runs `grader package web`.
 pub fn run(args: &WebPackageArgs) -> anyhow::Result<u8> {

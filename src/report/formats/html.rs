@@ -50,7 +50,7 @@ use sha2::{Digest, Sha256};
 use super::ReportFormat;
 use crate::board_view::BoardView;
 use crate::report::naming::{headline, status_name, test_name};
-use crate::report::run::short_hash;
+use crate::report::run_info::short_hash;
 use crate::report::{Report, RunInfo, Status, SubmissionReport, TestReport};
 use crate::verdict::{Function, Verdict};
 use crate::visible::visible;
