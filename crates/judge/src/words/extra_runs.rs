@@ -164,23 +164,9 @@ mod tests {
 
     fn test(function: Function, verdict: Verdict, check: Option<Check>) -> TestReport {
         TestReport {
-            case: "a".into(),
-            function,
-            verdict,
-            points: u32::from(verdict == Verdict::Pass),
-            max_points: 1,
-            time_ms: None,
-            wall_ms: None,
-            reruns: 0,
             check,
-            fault: None,
-            message: String::new(),
-            output: String::new(),
-            board: None,
-            finding: None,
-            hidden: false,
-            description: None,
             side: Some(4),
+            ..crate::report::named("a", function, verdict)
         }
     }
 

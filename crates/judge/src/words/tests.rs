@@ -4,23 +4,8 @@ use crate::verdict::Verdict;
 
 fn test(case: &str, function: Function, verdict: Verdict, finding: Option<Finding>) -> TestReport {
     TestReport {
-        case: case.into(),
-        function,
-        verdict,
-        points: 0,
-        max_points: 1,
-        time_ms: None,
-        wall_ms: None,
-        reruns: 0,
-        check: None,
-        fault: None,
-        message: String::new(),
-        output: String::new(),
-        board: None,
         finding,
-        hidden: false,
-        description: None,
-        side: None,
+        ..crate::report::named(case, function, verdict)
     }
 }
 

@@ -3,23 +3,9 @@ use crate::words::across::fixed_board_size;
 
 fn test(case: &str, function: Function, verdict: Verdict, message: &str) -> TestReport {
     TestReport {
-        case: case.into(),
-        function,
-        verdict,
-        points: u32::from(verdict == Verdict::Pass),
-        max_points: 1,
         time_ms: Some(1.0),
-        wall_ms: None,
-        reruns: 0,
-        check: None,
-        fault: None,
         message: message.into(),
-        output: String::new(),
-        board: None,
-        finding: None,
-        hidden: false,
-        description: None,
-        side: None,
+        ..crate::report::named(case, function, verdict)
     }
 }
 
