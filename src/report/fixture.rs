@@ -32,27 +32,15 @@ pub(super) fn board() -> crate::board_view::BoardView {
 
 fn test(case: &str, function: Function, verdict: Verdict, points: u32) -> TestReport {
     TestReport {
-        case: case.into(),
-        function,
-        verdict,
         points: if verdict == Verdict::Pass { points } else { 0 },
         max_points: points,
         time_ms: Some(1.5),
-        wall_ms: None,
-        reruns: 0,
-        check: None,
-        fault: None,
-        message: String::new(),
-        output: String::new(),
-        board: None,
-        finding: None,
-        hidden: false,
-        description: None,
         side: match case {
             "campus-4x4" => Some(4),
             "deep-9x9" => Some(9),
             _ => None,
         },
+        ..grader_judge::report::named(case, function, verdict)
     }
 }
 

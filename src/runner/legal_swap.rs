@@ -164,23 +164,8 @@ mod tests {
     fn judged(verdict: Verdict, swap: Option<Said>) -> JudgedTest {
         JudgedTest {
             report: TestReport {
-                case: "campus".into(),
-                function: Function::Solve,
-                verdict,
-                points: 0,
-                max_points: 1,
-                time_ms: None,
-                wall_ms: None,
-                reruns: 0,
-                check: None,
-                fault: None,
-                message: String::new(),
-                output: String::new(),
-                board: None,
-                finding: None,
-                hidden: false,
-                description: None,
                 side: Some(4),
+                ..grader_judge::report::named("campus", Function::Solve, verdict)
             },
             loaded: true,
             failure: None,
