@@ -7,7 +7,9 @@
 // `grader check --json` prints; the exit code is `grader check`'s (0 every
 // test passed, 1 a test failed, 2 bad usage or the checker failed, 3 the
 // code did not load). `--json-file FILE` prints the text and also writes
-// the JSON report to FILE (a course's CI keeps both from one run). Time
+// the JSON report to FILE (a course's CI keeps both from one run);
+// `-v` shows every failing test in full and `--fail-fast` stops at the
+// first failing test, as in `grader check`. Time
 // limits are wall-clock and advisory, as in the browser: the official
 // grade is `grader grade`'s.
 
@@ -15,7 +17,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { createChecker } from "./engine/checker.mjs";
 
-const USAGE = "usage: node check.mjs [--json | --json-file REPORT.json] [--no-shrink] FILE.py|FILE.ipynb";
+const USAGE =
+  "usage: node check.mjs [--json | --json-file REPORT.json] [--no-shrink] [--fail-fast] [-v] FILE.py|FILE.ipynb";
 
 async function main(argv) {
   // --json-file takes the next argument.
@@ -29,9 +32,12 @@ async function main(argv) {
     }
     argv = argv.filter((_, i) => i !== at && i !== at + 1);
   }
-  const args = argv.filter((a) => !a.startsWith("--"));
-  const flags = new Set(argv.filter((a) => a.startsWith("--")));
-  const unknown = [...flags].filter((f) => !["--json", "--no-shrink", "--help"].includes(f));
+  // -v is --verbose, as in grader check.
+  argv = argv.map((a) => (a === "-v" ? "--verbose" : a));
+  const args = argv.filter((a) => !a.startsWith("-"));
+  const flags = new Set(argv.filter((a) => a.startsWith("-")));
+  const known = ["--json", "--no-shrink", "--fail-fast", "--verbose", "--help"];
+  const unknown = [...flags].filter((f) => !known.includes(f));
   if (flags.has("--help")) {
     console.log(USAGE);
     return 0;
@@ -60,7 +66,11 @@ async function main(argv) {
     return 2;
   }
   try {
-    const result = await checker.check(source, basename(file), { path: file });
+    const result = await checker.check(source, basename(file), {
+      path: file,
+      verbose: flags.has("--verbose"),
+      failFast: flags.has("--fail-fast"),
+    });
     if (jsonFile !== null) {
       await writeFile(jsonFile, JSON.stringify(result.report, null, 2) + "\n");
     }

@@ -530,6 +530,49 @@ fn hostile_fixtures_end_with_a_clear_message() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// `--fail-fast` and `-v` do in the Node runner what they do in `grader
+/// check`: the same lines (times aside) and exit code, the tests after
+/// the first failure counted as not run.
+#[test]
+#[ignore = "slow: the Node runner (Pyodide) with grader check's flags"]
+fn the_node_runner_takes_fail_fast_and_verbose_as_grader_check_does() {
+    if !can_lay_out() {
+        return;
+    }
+    let cases = root().join("cases/campus.toml");
+    let file = fixture("py-no-clear.py");
+    for flags in [&["--fail-fast"][..], &["-v"][..]] {
+        let native = Grader::new()
+            .arg("check")
+            .args(flags)
+            .arg("--no-shrink")
+            .arg("--cases")
+            .arg(&cases)
+            .arg(&file)
+            .output();
+        let mut args = flags.to_vec();
+        let path = file.to_string_lossy().into_owned();
+        args.extend(["--no-shrink", path.as_str()]);
+        let web = node_check(campus_site(), &args);
+        let lines = |out: &Output| -> Vec<String> {
+            text(&out.stdout).lines().map(without_times).collect()
+        };
+        assert_eq!(code(&web), code(&native), "{flags:?}\n{}", printed(&web));
+        assert_eq!(lines(&web), lines(&native), "{flags:?}");
+    }
+    let stopped = text(
+        &node_check(
+            campus_site(),
+            &["--fail-fast", &fixture("py-no-clear.py").to_string_lossy()],
+        )
+        .stdout,
+    );
+    assert!(
+        stopped.contains("not run: --fail-fast stopped at the first failure"),
+        "{stopped}"
+    );
+}
+
 #[test]
 #[ignore = "slow: loads the judge's WebAssembly in Node"]
 fn a_site_with_a_hidden_case_is_refused() {

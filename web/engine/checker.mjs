@@ -38,12 +38,15 @@
 //   Worker      optional: the Worker class to use (default: the browser's
 //               Worker, or worker_threads' in Node).
 //
-// checker.check(source, filename, { path }?) -> Promise<Result>
+// checker.check(source, filename, { path, verbose, failFast }?) -> Promise<Result>
 //   source      the student's file as text: Python, or a notebook's JSON
 //               when filename ends in ".ipynb" (its code cells are taken as
 //               `grader check` takes them).
 //   filename    its name, e.g. "sudoku.py": Python's messages name it.
 //   path        optional: the file as the lines name it (default filename).
+//   verbose     optional: every failing test in full, as `grader check -v`.
+//   failFast    optional: stop at the first failing test, as `grader check
+//               --fail-fast` (the rest count as not run).
 //   Result.report    the shape of `grader check --json` (version, path,
 //                    exit_code, submission { tests [...] }, shrunk, ...).
 //   Result.view      the student's view as `grader check` draws it, from

@@ -57,7 +57,7 @@ export async function createChecker(options = {}) {
     });
   }
 
-  async function check(source, filename = "sudoku.py", { path = filename } = {}) {
+  async function check(source, filename = "sudoku.py", { path = filename, verbose = false, failFast = false } = {}) {
     const notes = [];
     if (filename.endsWith(".ipynb")) {
       let program;
@@ -118,8 +118,10 @@ export async function createChecker(options = {}) {
         }
       }
       reports.push(report);
+      // --fail-fast: the tests after the first failure are not run.
+      if (failFast && report.verdict !== "pass") break;
     }
-    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, legal_swap: swap.seen, notes });
+    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, legal_swap: swap.seen, notes, verbose });
   }
 
   /** The smallest board on which solve still fails the same way. */

@@ -49,6 +49,9 @@ pub(crate) struct Finish {
     /// notebook's cells).
     #[serde(default)]
     notes: Vec<String>,
+    /// Every failing test in full (`grader check -v`).
+    #[serde(default)]
+    verbose: bool,
 }
 
 /// What the run with the grader's `legal` showed on the first failing
@@ -211,13 +214,13 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             says: s.says.clone(),
             blames_legal: s.blames_legal(),
         }),
-        not_run: 0,
+        not_run: report.not_run,
         size_note: report.size_note.clone(),
         // Python has no compiler to warn.
         warnings: Vec::new(),
         watching: false,
     };
-    let view = student::view(&check, false);
+    let view = student::view(&check, input.verbose);
     let lines = student::plain_text(&view)
         .lines()
         .map(str::to_string)
