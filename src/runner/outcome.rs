@@ -31,6 +31,17 @@ use crate::sandbox::run::{Kill, Status, TestRun, signal_name};
 /// and the time is never taken from it: the time is the CPU time box
 /// init measured for the process.
 pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcome> {
+    before_the_answer(run, limits)?;
+    if let Some(answer) = the_answer(run)? {
+        return Ok(answer);
+    }
+    Err(how_it_ended(run, limits))
+}
+
+/// What ends a test before any answer counts: the grader's faults (a
+/// worker that failed, a host too busy to time it, a worker that ended
+/// before loading the code), a load error, a Python exception.
+fn before_the_answer(run: &TestRun, limits: &Limits) -> Result<(), Outcome> {
     let fail = |verdict, message: String| Err(Outcome::new(verdict, message));
     let loaded = run.loaded();
     for message in run.worker_messages() {
@@ -89,6 +100,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         }
         return Err(Outcome::grader_fault(FaultKind::WorkerEnded, message));
     }
+    Ok(())
+}
+
+/// The answer of a worker that exited cleanly: its one `done` line after
+/// `loaded` (a `done` before it was written by a load-time constructor);
+/// two are a write to the protocol fd. `None` when there is none.
+fn the_answer(run: &TestRun) -> Result<Option<(Response, f64)>, Outcome> {
     if run.status == Status::Exited(0) && !run.timed_out() {
         // The worker answers only after `loaded`: a `done` before it was
         // written by a load-time constructor.
@@ -101,7 +119,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             _ => None,
         });
         match (dones.next(), dones.next()) {
-            (Some(response), None) => return Ok((response.clone(), run.cpu_ms as f64)),
+            (Some(response), None) => return Ok(Some((response.clone(), run.cpu_ms as f64))),
             (Some(_), Some(_)) => {
                 return Err(Outcome {
                     check: Some(crate::check::Check::ProtocolFd3),
@@ -114,32 +132,39 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
             _ => {}
         }
     }
+    Ok(None)
+}
+
+/// How a run that gave no answer ended: a refused call, a timeout, the
+/// memory limit, a crash or an exit.
+fn how_it_ended(run: &TestRun, limits: &Limits) -> Outcome {
+    let loaded = run.loaded();
     if let Some(syscall) = run.messages.iter().find_map(|m| match m {
         WorkerMessage::Forbidden { syscall } => Some(*syscall),
         _ => None,
     }) {
-        return fail(Verdict::Forbidden, forbidden_message(Some(syscall), loaded));
+        return Outcome::new(Verdict::Forbidden, forbidden_message(Some(syscall), loaded));
     }
     // SIGSYS: a filter killed outright, or the worker's handler could not
     // report (student code closed fd 3) and exited with its own status.
     let handler_exit = run.status == Status::Exited(crate::worker::FORBIDDEN_EXIT);
     if run.status == Status::Signaled(libc_signal::SIGSYS) || handler_exit {
-        return fail(Verdict::Forbidden, forbidden_message(None, loaded));
+        return Outcome::new(Verdict::Forbidden, forbidden_message(None, loaded));
     }
     let limit_ms = limits.time_limit_ms;
     if run.timed_out() || run.status == Status::Signaled(libc_signal::SIGXCPU) {
         if !loaded {
-            return fail(
+            return Outcome::new(
                 Verdict::Timeout,
                 format!(
                     "the library did not finish loading within the time limit of {limit_ms} ms (a load-time constructor that never returns?)"
                 ),
             );
         }
-        return fail(Verdict::Timeout, timeout_message(run, limit_ms));
+        return Outcome::new(Verdict::Timeout, timeout_message(run, limit_ms));
     }
     if run.oom_killed {
-        return fail(
+        return Outcome::new(
             Verdict::Memory,
             format!(
                 "used more than the memory limit of {} MiB",
@@ -148,8 +173,13 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         );
     }
     if run.status == Status::Signaled(libc_signal::SIGKILL) && run.cpu_ms >= limit_ms {
-        return fail(Verdict::Timeout, timeout_message(run, limit_ms));
+        return Outcome::new(Verdict::Timeout, timeout_message(run, limit_ms));
     }
+    crashed(run, limits, loaded)
+}
+
+/// A run that ended by a signal or an exit of its own, `loaded` or not.
+fn crashed(run: &TestRun, limits: &Limits, loaded: bool) -> Outcome {
     let during = if loaded {
         ""
     } else {
@@ -159,7 +189,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
         Status::Signaled(libc_signal::SIGABRT) => {
             let output = &run.output;
             if output.contains("memory allocation of") {
-                return fail(
+                return Outcome::new(
                     Verdict::Memory,
                     format!(
                         "ran out of memory{during} (limit {} MiB): {}",
@@ -172,21 +202,21 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
                 // Not worded by the crash handler's line: where the stack
                 // ran out (`solve`, or the `legal` it called) changes from
                 // run to run with where the stack starts.
-                return Err(Outcome::new(
+                return Outcome::new(
                     Verdict::Crash,
                     format!("stack overflow{during} (recursion too deep?), ended by SIGABRT"),
                 )
                 .with(Finding::StackOverflow {
                     during_load: !loaded,
-                }));
+                });
             }
             if output.contains("panicked at") {
-                return fail(
+                return Outcome::new(
                     Verdict::Crash,
                     format!("panic{during}: {}", panic_summary(output)),
                 );
             }
-            fail(Verdict::Crash, format!("aborted{during} (SIGABRT)"))
+            Outcome::new(Verdict::Crash, format!("aborted{during} (SIGABRT)"))
         }
         Status::Signaled(signal) => {
             let message = match crash_place(run, signal) {
@@ -196,9 +226,9 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
                 }
                 None => format!("crashed{during} with {}", signal_description(signal)),
             };
-            fail(Verdict::Crash, message)
+            Outcome::new(Verdict::Crash, message)
         }
-        Status::Exited(code) if !loaded => fail(
+        Status::Exited(code) if !loaded => Outcome::new(
             Verdict::Crash,
             format!(
                 "the library ended the process with exit status {code} while loading (a load-time constructor that calls exit?)"
@@ -213,7 +243,7 @@ pub fn outcome(run: &TestRun, limits: &Limits) -> Result<(Response, f64), Outcom
                     "; it also wrote to the grader's fd 3: {garbage:?}"
                 ));
             }
-            fail(Verdict::Crash, message)
+            Outcome::new(Verdict::Crash, message)
         }
     }
 }
