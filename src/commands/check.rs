@@ -33,7 +33,7 @@ use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::{self, SubmissionKind};
 use crate::verdict::{Function, Verdict};
 use crate::visible::visible_line;
-use crate::words::extra_runs;
+use crate::words::extra_runs::{Found, Said};
 
 /// Runs `grader check`; see the module docs for the exit codes.
 pub fn run(args: &CheckArgs) -> anyhow::Result<u8> {
@@ -195,44 +195,28 @@ fn run_checks(args: &CheckArgs, plan: &GradePlan) -> CheckRun {
     }
     let not_run = tests_left_out(plan, &report);
     let submission = report;
-    let ExtraRuns {
-        mut shrunk,
-        mut first_steps,
-        legal_swap,
-        ..
-    } = extras;
+    let found = Found {
+        shrunk: extras.shrunk,
+        first_steps: extras.first_steps,
+        legal_swap: extras.legal_swap.seen(),
+    };
     // The extra runs' findings worded as the session worded the tests'
-    // (`words`): in the language, with what the tests proved together.
+    // (`words`): in the language, with what the tests proved together;
+    // settled against the tests by the judge.
     let cx = words_context(&submission.tests, not_run == 0, kind, plan);
-    for step in &mut first_steps {
-        if let Some(finding) = &step.finding {
-            step.message = crate::words::message(finding, Function::Solve, &step.message, &cx);
-        }
-    }
-    for view in &mut shrunk {
-        if let Some(finding) = &view.finding {
-            view.message = crate::words::message(finding, Function::Solve, &view.message, &cx);
-        }
-    }
     let solution_of = |name: &str| {
         let case = plan.cases.cases.iter().find(|c| c.name == name)?;
         case.solution.as_ref()
     };
-    extra_runs::settle(
-        &submission.tests,
-        lang_of(kind),
-        solution_of,
-        &mut first_steps,
-        &mut shrunk,
-    );
+    let Said {
+        shrunk,
+        first_steps,
+        legal_swap,
+    } = found.said(&submission.tests, &cx, solution_of);
     let size_note = submission
         .fixed_size
         .as_ref()
         .map(|size| size.words(lang_of(kind)));
-    // What the run with the grader's legal showed, beside the steps the
-    // traces found: a step no wrong legal makes keeps legal from being
-    // named alone.
-    let legal_swap = legal_swap.view(first_steps.iter().map(|f| (f.case.as_str(), f.check)));
     CheckRun {
         submission,
         shrunk,

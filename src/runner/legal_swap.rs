@@ -36,7 +36,7 @@ use crate::runner::session::Session;
 use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;
 use crate::verdict::{Function, Verdict};
-use crate::words::legal_swap::{LegalSwapView, Observed, worded};
+use crate::words::legal_swap::{Observed, SwapSeen};
 
 /// Reads the experiment's run: what it showed, if anything (the judge's
 /// [`crate::words::legal_swap::observed`]).
@@ -143,15 +143,16 @@ impl<'p> LegalSwap<'p> {
         self.seen = observed(&judged).map(|seen| (failing.name.clone(), seen));
     }
 
-    /// What the experiment showed, if it ran and showed anything, worded
-    /// with `findings`: the write-trace findings `grader check` found for
-    /// failing `solve` tests (case, check id), beside the test's own.
-    pub(crate) fn view<'a>(
-        self,
-        findings: impl IntoIterator<Item = (&'a str, Check)>,
-    ) -> Option<LegalSwapView> {
+    /// What the experiment showed, if it ran and showed anything, with
+    /// the test's own trace finding (the judge words it:
+    /// [`crate::words::extra_runs::Found::said`]).
+    pub(crate) fn seen(self) -> Option<SwapSeen> {
         let (case, observed) = self.seen?;
-        Some(worded(case, observed, self.finding, findings))
+        Some(SwapSeen {
+            case,
+            observed,
+            own: self.finding,
+        })
     }
 }
 

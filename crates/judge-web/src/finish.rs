@@ -5,14 +5,13 @@
 //! lines and as plain text.
 
 use grader_judge::case::Solutions;
-use grader_judge::check::Check;
 use grader_judge::finding::Lang;
 use grader_judge::report::{Status, TestReport};
-use grader_judge::verdict::Function;
 use grader_judge::words::across::FixedSize;
-use grader_judge::words::legal_swap::{self, Observed};
+use grader_judge::words::extra_runs::{Found, Said};
+use grader_judge::words::legal_swap::SwapSeen;
 use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView, SwapNote};
-use grader_judge::words::{self, Context, extra_runs};
+use grader_judge::words::{self, Context};
 use serde::{Deserialize, Serialize};
 
 use crate::cases;
@@ -52,17 +51,6 @@ pub(crate) struct Finish {
     /// Every failing test in full (`grader check -v`).
     #[serde(default)]
     verbose: bool,
-}
-
-/// What the run with the grader's `legal` showed on the first failing
-/// `solve` test's case.
-#[derive(Deserialize)]
-struct SwapSeen {
-    case: String,
-    observed: Observed,
-    /// The test's own write-trace finding, when its trace worded it.
-    #[serde(default)]
-    own: Option<Check>,
 }
 
 /// The check's report, its view and exit code.
@@ -133,44 +121,27 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         }
     }
     let not_run_count = planned.saturating_sub(tests.len());
-    let mut shrunk = input.shrunk;
-    let mut first_steps = input.first_steps;
     let mut size_note = None;
-    let mut legal_swap = None;
+    let mut said = Said::default();
     if status == Status::Ok {
         // Worded once, as the session and `grader check` word them.
         let cx = Context::of(&tests, not_run_count == 0, LANG, |name| {
             unsolvable.iter().any(|u| u == name)
         });
         words::word_tests(&mut tests, &cx);
-        for step in &mut first_steps {
-            if let Some(finding) = &step.finding {
-                step.message = words::message(finding, Function::Solve, &step.message, &cx);
-            }
-        }
-        for view in &mut shrunk {
-            if let Some(finding) = &view.finding {
-                view.message = words::message(finding, Function::Solve, &view.message, &cx);
-            }
-        }
-        // The small board's diagnosis, and the steps that stand beside
-        // the helpers' failures, as `grader check` settles them.
-        cases::with(|set| {
+        // The extra runs worded and settled, as `grader check` does.
+        let found = Found {
+            shrunk: input.shrunk,
+            first_steps: input.first_steps,
+            legal_swap: input.legal_swap,
+        };
+        said = cases::with(|set| {
             let solution_of = |name: &str| {
                 let case = set.cases.iter().find(|c| c.name == name)?;
                 case.solution.as_ref()
             };
-            extra_runs::settle(&tests, LANG, solution_of, &mut first_steps, &mut shrunk);
-            Ok(())
+            Ok(found.said(&tests, &cx, solution_of))
         })?;
-        legal_swap = input.legal_swap.map(|seen| {
-            legal_swap::worded(
-                seen.case,
-                seen.observed,
-                seen.own,
-                first_steps.iter().map(|f| (f.case.as_str(), f.check)),
-            )
-        });
         let size_of = |name: &str| sizes.iter().find(|(c, _, _)| c == name).map(|(_, n, _)| *n);
         size_note = FixedSize::of(&tests, size_of).map(|size| size.words(LANG));
     }
@@ -191,9 +162,9 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             max_score: tests.iter().map(|t| t.max_points).sum(),
             tests,
         },
-        shrunk,
-        first_steps,
-        legal_swap,
+        shrunk: said.shrunk,
+        first_steps: said.first_steps,
+        legal_swap: said.legal_swap,
         size_note,
         engine: "pyodide: time limits are wall-clock and advisory",
     };

@@ -9,12 +9,83 @@ use serde::{Deserialize, Serialize};
 use sudoku_lab::Board;
 use sudoku_reference::BoardRules;
 
+use super::legal_swap::{LegalSwapView, SwapSeen, worded};
 use super::spelling::{DIGIT_LOOP_ANY, digit_loop};
 use super::student::{FirstStepView, ShrunkView};
+use super::{Context, message};
 use crate::check::catalog::Check;
 use crate::finding::{Finding, Lang};
 use crate::report::TestReport;
 use crate::verdict::{Function, Verdict};
+
+/// What the extra runs of one check found, as its driver made them: the
+/// views' messages as their judges said them, the run with the grader's
+/// `legal` not yet worded.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The smallest failing boards.
+    pub shrunk: Vec<ShrunkView>,
+    /// The first steps that break the lab's rules.
+    pub first_steps: Vec<FirstStepView>,
+    /// What the run with the grader's `legal` showed.
+    pub legal_swap: Option<SwapSeen>,
+}
+
+/// What the extra runs say, worded and settled ([`Found::said`]).
+#[derive(Debug, Default)]
+pub struct Said {
+    /// The smallest failing boards, with their diagnoses.
+    pub shrunk: Vec<ShrunkView>,
+    /// The first steps that stand.
+    pub first_steps: Vec<FirstStepView>,
+    /// The run with the grader's `legal`, worded.
+    pub legal_swap: Option<LegalSwapView>,
+}
+
+impl Found {
+    /// Worded once with `cx` (the language, what the tests proved), as
+    /// the tests are, and settled against the check's `tests`
+    /// ([`settle`]; `solution_of` gives a case's solution); the run with
+    /// the grader's `legal` worded beside the steps that stand.
+    pub fn said<'c>(
+        mut self,
+        tests: &[TestReport],
+        cx: &Context,
+        solution_of: impl Fn(&str) -> Option<&'c Board>,
+    ) -> Said {
+        for step in &mut self.first_steps {
+            if let Some(finding) = &step.finding {
+                step.message = message(finding, Function::Solve, &step.message, cx);
+            }
+        }
+        for view in &mut self.shrunk {
+            if let Some(finding) = &view.finding {
+                view.message = message(finding, Function::Solve, &view.message, cx);
+            }
+        }
+        settle(
+            tests,
+            cx.lang,
+            solution_of,
+            &mut self.first_steps,
+            &mut self.shrunk,
+        );
+        let steps = &self.first_steps;
+        let legal_swap = self.legal_swap.map(|seen| {
+            worded(
+                seen.case,
+                seen.observed,
+                seen.own,
+                steps.iter().map(|f| (f.case.as_str(), f.check)),
+            )
+        });
+        Said {
+            shrunk: self.shrunk,
+            first_steps: self.first_steps,
+            legal_swap,
+        }
+    }
+}
 
 /// A small board whose shape leaves few causes of a `solve` that answered
 /// false on it.

@@ -47,6 +47,20 @@ pub fn observed(verdict: Verdict, faulted: bool, said: Option<&LegalSwap>) -> Op
     }
 }
 
+/// What the run showed on the first failing `solve` test's case, before
+/// words: the driver's part ([`observed`]), worded by [`worded`] once the
+/// other runs' findings are known.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapSeen {
+    /// The case whose `solve` test failed.
+    pub case: String,
+    /// What the run showed.
+    pub observed: Observed,
+    /// The test's own write-trace finding, when its trace worded it.
+    #[serde(default)]
+    pub own: Option<Check>,
+}
+
 /// What the run with the grader's `legal` showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
