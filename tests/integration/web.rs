@@ -12,6 +12,8 @@
 //!   `sys.exit`) each end with a clear message, and the runner goes on to
 //!   the next test (the swallowed interrupt and the memory bomb are
 //!   `tests/fixtures/web/`'s: the native check needs neither);
+//! - what a test's code does to the interpreter does not reach the next
+//!   test (`tests/fixtures/web/py-counts-its-runs.py`);
 //! - the site refuses hidden cases.
 //!
 //! They need Node and the npm packages of `web/` (`npm ci --prefix web`),
@@ -528,6 +530,34 @@ fn hostile_fixtures_end_with_a_clear_message() {
         wrong.push(format!("py-exit-at-import.py: exit {exit}, {message}"));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A solution that answers wrong once the interpreter has run it before
+/// (a count kept on `sys` and in the builtins) passes every test, in Node
+/// as natively: the engine puts the interpreter back after each test, as a
+/// fresh process does, so a verdict does not depend on the tests before.
+#[test]
+#[ignore = "slow: the Node runner (Pyodide), a test after a test"]
+fn what_a_test_did_to_the_interpreter_does_not_reach_the_next() {
+    if !can_lay_out() {
+        return;
+    }
+    let file = root().join("tests/fixtures/web/py-counts-its-runs.py");
+    Grader::new()
+        .arg("check")
+        .arg("--cases")
+        .arg(root().join("cases/campus.toml"))
+        .arg(&file)
+        .expect(0);
+    let (code, report) = web_report(campus_site(), &file);
+    let failing: Vec<&Value> = report["submission"]["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .filter(|t| t["verdict"] != "pass")
+        .collect();
+    assert!(failing.is_empty(), "{failing:#?}");
+    assert_eq!(code, 0);
 }
 
 /// `--fail-fast` and `-v` do in the Node runner what they do in `grader

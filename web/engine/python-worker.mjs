@@ -45,17 +45,45 @@ async function init(message, reply) {
   const harness = await readText(message.harnessURL);
   pyodide.globals.set("HARNESS_SOURCE", harness);
   // Each test runs the harness afresh (its globals start anew, as in a
-  // new process), compiled once.
+  // new process), compiled once; and after each test the interpreter is
+  // put back as it was before the first (the modules' attributes, the
+  // builtins among them, the modules imported since, the recursion
+  // limit), so what a test's code did to it does not reach the next test,
+  // as a fresh process gives the native check. The harness runs once
+  // before the snapshot, so its own imports are the interpreter's.
   pyodide.runPython(`
 import sys
 _HARNESS = compile(HARNESS_SOURCE, "python_harness.py", "exec")
 del HARNESS_SOURCE
+sys.argv = ["python_harness.py", "web"]
+exec(_HARNESS, {"__name__": "python_harness"})
+_MISSING = object()
+# Not __main__: it holds this code's own names.
+_SAVED = {name: (module, dict(vars(module))) for name, module in list(sys.modules.items())
+          if name != "__main__" and module is not None and hasattr(module, "__dict__")}
+_LIMIT = sys.getrecursionlimit()
+
+def _restore():
+    for name in [n for n in list(sys.modules) if n not in _SAVED and n != "__main__"]:
+        del sys.modules[name]
+    for name, (module, saved) in _SAVED.items():
+        sys.modules[name] = module
+        now = vars(module)
+        for key in [k for k in now if k not in saved]:
+            del now[key]
+        for key, value in saved.items():
+            if now.get(key, _MISSING) is not value:
+                now[key] = value
+    sys.setrecursionlimit(_LIMIT)
 
 def _web_test(request, notify):
-    sys.argv = ["python_harness.py", "web"]
-    scope = {"__name__": "python_harness"}
-    exec(_HARNESS, scope)
-    return scope["web_test"](request, notify)
+    try:
+        sys.argv = ["python_harness.py", "web"]
+        scope = {"__name__": "python_harness"}
+        exec(_HARNESS, scope)
+        return scope["web_test"](request, notify)
+    finally:
+        _restore()
 `);
   runTest = pyodide.globals.get("_web_test");
   reply({ type: "ready", ms: performance.now() - start });
