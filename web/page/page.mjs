@@ -22,6 +22,28 @@ function say(text) {
   status.textContent = text;
 }
 
+// ---- the start's stages, timed ---------------------------------------------
+// Each stage of the page's start is a performance mark ("grader-web:STAGE")
+// and an entry { stage, at } in window.__timings, `at` in ms since the Unix
+// epoch so that a script (tests/browser/bench.mjs) can lay them beside its
+// own clock. A reload to become isolated keeps the first document's stages
+// (sessionStorage), so the list covers the whole start.
+const TIMINGS = 'grader-web:timings';
+const timings = [];
+try {
+  timings.push(...JSON.parse(sessionStorage.getItem(TIMINGS) ?? '[]'));
+  sessionStorage.removeItem(TIMINGS);
+} catch {
+  // No sessionStorage: this document's stages only.
+}
+window.__timings = timings;
+
+function mark(stage, detail) {
+  performance.mark(`grader-web:${stage}`, detail === undefined ? undefined : { detail });
+  timings.push({ stage, at: Math.round(performance.timeOrigin + performance.now()), ...(detail === undefined ? {} : { detail }) });
+}
+mark('start');
+
 // ---- the editor ----------------------------------------------------------
 
 let escaped = false;
@@ -191,19 +213,43 @@ async function caseFiles() {
   })));
 }
 
+/**
+ * The browser's Worker, marked: when the Python worker starts, is asked to
+ * load Python, and says it is ready (with its own time for that).
+ */
+class TimedWorker extends Worker {
+  constructor(url, options) {
+    mark('worker-created');
+    super(url, options);
+    this.addEventListener('message', (event) => {
+      if (event.data?.type === 'ready') mark('python-ready', { worker_ms: Math.round(event.data.ms) });
+    });
+  }
+
+  postMessage(message, ...rest) {
+    if (message?.type === 'init') mark('worker-init');
+    super.postMessage(message, ...rest);
+  }
+}
+
 async function startEngine() {
-  const { createChecker } = await import('./engine/checker.mjs');
-  const cases = await caseFiles();
+  // The engine's modules and the cases at the same time.
+  const [{ createChecker }, cases] = await Promise.all([
+    import('./engine/checker.mjs').then((engine) => { mark('engine-imported'); return engine; }),
+    caseFiles().then((files) => { mark('cases-fetched'); return files; }),
+  ]);
   checker = await createChecker({
     baseURL: new URL('./', document.baseURI).href,
     cases,
     onProgress: showProgress,
+    Worker: TimedWorker,
   });
 }
 
 /** The engine's progress (see engine/checker.mjs) in words and the bar. */
 function showProgress(p) {
   if (!p) return;
+  if (p.kind === 'loading') mark(`loading-${p.what}`);
   if (p.kind === 'loading' && !running) {
     say(`Loading ${p.what}…`);
     return;
@@ -272,48 +318,89 @@ function showResult(result, ms) {
 
 // ---- service worker: offline, and isolation where headers cannot be set ----
 
-async function serviceWorker() {
-  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+const RELOADED = 'grader-web:reloaded';
+
+/**
+ * Whether this visit reloads once to become cross-origin isolated: the
+ * service worker adds COOP/COEP to a page it serves, which lets the check
+ * stop an endless loop without restarting Python. Not in a frame (an LMS
+ * page: a frame cannot be isolated unless the page around it is), and only
+ * once per tab session, so a browser that will not isolate never loops.
+ */
+function reloadComing() {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext || window.crossOriginIsolated || window.top !== window) {
+    return false;
+  }
   try {
-    const registration = await navigator.serviceWorker.register('sw.js');
-    await navigator.serviceWorker.ready;
-    if (!window.crossOriginIsolated && window.top === window && !sessionStorage.getItem('grader-web:reloaded')) {
-      // The worker adds COOP/COEP: a page it serves is isolated, which lets
-      // the check stop an endless loop without restarting Python.
-      if (!navigator.serviceWorker.controller) {
-        await new Promise((resolve) => {
-          navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true });
-          setTimeout(resolve, 3000);
-        });
-      }
-      if (navigator.serviceWorker.controller) {
-        sessionStorage.setItem('grader-web:reloaded', '1');
-        window.location.reload();
-        // Should the reload not come (a browser that defers it), the page
-        // goes on unisolated: the check then restarts Python on a timeout.
-        await new Promise((resolve) => { setTimeout(resolve, 3000); });
-      }
-    }
-    return registration;
-  } catch (error) {
-    console.warn('no offline copy:', error);
-    return null;
+    return !sessionStorage.getItem(RELOADED);
+  } catch {
+    return false; // No sessionStorage: no way to know a reload was done.
   }
 }
 
+/** Registers the service worker; reloads when `reload` (see reloadComing). */
+async function serviceWorker(reload) {
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  try {
+    await navigator.serviceWorker.register('sw.js');
+    mark('sw-registered');
+    const registration = await navigator.serviceWorker.ready;
+    mark('sw-ready');
+    if (!reload) return;
+    // Pyodide on its way into the offline copy while the page reloads: the
+    // fetches are the service worker's, so the reload does not stop them,
+    // and the reloaded page's Python worker waits on them, not on its own.
+    registration.active?.postMessage({ type: 'fill-cache', under: 'pyodide/' });
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((resolve) => {
+        navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true });
+        setTimeout(resolve, 3000);
+      });
+    }
+    mark('sw-controls', { controls: Boolean(navigator.serviceWorker.controller) });
+    if (navigator.serviceWorker.controller) {
+      sessionStorage.setItem(RELOADED, '1');
+      mark('reload');
+      try {
+        sessionStorage.setItem(TIMINGS, JSON.stringify(timings));
+      } catch {
+        // The stages before the reload are lost; the check is not.
+      }
+      window.location.reload();
+      // Should the reload not come (a browser that defers it), the page
+      // goes on unisolated: the check then restarts Python on a timeout.
+      await new Promise((resolve) => { setTimeout(resolve, 3000); });
+    }
+  } catch (error) {
+    console.warn('no offline copy:', error);
+  }
+}
+
+/** Every file of the site into the service worker's cache, for offline use. */
 function fillOfflineCopy() {
-  navigator.serviceWorker?.controller?.postMessage({ type: 'fill-cache' });
+  if (!('serviceWorker' in navigator) || !window.isSecureContext) return;
+  navigator.serviceWorker.ready
+    .then((registration) => registration.active?.postMessage({ type: 'fill-cache' }))
+    .catch((error) => console.warn('no offline copy:', error));
 }
 
 async function main() {
+  const reload = reloadComing();
+  // The service worker's registration and the kept code at the same time.
+  const registered = serviceWorker(reload);
   await restore();
-  await serviceWorker();
+  mark('code-restored');
+  // Python waits for the reload (a worker started now would be lost in
+  // it); otherwise it starts at once, beside the registration.
+  if (reload) await registered;
+  mark('engine-start', { isolated: window.crossOriginIsolated });
   $('isolation').textContent = window.crossOriginIsolated
     ? 'An endless loop is stopped within a moment.'
     : 'This page is not cross-origin isolated (e.g. inside an LMS frame): an endless loop is stopped by restarting Python, which takes a few seconds.';
   try {
     await startEngine();
     checkButton.disabled = false;
+    mark('ready');
     say('Ready: write or open your code, then press Check.');
     fillOfflineCopy();
   } catch (error) {
