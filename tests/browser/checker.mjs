@@ -2,8 +2,13 @@
 // local Chromium (puppeteer-core) as a student would, and prints what the
 // page showed, as JSON on stdout:
 //   isolated   whether the page was cross-origin isolated when it checked
+//   isolation  what the page says of it (its footer's note)
+//   navigations  how many documents the page's frame loaded (the first
+//              visit reloads once to become isolated; in a --frame, never)
 //   ready_ms   from navigation to the Check button being enabled
-//   runs       one per --check/--open: { file, ms, status, text (the
+//   controlled whether the site's service worker served the page
+//   runs       one per --check/--open: { file, ms, status, statuses (each
+//              status shown during the check, once, in order), text (the
 //              check's text as the page shows it), lines (the words of
 //              the result, board tables apart), boards (each table's
 //              caption, size and marked cell with its row and column
@@ -12,9 +17,11 @@
 //   sideways   CSS px the page scrolls sideways at the window's width
 //   errors     what the console and scripts reported as errors
 // Usage: node checker.mjs URL [--width PX] [--check FILE.py]... [--open FILE]...
-//        [--reload] [--screenshot PNG] [--offline] [--timeout MS]
+//        [--reload] [--screenshot PNG] [--offline] [--timeout MS] [--frame]
 // --check types the file into the editor; --open opens it with the page's
 // file button (a .py or .ipynb). Runs happen in the order given.
+// --frame: URL is a page that embeds the site in an <iframe> (an LMS page,
+// `serve.mjs --frame`), and the page in that frame is driven.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import puppeteer from 'puppeteer-core';
@@ -26,6 +33,7 @@ let screenshot = null;
 let reload = false;
 let offline = false;
 let timeout = 180000;
+let inFrame = false;
 const steps = [];
 while (args.length) {
   const flag = args.shift();
@@ -36,6 +44,7 @@ while (args.length) {
   else if (flag === '--reload') reload = true;
   else if (flag === '--offline') offline = true;
   else if (flag === '--timeout') timeout = Number(args.shift());
+  else if (flag === '--frame') inFrame = true;
   else throw new Error(`unknown argument ${flag}`);
 }
 
@@ -55,29 +64,47 @@ try {
     if (m.type() === 'error') result.errors.push(m.text());
     if (process.env.CHECKER_CONSOLE) process.stderr.write(`console.${m.type()}: ${m.text()}\n`);
   });
-  const ready = () => page.waitForFunction(() => !document.getElementById('check').disabled);
+  // Where the check's page is: the tab, or (--frame) the frame in it.
+  let at = page;
+  let navigations = 0;
+  page.on('framenavigated', (frame) => {
+    // A frame out of process first commits an empty document: not a load.
+    if (!frame.url().startsWith('http')) return;
+    if (inFrame ? frame.parentFrame() === page.mainFrame() : frame === page.mainFrame()) {
+      navigations += 1;
+      if (process.env.CHECKER_CONSOLE) process.stderr.write(`navigated: ${frame.url()}\n`);
+    }
+  });
+  const open = async (address) => {
+    await page.goto(address, { waitUntil: 'load' });
+    if (inFrame) {
+      at = await page.waitForFrame((frame) => frame.parentFrame() === page.mainFrame());
+    }
+    await at.waitForFunction(() => !document.getElementById('check').disabled);
+  };
   const started = Date.now();
-  await page.goto(url, { waitUntil: 'load' });
-  await ready();
+  await open(url);
   result.ready_ms = Date.now() - started;
   if (offline) {
     // Everything again with no network: the service worker's copy.
     await page.setOfflineMode(true);
-    await page.goto(page.url(), { waitUntil: 'load' });
-    await ready();
+    await open(page.url());
   }
-  result.isolated = await page.evaluate(() => window.crossOriginIsolated);
+  result.isolated = await at.evaluate(() => window.crossOriginIsolated);
+  result.isolation = await at.$eval('#isolation', (el) => el.textContent);
+  result.navigations = navigations;
+  result.controlled = await at.evaluate(() => Boolean(navigator.serviceWorker?.controller));
   for (const [how, file] of steps) {
     if (how === 'check') {
       const text = await readFile(file, 'utf8');
-      await page.$eval('#code', (el, value) => {
+      await at.$eval('#code', (el, value) => {
         el.value = value;
         el.dispatchEvent(new Event('input', { bubbles: true }));
       }, text);
     } else {
-      const input = await page.$('#file');
+      const input = await at.$('#file');
       await input.uploadFile(file);
-      await page.waitForFunction(
+      await at.waitForFunction(
         (name) => document.getElementById('status').textContent.includes(name),
         {},
         basename(file),
@@ -85,12 +112,20 @@ try {
     }
     const t0 = Date.now();
     process.stderr.write(`${basename(file)}: checking\n`);
-    const before = await page.evaluate(() => Number(document.body.dataset.checks ?? 0));
-    await page.click('#check');
-    await page.waitForFunction((n) => Number(document.body.dataset.checks ?? 0) > n, {}, before);
+    const before = await at.evaluate(() => {
+      // Every status the check shows on its way (e.g. "Restarting Python").
+      window.__statuses = [];
+      const status = document.getElementById('status');
+      window.__statusWatch ??= new MutationObserver(() => window.__statuses.push(status.textContent));
+      window.__statusWatch.observe(status, { childList: true, characterData: true, subtree: true });
+      return Number(document.body.dataset.checks ?? 0);
+    });
+    await at.click('#check');
+    await at.waitForFunction((n) => Number(document.body.dataset.checks ?? 0) > n, {}, before);
     const ms = Date.now() - t0;
-    const seen = await page.evaluate(() => ({
+    const seen = await at.evaluate(() => ({
       status: document.getElementById('status').textContent,
+      statuses: [...new Set(window.__statuses)],
       text: document.getElementById('text').textContent,
       lines: [...document.querySelectorAll('#report p.line')].map((p) => p.textContent),
       time_note: !document.getElementById('time-note').hidden,
@@ -113,17 +148,17 @@ try {
     result.runs.push({ file: basename(file), ms, ...seen });
     process.stderr.write(`${basename(file)}: ${ms} ms: ${seen.status}\n`);
   }
-  result.sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  result.sideways = await at.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
   if (reload) {
-    const before = await page.$eval('#code', (el) => el.value);
+    const before = await at.$eval('#code', (el) => el.value);
     await new Promise((r) => setTimeout(r, 500));
     // Opened again, as a student comes back to it (puppeteer's reload()
     // was not served by the service worker here, as a hard reload is not).
-    await page.goto(page.url(), { waitUntil: 'load' });
-    await ready();
-    const after = await page.$eval('#code', (el) => el.value);
+    await open(page.url());
+    const after = await at.$eval('#code', (el) => el.value);
     result.kept = after === before;
+    result.navigations = navigations;
     if (!result.kept) result.kept_diff = { before: before.slice(0, 300), after: after.slice(0, 300) };
   }
 } finally {

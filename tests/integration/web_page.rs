@@ -1,7 +1,8 @@
 //! The browser check's page as a student meets it (slow tier: `cargo test
 //! --test integration web_page:: -- --ignored`): `grader package web`
 //! writes the site, `tests/browser/serve.mjs` serves it on 127.0.0.1 with
-//! or without COOP/COEP headers, and `tests/browser/checker.mjs` drives it
+//! or without COOP/COEP headers (or inside another site's iframe, as an
+//! LMS shows it), and `tests/browser/checker.mjs` drives it
 //! in headless Chromium (puppeteer-core, pinned by
 //! `tests/browser/package-lock.json`): code typed or opened, Check pressed,
 //! what the page shows read back and held against `grader check` of the
@@ -93,10 +94,27 @@ impl Drop for Server {
 }
 
 fn serve(site: &Path, isolate: bool) -> (Server, u16) {
-    let mut child = Command::new("node")
+    let mut command = Command::new("node");
+    command
         .arg(tools().join("serve.mjs"))
         .arg(site)
-        .args(isolate.then_some("--isolate"))
+        .args(isolate.then_some("--isolate"));
+    start_server(command)
+}
+
+/// `node serve.mjs --frame URL`: a course page (an LMS's, on another
+/// origin) that embeds `url` in an iframe; and its port.
+fn serve_frame(url: &str) -> (Server, u16) {
+    let mut command = Command::new("node");
+    command
+        .arg(tools().join("serve.mjs"))
+        .args(["--frame", url]);
+    start_server(command)
+}
+
+/// Starts a `serve.mjs` and reads the port from its first line.
+fn start_server(mut command: Command) -> (Server, u16) {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -424,5 +442,85 @@ fn the_page_works_offline_once_loaded() {
         verdict_lines(&page_lines(run)),
         verdict_lines(&bug_lines),
         "{run}"
+    );
+}
+
+#[test]
+#[ignore = "slow: the site in another origin's iframe in headless Chromium, never isolated: an endless loop ended by restarting Python"]
+fn the_page_in_another_sites_frame_checks_and_stops_a_loop_without_isolation() {
+    if !can_drive() {
+        return;
+    }
+    // The campus cases only, as the hostile test: the loop runs each solve
+    // test to its wall-clock limit, 5 s on a 4x4.
+    let dir = course_of(&["campus.toml", "grader.toml"]);
+    let (_site, port) = serve(&dir.join("site"), false);
+    // The course page on another port of another host name: another
+    // origin and another site, as an LMS is. A frame cannot be isolated
+    // unless the page around it is, so the check has no interrupt buffer
+    // there and ends a loop by restarting Python.
+    let (_lms, lms_port) = serve_frame(&format!("http://127.0.0.1:{port}/"));
+    let listing = fixture("py-listing.py");
+    let (listing_lines, code) = native(&dir, &listing);
+    assert_eq!(code, 0, "{listing_lines:?}");
+    let seen = drive(&[
+        format!("http://localhost:{lms_port}/"),
+        "--frame".into(),
+        "--check".into(),
+        listing.clone(),
+        "--check".into(),
+        fixture("py-endless-loop.py"),
+        "--check".into(),
+        listing,
+        "--reload".into(),
+    ]);
+    assert_eq!(seen["errors"], Value::Array(Vec::new()), "{seen}");
+    assert_eq!(seen["isolated"], false, "{seen}");
+    let note = seen["isolation"].as_str().unwrap();
+    assert!(note.contains("not cross-origin isolated"), "{note}");
+    // Two loads (the visit and the one of --reload): the page never
+    // reloads itself in a frame.
+    assert_eq!(seen["navigations"], 2, "{seen}");
+    assert_eq!(seen["kept"], true, "the code survives a reload: {seen}");
+    let runs = seen["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{seen}");
+    for run in [&runs[0], &runs[2]] {
+        assert!(
+            run["status"]
+                .as_str()
+                .unwrap()
+                .contains("12 of 12 public tests passed"),
+            "{run}"
+        );
+        assert_eq!(
+            verdict_lines(&page_lines(run)),
+            verdict_lines(&listing_lines),
+            "{run}"
+        );
+    }
+    // The loop: every solve test timed out, said to be wall-clock, and
+    // ended by a new Python, not by an interrupt.
+    let looped = &runs[1];
+    let text = looped["text"].as_str().unwrap();
+    assert!(
+        looped["status"]
+            .as_str()
+            .unwrap()
+            .contains("8 of 12 public tests passed"),
+        "{looped}"
+    );
+    assert!(text.contains("solve on campus-4x4: timeout"), "{text}");
+    assert!(text.contains("wall-clock"), "{text}");
+    assert_eq!(looped["time_note"], true, "{looped}");
+    let statuses = looped["statuses"].as_array().unwrap();
+    assert!(
+        statuses
+            .iter()
+            .any(|s| s.as_str().unwrap().starts_with("Restarting Python")),
+        "Python restarted: {statuses:?}"
+    );
+    println!(
+        "ready {} ms; the loop {} ms",
+        seen["ready_ms"], looped["ms"]
     );
 }
