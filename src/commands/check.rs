@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::board_text::format_line;
 use crate::board_view::BoardView;
-use crate::case::{Case, CaseSet};
+use crate::case::{Case, CaseSet, EmptySelection};
 use crate::cli::{CheckArgs, FunctionArg};
 use crate::exit;
 use crate::finding::Finding;
@@ -139,29 +139,20 @@ fn select_cases(args: &CheckArgs) -> anyhow::Result<CaseSet> {
         bail!("there are no public cases to check against");
     }
     cases.cases.sort_by_key(|case| case.puzzle.n());
-    if let Some(name) = &args.case {
-        let names: Vec<String> = cases.cases.iter().map(|c| c.name.clone()).collect();
-        cases.cases.retain(|c| &c.name == name);
-        if cases.cases.is_empty() {
-            bail!(
-                "there is no public case named `{}`: the cases are {}",
-                visible_line(name),
-                names.join(", ")
-            );
-        }
-    }
-    if let Some(function) = args.function {
-        let function = match function {
-            FunctionArg::Legal => Function::Legal,
-            FunctionArg::FindEmpty => Function::FindEmpty,
-            FunctionArg::Solve => Function::Solve,
-        };
-        for case in &mut cases.cases {
-            case.tests.retain(|&f| f == function);
-        }
-        cases.cases.retain(|c| !c.tests.is_empty());
-        if cases.cases.is_empty() {
-            bail!("no public case tests {}", function.name());
+    let function = args.function.map(|function| match function {
+        FunctionArg::Legal => Function::Legal,
+        FunctionArg::FindEmpty => Function::FindEmpty,
+        FunctionArg::Solve => Function::Solve,
+    });
+    match cases.select(args.case.as_deref(), function) {
+        Ok(()) => {}
+        Err(EmptySelection::NoCaseNamed { names }) => bail!(
+            "there is no public case named `{}`: the cases are {}",
+            visible_line(args.case.as_deref().unwrap_or_default()),
+            names.join(", ")
+        ),
+        Err(EmptySelection::NoCaseTests(function)) => {
+            bail!("no public case tests {}", function.name())
         }
     }
     Ok(cases)

@@ -20,7 +20,7 @@ pub use load::{
 };
 pub use model::{
     Case, CaseConfig, CaseSet, DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIME_LIMIT_FACTOR,
-    DEFAULT_TIME_LIMIT_FLOOR_MS, DEFAULT_TIME_LIMIT_MS, FindEmptyPolicy, Solutions,
+    DEFAULT_TIME_LIMIT_FLOOR_MS, DEFAULT_TIME_LIMIT_MS, EmptySelection, FindEmptyPolicy, Solutions,
 };
 
 #[cfg(test)]

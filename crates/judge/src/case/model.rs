@@ -140,3 +140,47 @@ pub struct CaseSet {
     /// In file order, files sorted by name.
     pub cases: Vec<Case>,
 }
+
+/// Why a selection of the cases ([`CaseSet::select`]) left none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmptySelection {
+    /// No case has the name asked for; these are the names there are.
+    NoCaseNamed {
+        /// Every case's name, in order.
+        names: Vec<String>,
+    },
+    /// No case (of those kept) tests the function asked for.
+    NoCaseTests(Function),
+}
+
+impl CaseSet {
+    /// Keeps the case named `case`, when given, and of each case the test
+    /// of `function`, when given, dropping the cases left with none: what
+    /// `grader check --case NAME --function F` checks.
+    ///
+    /// # Errors
+    /// When no case is left, saying why.
+    pub fn select(
+        &mut self,
+        case: Option<&str>,
+        function: Option<Function>,
+    ) -> Result<(), EmptySelection> {
+        if let Some(name) = case {
+            let names: Vec<String> = self.cases.iter().map(|c| c.name.clone()).collect();
+            self.cases.retain(|c| c.name == name);
+            if self.cases.is_empty() {
+                return Err(EmptySelection::NoCaseNamed { names });
+            }
+        }
+        if let Some(function) = function {
+            for case in &mut self.cases {
+                case.tests.retain(|&f| f == function);
+            }
+            self.cases.retain(|c| !c.tests.is_empty());
+            if self.cases.is_empty() {
+                return Err(EmptySelection::NoCaseTests(function));
+            }
+        }
+        Ok(())
+    }
+}
