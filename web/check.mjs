@@ -8,8 +8,9 @@
 // test passed, 1 a test failed, 2 bad usage or the checker failed, 3 the
 // code did not load). `--json-file FILE` prints the text and also writes
 // the JSON report to FILE (a course's CI keeps both from one run);
-// `-v` shows every failing test in full and `--fail-fast` stops at the
-// first failing test, as in `grader check`. Time
+// `-v` shows every failing test in full, `--fail-fast` stops at the
+// first failing test, `--case NAME` and `--function F` check only that
+// case or function, as in `grader check`. Time
 // limits are wall-clock and advisory, as in the browser: the official
 // grade is `grader grade`'s.
 
@@ -18,19 +19,33 @@ import { basename } from "node:path";
 import { createChecker } from "./engine/checker.mjs";
 
 const USAGE =
-  "usage: node check.mjs [--json | --json-file REPORT.json] [--no-shrink] [--fail-fast] [-v] FILE.py|FILE.ipynb";
+  "usage: node check.mjs [--json | --json-file REPORT.json] [--no-shrink] [--fail-fast] [-v] [--case NAME] [--function legal|find_empty|solve] FILE.py|FILE.ipynb";
+
+/** The functions `--function` names, as grader check spells them. */
+const FUNCTIONS = ["legal", "find_empty", "solve"];
 
 async function main(argv) {
-  // --json-file takes the next argument.
-  let jsonFile = null;
-  const at = argv.indexOf("--json-file");
-  if (at >= 0) {
-    jsonFile = argv[at + 1];
-    if (jsonFile === undefined || jsonFile.startsWith("--")) {
-      console.error(`error: --json-file needs the file to write the JSON report to\n${USAGE}`);
+  // --json-file, --case and --function take the next argument.
+  const valued = {};
+  for (const [flag, what] of [
+    ["--json-file", "the file to write the JSON report to"],
+    ["--case", "the name of a public case"],
+    ["--function", "legal, find_empty or solve"],
+  ]) {
+    const at = argv.indexOf(flag);
+    if (at < 0) continue;
+    valued[flag] = argv[at + 1];
+    if (valued[flag] === undefined || valued[flag].startsWith("--")) {
+      console.error(`error: ${flag} needs ${what}\n${USAGE}`);
       return 2;
     }
     argv = argv.filter((_, i) => i !== at && i !== at + 1);
+  }
+  const jsonFile = valued["--json-file"] ?? null;
+  const fn = valued["--function"];
+  if (fn !== undefined && !FUNCTIONS.includes(fn)) {
+    console.error(`error: --function takes legal, find_empty or solve, not ${fn}\n${USAGE}`);
+    return 2;
   }
   // -v is --verbose, as in grader check.
   argv = argv.map((a) => (a === "-v" ? "--verbose" : a));
@@ -66,6 +81,14 @@ async function main(argv) {
     return 2;
   }
   try {
+    if (valued["--case"] !== undefined || fn !== undefined) {
+      try {
+        checker.select({ case: valued["--case"], function: fn });
+      } catch (error) {
+        console.error(`error: ${error.message}`);
+        return 2;
+      }
+    }
     const result = await checker.check(source, basename(file), {
       path: file,
       verbose: flags.has("--verbose"),

@@ -560,18 +560,25 @@ fn what_a_test_did_to_the_interpreter_does_not_reach_the_next() {
     assert_eq!(code, 0);
 }
 
-/// `--fail-fast` and `-v` do in the Node runner what they do in `grader
-/// check`: the same lines (times aside) and exit code, the tests after
-/// the first failure counted as not run.
+/// `--fail-fast`, `-v`, `--case` and `--function` do in the Node runner
+/// what they do in `grader check`: the same lines (times aside), the same
+/// exit code, and for a case that is not there the same error.
 #[test]
 #[ignore = "slow: the Node runner (Pyodide) with grader check's flags"]
-fn the_node_runner_takes_fail_fast_and_verbose_as_grader_check_does() {
+fn the_node_runner_takes_grader_checks_flags() {
     if !can_lay_out() {
         return;
     }
     let cases = root().join("cases/campus.toml");
     let file = fixture("py-no-clear.py");
-    for flags in [&["--fail-fast"][..], &["-v"][..]] {
+    let path = file.to_string_lossy().into_owned();
+    let flag_sets: [&[&str]; 4] = [
+        &["--fail-fast"],
+        &["-v"],
+        &["--case", "campus-dead-end", "--function", "solve"],
+        &["--case", "nope"],
+    ];
+    for flags in flag_sets {
         let native = Grader::new()
             .arg("check")
             .args(flags)
@@ -581,22 +588,14 @@ fn the_node_runner_takes_fail_fast_and_verbose_as_grader_check_does() {
             .arg(&file)
             .output();
         let mut args = flags.to_vec();
-        let path = file.to_string_lossy().into_owned();
         args.extend(["--no-shrink", path.as_str()]);
         let web = node_check(campus_site(), &args);
-        let lines = |out: &Output| -> Vec<String> {
-            text(&out.stdout).lines().map(without_times).collect()
-        };
+        let lines = |out: &[u8]| -> Vec<String> { text(out).lines().map(without_times).collect() };
         assert_eq!(code(&web), code(&native), "{flags:?}\n{}", printed(&web));
-        assert_eq!(lines(&web), lines(&native), "{flags:?}");
+        assert_eq!(lines(&web.stdout), lines(&native.stdout), "{flags:?}");
+        assert_eq!(lines(&web.stderr), lines(&native.stderr), "{flags:?}");
     }
-    let stopped = text(
-        &node_check(
-            campus_site(),
-            &["--fail-fast", &fixture("py-no-clear.py").to_string_lossy()],
-        )
-        .stdout,
-    );
+    let stopped = text(&node_check(campus_site(), &["--fail-fast", &path]).stdout);
     assert!(
         stopped.contains("not run: --fail-fast stopped at the first failure"),
         "{stopped}"

@@ -38,6 +38,10 @@
 //   Worker      optional: the Worker class to use (default: the browser's
 //               Worker, or worker_threads' in Node).
 //
+// checker.select({ case, function }) narrows the cases for good, as
+//   `grader check --case NAME --function F` (function: "legal",
+//   "find_empty" or "solve"); throws, saying why, when none is left.
+//
 // checker.check(source, filename, { path, verbose, failFast }?) -> Promise<Result>
 //   source      the student's file as text: Python, or a notebook's JSON
 //               when filename ends in ".ipynb" (its code cells are taken as

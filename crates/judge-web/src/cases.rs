@@ -6,7 +6,8 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use grader_judge::case::{
-    Answers, CONFIG_FILE, CaseConfig, CaseSet, check_unique, parse_config, parse_file,
+    Answers, CONFIG_FILE, CaseConfig, CaseSet, EmptySelection, check_unique, parse_config,
+    parse_file,
 };
 use grader_judge::case::{Case, ListingCost};
 use grader_judge::verdict::Function;
@@ -95,6 +96,35 @@ pub(crate) fn load(input: LoadCases) -> Result<Vec<CaseInfo>, String> {
         .collect();
     CASES.with(|cell| *cell.borrow_mut() = Some(CaseSet { config, cases }));
     Ok(info)
+}
+
+/// [`select`]'s input: `grader check`'s `--case` and `--function`.
+#[derive(Deserialize)]
+pub(crate) struct Select {
+    #[serde(default)]
+    case: Option<String>,
+    #[serde(default)]
+    function: Option<Function>,
+}
+
+/// Keeps, of the loaded cases, those a check with `--case` and
+/// `--function` runs (for a runner that checks once: the cases stay
+/// narrowed); returns how many tests are left.
+pub(crate) fn select(input: Select) -> Result<usize, String> {
+    CASES.with(|cell| match cell.borrow_mut().as_mut() {
+        Some(set) => match set.select(input.case.as_deref(), input.function) {
+            Ok(()) => Ok(set.cases.iter().map(|c| c.tests.len()).sum()),
+            Err(EmptySelection::NoCaseNamed { names }) => Err(format!(
+                "there is no public case named `{}`: the cases are {}",
+                input.case.unwrap_or_default(),
+                names.join(", ")
+            )),
+            Err(EmptySelection::NoCaseTests(function)) => {
+                Err(format!("no public case tests {}", function.name()))
+            }
+        },
+        None => Err("no cases are loaded: call load_cases first".to_string()),
+    })
 }
 
 /// Calls `f` with the loaded cases, or says to load them first.

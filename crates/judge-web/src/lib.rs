@@ -10,6 +10,8 @@
 //!
 //! - `load_cases({files: [{name, text}]})`: the public cases, read by the
 //!   judge's case parser and kept; a hidden case is refused;
+//! - `select({case?, function?})`: keeps the cases and tests of `grader
+//!   check --case NAME --function F` (the Node runner's, once);
 //! - `tests({})`: the tests in `grader check`'s order, with their planned
 //!   limits;
 //! - `request({case, function, puzzle?, deep_stop?})`: one test's harness
@@ -18,7 +20,8 @@
 //!   limit_ms, why?})`: what the run came to;
 //! - `shrink_start({case})`, `shrink_next({})`, `shrink_keep({same})`: the
 //!   search for the smallest failing board, one board at a time;
-//! - `finish({path, tests, shrunk, load_error?, build_error?, notes})`:
+//! - `finish({path, tests, shrunk, first_steps, legal_swap?, load_error?,
+//!   build_error?, notes, verbose?})`:
 //!   the report in the shape of `grader check --json`, its lines and exit
 //!   code;
 //! - `notebook({name, text})`: a `.ipynb`'s code cells as Python, as
@@ -58,6 +61,8 @@ macro_rules! entry {
 entry! {
     /// Reads and keeps the public cases.
     load_cases => cases::load;
+    /// Keeps the cases and tests of `--case` and `--function`.
+    select => cases::select;
     /// The tests in `grader check`'s order.
     tests => cases::tests;
     /// One test's harness request.
