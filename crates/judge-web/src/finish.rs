@@ -67,13 +67,14 @@ pub(crate) struct Finished {
 /// The language of every submission the engine checks.
 const LANG: Option<Lang> = Some(Lang::Python);
 
-/// Puts the check together.
-pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
-    let id = std::path::Path::new(&input.path)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (status, message, mut tests) = match (input.build_error, input.load_error) {
+/// How far the check got, its message, its tests and a load error's hint
+/// (as `grader check` words it).
+fn status_of(
+    build_error: Option<String>,
+    load_error: Option<String>,
+    tests: Vec<TestReport>,
+) -> Result<(Status, String, Vec<TestReport>, Option<String>), String> {
+    let (status, message, tests) = match (build_error, load_error) {
         (Some(message), _) => (
             Status::BuildError,
             message,
@@ -84,7 +85,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             message,
             cases::with(|set| Ok(not_run(&set.cases, "loaded")))?,
         ),
-        (None, None) => (Status::Ok, String::new(), input.tests),
+        (None, None) => (Status::Ok, String::new(), tests),
     };
     // A load error's hint, as `grader check` words it.
     let hint = if status == Status::LoadError {
@@ -98,7 +99,22 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
     } else {
         None
     };
-    let (planned, unsolvable, sizes) = cases::with(|set| {
+    Ok((status, message, tests, hint))
+}
+
+/// What the finish needs of the loaded cases.
+struct CaseFacts {
+    /// The tests planned.
+    planned: usize,
+    /// The cases whose puzzle has no solution.
+    unsolvable: Vec<String>,
+    /// Each case's name, box size and description.
+    sizes: Vec<(String, usize, Option<String>)>,
+}
+
+/// [`CaseFacts`] of the loaded cases.
+fn case_facts() -> Result<CaseFacts, String> {
+    cases::with(|set| {
         let planned: usize = set.cases.iter().map(|c| c.tests.len()).sum();
         let unsolvable: Vec<String> = set
             .cases
@@ -111,8 +127,27 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
             .iter()
             .map(|c| (c.name.clone(), c.puzzle.n(), c.description.clone()))
             .collect();
-        Ok((planned, unsolvable, sizes))
-    })?;
+        Ok(CaseFacts {
+            planned,
+            unsolvable,
+            sizes,
+        })
+    })
+}
+
+/// Puts the check together.
+pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
+    let id = std::path::Path::new(&input.path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (status, message, mut tests, hint) =
+        status_of(input.build_error, input.load_error, input.tests)?;
+    let CaseFacts {
+        planned,
+        unsolvable,
+        sizes,
+    } = case_facts()?;
     // What the JSON leaves out, from the cases: the description and side.
     for test in &mut tests {
         if let Some((_, n, description)) = sizes.iter().find(|(name, _, _)| *name == test.case) {
