@@ -330,6 +330,11 @@ pub enum WorkerMessage {
         /// otherwise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         module_line: Option<usize>,
+        /// For a Python module whose import raised `ModuleNotFoundError`:
+        /// the module it could not find (the error's `name`), for the
+        /// report's hint; absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        missing_module: Option<String>,
     },
     /// The answers, and the time spent in student code.
     Done {

@@ -1,13 +1,13 @@
 //! What to do about a library the loader refused (a symbol nothing
 //! defines, a file that is no shared library): worded from the test
 //! child's finding ([`refused`]), told apart once from the loader's own
-//! reason. The hints read from a build or load error's message are the
+//! reason. The hints of a build error and of a Python import are the
 //! judge's (`grader_judge::words::load_hints`), shared with the browser
 //! check.
 
 use crate::protocol::LoaderRefusal;
 
-pub(crate) use grader_judge::words::load_hints::hint;
+pub(crate) use grader_judge::words::load_hints::{build_hint, missing_module};
 
 /// What to do about a library the loader refused (`refusal`, the test
 /// child's finding from the loader's own reason, see `worker::library`): an
@@ -57,6 +57,6 @@ mod tests {
         // The loader's words alone decide nothing here: the hint comes
         // from the test child's finding, never from the message.
         let message = "cannot load your library: undefined symbol: sqrt";
-        assert_eq!(hint(message, Some("c"), &[]), None);
+        assert_eq!(build_hint(message, Some("c")), None);
     }
 }

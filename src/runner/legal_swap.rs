@@ -30,13 +30,12 @@
 //! and it never changes a verdict or a score.
 
 use crate::case::Case;
-use crate::check::Check;
 use crate::runner::grade_plan::GradePlan;
 use crate::runner::session::Session;
 use crate::runner::test_run::{Asks, JudgedTest};
 use crate::submission::discover::SubmissionKind;
-use crate::verdict::{Function, Verdict};
-use crate::words::legal_swap::{Observed, SwapSeen};
+use crate::verdict::Function;
+use crate::words::legal_swap::{Observed, SwapSeen, SwapWatch};
 
 /// Reads the experiment's run: what it showed, if anything (the judge's
 /// [`crate::words::legal_swap::observed`]).
@@ -61,21 +60,13 @@ fn possible_for(kind: SubmissionKind) -> bool {
     }
 }
 
-/// The experiment over a session, test by test: it waits for the first
-/// failing `solve` test and for a failing `legal` test (in either order),
-/// then runs once.
+/// The experiment over a session, test by test: when to run is the
+/// judge's [`SwapWatch`]; this makes the run.
 pub(crate) struct LegalSwap<'p> {
     plan: &'p GradePlan,
     possible: bool,
-    legal_failed: bool,
-    /// The case of the first failing `solve` test.
-    solve_failed: Option<String>,
-    /// That test's own write-trace finding (a Python test words its
-    /// failure by its trace), when there is one.
-    finding: Option<Check>,
-    /// The run was made, or will never be.
-    ran: bool,
-    seen: Option<(String, Observed)>,
+    watch: SwapWatch,
+    seen: Option<SwapSeen>,
 }
 
 impl<'p> LegalSwap<'p> {
@@ -84,10 +75,7 @@ impl<'p> LegalSwap<'p> {
         LegalSwap {
             plan,
             possible: possible_for(kind),
-            legal_failed: false,
-            solve_failed: None,
-            finding: None,
-            ran: false,
+            watch: SwapWatch::default(),
             seen: None,
         }
     }
@@ -102,37 +90,21 @@ impl<'p> LegalSwap<'p> {
         function: Function,
         judged: &JudgedTest,
     ) {
-        let report = &judged.report;
-        if !self.possible || self.ran || report.fault.is_some() || report.verdict == Verdict::Pass {
+        if !self.possible {
             return;
         }
-        match function {
-            Function::Legal => self.legal_failed = true,
-            // The first failure of solve, the one shown in full.
-            Function::Solve if self.solve_failed.is_none() => {
-                // A refused call or a load error has nothing to do with
-                // legal: nothing to run.
-                if matches!(report.verdict, Verdict::Forbidden | Verdict::Error) {
-                    self.ran = true;
-                    return;
-                }
-                self.solve_failed = Some(case.name.clone());
-                self.finding = judged
-                    .failure
-                    .as_ref()
-                    .and_then(|f| f.explained_by)
-                    .filter(|c| c.is_trace_finding());
-            }
-            _ => {}
-        }
-        let Some(name) = &self.solve_failed else {
+        let report = &judged.report;
+        let explained_by = judged.failure.as_ref().and_then(|f| f.explained_by);
+        let Some(name) = self.watch.after(
+            &case.name,
+            function,
+            report.verdict,
+            report.fault.is_some(),
+            explained_by,
+        ) else {
             return;
         };
-        if !self.legal_failed {
-            return;
-        }
-        self.ran = true;
-        let Some(failing) = self.plan.cases.cases.iter().find(|c| &c.name == name) else {
+        let Some(failing) = self.plan.cases.cases.iter().find(|c| c.name == name) else {
             return;
         };
         let asks = Asks {
@@ -140,19 +112,14 @@ impl<'p> LegalSwap<'p> {
             ..Asks::default()
         };
         let judged = session.test_asking(failing, Function::Solve, asks);
-        self.seen = observed(&judged).map(|seen| (failing.name.clone(), seen));
+        self.seen = observed(&judged).map(|observed| self.watch.seen(name, observed));
     }
 
     /// What the experiment showed, if it ran and showed anything, with
     /// the test's own trace finding (the judge words it:
     /// [`crate::words::extra_runs::Found::said`]).
     pub(crate) fn seen(self) -> Option<SwapSeen> {
-        let (case, observed) = self.seen?;
-        Some(SwapSeen {
-            case,
-            observed,
-            own: self.finding,
-        })
+        self.seen
     }
 }
 
@@ -161,6 +128,7 @@ mod tests {
     use super::*;
     use crate::protocol::LegalSwap as Said;
     use crate::report::TestReport;
+    use crate::verdict::Verdict;
 
     fn judged(verdict: Verdict, swap: Option<Said>) -> JudgedTest {
         JudgedTest {
@@ -172,8 +140,7 @@ mod tests {
             failure: None,
             trace_source: None,
             legal_swap: swap,
-            refusal: None,
-            module_line: None,
+            load_error: Default::default(),
         }
     }
 

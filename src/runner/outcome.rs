@@ -460,6 +460,7 @@ mod tests {
             message: message.into(),
             refusal: None,
             module_line: None,
+            missing_module: None,
         }
     }
 

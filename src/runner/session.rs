@@ -190,14 +190,23 @@ impl<'p> Session<'p> {
                         None,
                         plan,
                     );
-                    if let Some(refusal) = &judged.refusal {
+                    let said = &judged.load_error;
+                    if let Some(refusal) = &said.refusal {
                         report.hint = Some(crate::report::load_hints::refused(
                             refusal,
                             report.kind.as_deref(),
                         ));
                     }
                     if report.hint.is_none() {
-                        report.hint = judged
+                        report.hint = said.missing_module.as_deref().and_then(|name| {
+                            crate::report::load_hints::missing_module(
+                                name,
+                                &plan.cases.config.python_modules,
+                            )
+                        });
+                    }
+                    if report.hint.is_none() {
+                        report.hint = said
                             .module_line
                             .and_then(|line| self.code.notebook_import_crash(line));
                     }
@@ -294,9 +303,7 @@ pub(crate) fn not_run(
         .collect();
     let kind_name = kind.map(kind_name);
     let hint = match status {
-        Status::BuildError | Status::LoadError => {
-            crate::report::load_hints::hint(message, kind_name, &plan.cases.config.python_modules)
-        }
+        Status::BuildError => crate::report::load_hints::build_hint(message, kind_name),
         _ => None,
     };
     SubmissionReport {

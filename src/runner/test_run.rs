@@ -36,12 +36,22 @@ pub struct JudgedTest {
     /// For a run of [`Asks::reference_legal`]: what the test child said of
     /// its experiment (its last `legal_swap` line after `loaded`, if any).
     pub legal_swap: Option<crate::protocol::LegalSwap>,
-    /// What the loader refused the library for, when it did (the test
-    /// child's finding, for the hint of a load error).
+    /// What the test child said of a load error, for its hint.
+    pub load_error: LoadErrorSaid,
+}
+
+/// What a test child's `load_error` line carries beside its message, as
+/// data for the report's hint (never read back from the message).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadErrorSaid {
+    /// What the loader refused the library for, when it did.
     pub refusal: Option<crate::protocol::LoaderRefusal>,
     /// For a Python import that raised: the module's top-level line that
-    /// was running (the harness's finding, for a notebook's hint).
+    /// was running (a notebook's cell).
     pub module_line: Option<usize>,
+    /// For a Python import of a module the interpreter cannot find: its
+    /// name.
+    pub missing_module: Option<String>,
 }
 
 /// What a run is asked for beyond its test: `grader check`'s extra runs
@@ -94,8 +104,7 @@ impl OneTest<'_> {
                         failure: None,
                         trace_source: None,
                         legal_swap: None,
-                        refusal: None,
-                        module_line: None,
+                        load_error: LoadErrorSaid::default(),
                     }));
                 }
             },
@@ -127,8 +136,7 @@ impl OneTest<'_> {
         let mut board = None;
         let mut trace_source = None;
         let mut legal_swap = None;
-        let mut refusal = None;
-        let mut module_line = None;
+        let mut load_error = LoadErrorSaid::default();
         let mut loaded = false;
         let mut wall_ms = None;
         let outcome = match ran {
@@ -139,15 +147,20 @@ impl OneTest<'_> {
             Ok(run) => {
                 loaded = run.loaded();
                 wall_ms = Some(run.wall_ms as f64);
-                (refusal, module_line) = run
+                load_error = run
                     .messages
                     .iter()
                     .find_map(|m| match m {
                         WorkerMessage::LoadError {
                             refusal,
                             module_line,
+                            missing_module,
                             ..
-                        } => Some((refusal.clone(), *module_line)),
+                        } => Some(LoadErrorSaid {
+                            refusal: refusal.clone(),
+                            module_line: *module_line,
+                            missing_module: missing_module.clone(),
+                        }),
                         _ => None,
                     })
                     .unwrap_or_default();
@@ -209,8 +222,7 @@ impl OneTest<'_> {
             failure: failed,
             trace_source,
             legal_swap,
-            refusal,
-            module_line,
+            load_error,
         }
     }
 

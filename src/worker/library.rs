@@ -271,6 +271,7 @@ impl LoadFailed {
             message: self.message,
             refusal: self.refusal,
             module_line: None,
+            missing_module: None,
         }
     }
 }

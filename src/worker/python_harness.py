@@ -127,6 +127,13 @@ def student_traceback(error):
     return "".join(lines).rstrip()
 
 
+def missing_module(error):
+    """The module an import could not find (`ModuleNotFoundError.name`), as
+    data for the report's hint, or None."""
+    name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    return name if isinstance(name, str) else None
+
+
 def module_line(error):
     """The line of the student's module's top level that was running when
     `error` was raised while importing it (its outermost `<module>` frame),
@@ -488,7 +495,7 @@ def load():
     except BaseException as error:
         send({"type": "load_error", "message": printable("importing %s raised %s:\n%s" % (
             NAME, type(error).__name__, student_traceback(error))),
-            "module_line": module_line(error)})
+            "module_line": module_line(error), "missing_module": missing_module(error)})
         finish(2)
     missing = [f for f in ("legal", "find_empty", "solve") if not callable(module.get(f))]
     if missing:

@@ -59,6 +59,7 @@ fn run_library(input: &WorkerInput, view: Option<&View>) {
                 message: format!("cannot open `{}`: {err}", request.code.display()),
                 refusal: None,
                 module_line: None,
+                missing_module: None,
             });
             return;
         }
@@ -185,6 +186,7 @@ fn run_python(input: &WorkerInput, view: Option<&View>) {
                 message,
                 refusal: None,
                 module_line: None,
+                missing_module: None,
             });
             return;
         }

@@ -196,6 +196,7 @@ fn confine(key: &ZygoteKey, view: Option<&View>) -> Confined {
                 message: format!("cannot open `{}`: {err}", code.display()),
                 refusal: None,
                 module_line: None,
+                missing_module: None,
             });
             sys::exit_now(i32::from(super::channel::FAILED_EXIT));
         }

@@ -74,7 +74,6 @@ export async function createChecker(options = {}) {
     const shrunk = [];
     const firstSteps = [];
     let solveFailed = false;
-    const swap = new LegalSwap();
     for (const [index, test] of tests.entries()) {
       const which = { case: test.case, function: test.function };
       progress({ kind: "test", index, total: tests.length, case: test.case, function: test.function });
@@ -84,13 +83,20 @@ export async function createChecker(options = {}) {
       if (!judged.loaded && reports.length === 0 && report.verdict !== "pass" && !report.fault) {
         const message =
           report.verdict === "error" ? report.message : `while loading the library: ${report.verdict}: ${report.message}`;
-        return finish({ path, load_error: message, notes });
+        return finish({ path, load_error: message, missing_module: judged.missing_module ?? null, notes });
       }
       progress({ kind: "result", index, total: tests.length, test: report });
-      const rerun = swap.after(test, judged);
+      // grader check's run with the grader's legal: when is the judge's.
+      const rerun = judge.call("swap_after", {
+        case: test.case,
+        function: test.function,
+        verdict: report.verdict,
+        faulted: Boolean(report.fault),
+        explained_by: judged.failure?.explained_by ?? null,
+      });
       if (rerun) {
         const swapped = await runTest({ case: rerun, function: "solve" }, filename, source, { reference_legal: true });
-        swap.saw(rerun, swapped.legal_swap);
+        judge.call("swap_saw", { case: rerun, observed: swapped.legal_swap ?? null });
       }
       const firstSolveFailure =
         test.function === "solve" && (report.verdict === "wrong" || report.verdict === "crash") && !solveFailed;
@@ -121,7 +127,7 @@ export async function createChecker(options = {}) {
       // --fail-fast: the tests after the first failure are not run.
       if (failFast && report.verdict !== "pass") break;
     }
-    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, legal_swap: swap.seen, notes, verbose });
+    return finish({ path, tests: reports, shrunk, first_steps: firstSteps, notes, verbose });
   }
 
   /** The smallest board on which solve still fails the same way. */
@@ -197,47 +203,6 @@ export async function createChecker(options = {}) {
     select,
     close: () => python.stop(),
   };
-}
-
-/**
- * grader check's experiment (src/runner/legal_swap.rs), test by test: once
- * a solve test and a legal test have both failed (in either order), the
- * first failing solve test runs once more with the grader's legal in place
- * of the student's (the harness's stand_in_legal). What it showed is the
- * judge's to read and to word; it never changes a verdict.
- */
-class LegalSwap {
-  constructor() {
-    this.legalFailed = false;
-    this.solveFailed = null;
-    this.own = null;
-    this.ran = false;
-    this.seen = null;
-  }
-
-  /** Takes note of one judged test; returns the case to run again, once. */
-  after(test, judged) {
-    const report = judged.report;
-    if (this.ran || report.fault || report.verdict === "pass") return null;
-    if (test.function === "legal") this.legalFailed = true;
-    if (test.function === "solve" && this.solveFailed === null) {
-      // A refused call or a load error has nothing to do with legal.
-      if (report.verdict === "forbidden" || report.verdict === "error") {
-        this.ran = true;
-        return null;
-      }
-      this.solveFailed = test.case;
-      this.own = judged.failure?.trace_finding ? judged.failure.explained_by : null;
-    }
-    if (this.solveFailed === null || !this.legalFailed) return null;
-    this.ran = true;
-    return this.solveFailed;
-  }
-
-  /** What the run on `caseName` showed (the judge's reading), if anything. */
-  saw(caseName, observed) {
-    if (observed) this.seen = { case: caseName, observed, own: this.own };
-  }
 }
 
 /** The case files the site lists in cases/index.json. */

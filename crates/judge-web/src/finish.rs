@@ -9,7 +9,6 @@ use grader_judge::finding::Lang;
 use grader_judge::report::{Status, TestReport};
 use grader_judge::words::across::FixedSize;
 use grader_judge::words::extra_runs::{Found, Said};
-use grader_judge::words::legal_swap::SwapSeen;
 use grader_judge::words::student::{self, CheckView, FirstStepView, Line, ShrunkView, SwapNote};
 use grader_judge::words::{self, Context};
 use serde::{Deserialize, Serialize};
@@ -33,13 +32,13 @@ pub(crate) struct Finish {
     /// deep stop).
     #[serde(default)]
     first_steps: Vec<FirstStepView>,
-    /// What the run with the grader's `legal` in place of the student's
-    /// showed, when it ran and showed anything.
-    #[serde(default)]
-    legal_swap: Option<SwapSeen>,
     /// The code could not be loaded: why.
     #[serde(default)]
     load_error: Option<String>,
+    /// The load error was an import of a module Python cannot find: its
+    /// name (the harness's finding).
+    #[serde(default)]
+    missing_module: Option<String>,
     /// The file could not be made into a program (a notebook that cannot
     /// be read): why.
     #[serde(default)]
@@ -72,6 +71,7 @@ const LANG: Option<Lang> = Some(Lang::Python);
 fn status_of(
     build_error: Option<String>,
     load_error: Option<String>,
+    missing_module: Option<&str>,
     tests: Vec<TestReport>,
 ) -> Result<(Status, String, Vec<TestReport>, Option<String>), String> {
     let (status, message, tests) = match (build_error, load_error) {
@@ -88,16 +88,14 @@ fn status_of(
         (None, None) => (Status::Ok, String::new(), tests),
     };
     // A load error's hint, as `grader check` words it.
-    let hint = if status == Status::LoadError {
-        cases::with(|set| {
-            Ok(words::load_hints::hint(
-                &message,
-                Some("python"),
+    let hint = match (status, missing_module) {
+        (Status::LoadError, Some(name)) => cases::with(|set| {
+            Ok(words::load_hints::missing_module(
+                name,
                 &set.config.python_modules,
             ))
-        })?
-    } else {
-        None
+        })?,
+        _ => None,
     };
     Ok((status, message, tests, hint))
 }
@@ -141,8 +139,12 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let (status, message, mut tests, hint) =
-        status_of(input.build_error, input.load_error, input.tests)?;
+    let (status, message, mut tests, hint) = status_of(
+        input.build_error,
+        input.load_error,
+        input.missing_module.as_deref(),
+        input.tests,
+    )?;
     let CaseFacts {
         planned,
         unsolvable,
@@ -168,7 +170,7 @@ pub(crate) fn finish(input: Finish) -> Result<Finished, String> {
         let found = Found {
             shrunk: input.shrunk,
             first_steps: input.first_steps,
-            legal_swap: input.legal_swap,
+            legal_swap: crate::swap::seen(),
         };
         said = cases::with(|set| {
             let solution_of = |name: &str| {

@@ -13,15 +13,18 @@
 //! - `select({case?, function?})`: keeps the cases and tests of `grader
 //!   check --case NAME --function F` (the Node runner's, once);
 //! - `tests({})`: the tests in `grader check`'s order, with their planned
-//!   limits;
+//!   limits (it starts a check);
+//! - `swap_after({case, function, verdict, faulted?, explained_by?})`,
+//!   `swap_saw({case, observed?})`: when to make the run with the grader's
+//!   `legal` (the judge's `SwapWatch`), and what it showed;
 //! - `request({case, function, puzzle?, deep_stop?})`: one test's harness
 //!   request (its probe);
 //! - `judge({case, function, puzzle?, ended, messages, output, wall_ms,
 //!   limit_ms, why?})`: what the run came to;
 //! - `shrink_start({case})`, `shrink_next({})`, `shrink_keep({same})`: the
 //!   search for the smallest failing board, one board at a time;
-//! - `finish({path, tests, shrunk, first_steps, legal_swap?, load_error?,
-//!   build_error?, notes, verbose?})`:
+//! - `finish({path, tests, shrunk, first_steps, load_error?,
+//!   missing_module?, build_error?, notes, verbose?})`:
 //!   the report in the shape of `grader check --json`, its lines and exit
 //!   code;
 //! - `notebook({name, text})`: a `.ipynb`'s code cells as Python, as
@@ -37,6 +40,7 @@ mod finish;
 mod notebook;
 mod report;
 mod shrink;
+mod swap;
 mod test;
 #[cfg(test)]
 mod tests;
@@ -69,6 +73,10 @@ entry! {
     request => test::request;
     /// What one test's run came to.
     judge => test::judge;
+    /// Takes note of a judged test: the case to run with the grader's `legal`.
+    swap_after => swap::after;
+    /// What the run with the grader's `legal` showed.
+    swap_saw => swap::saw;
     /// Starts shrinking a case's failing `solve`.
     shrink_start => shrink::start;
     /// The next smaller board to try, or null.

@@ -112,6 +112,8 @@ enum Line {
     Loaded,
     LoadError {
         message: String,
+        #[serde(default)]
+        missing_module: Option<String>,
     },
     Trace {
         trace: WriteTrace,
@@ -176,6 +178,9 @@ pub(crate) struct Judged {
     /// For a run with the grader's `legal` in place of the student's
     /// (`reference_legal`): what it showed, if anything.
     pub(crate) legal_swap: Option<Observed>,
+    /// For an import of a module Python cannot find: its name (the
+    /// harness's finding, for the load error's hint).
+    pub(crate) missing_module: Option<String>,
 }
 
 /// The longest message kept from the harness, as the native outcome cuts.
@@ -204,9 +209,14 @@ pub(crate) fn judge(ran: Ran) -> Result<Judged, String> {
         failure: None,
         trace_source: None,
         legal_swap: None,
+        missing_module: None,
     };
     let load_error = lines.iter().find_map(|l| match l {
-        Line::LoadError { message } if !loaded => Some(message.as_str()),
+        Line::LoadError { message, .. } if !loaded => Some(message.as_str()),
+        _ => None,
+    });
+    judged.missing_module = lines.iter().find_map(|l| match l {
+        Line::LoadError { missing_module, .. } if !loaded => missing_module.clone(),
         _ => None,
     });
     let exception = lines.iter().find_map(|l| match l {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{cases, finish, shrink, test};
+use crate::{cases, finish, shrink, swap, test};
 
 fn files(with_hidden: bool) -> Value {
     let mut files = vec![
@@ -230,15 +230,20 @@ fn the_run_with_the_graders_legal_is_read_from_its_line_and_worded() {
         with_line(json!({"calls": 12, "strange": 1}))["legal_swap"],
         Value::Null
     );
+    // When: a failing solve, then a failing legal; once.
+    cases::tests(json!({})).expect("a check starts");
+    let after = |function: &str, verdict: &str| {
+        let input = json!({"case": "campus-4x4", "function": function, "verdict": verdict});
+        swap::after(serde_json::from_value(input).expect("a test")).expect("noted")
+    };
+    assert_eq!(after("solve", "wrong"), None, "legal not failed yet");
+    assert_eq!(after("legal", "wrong").as_deref(), Some("campus-4x4"));
+    assert_eq!(after("legal", "wrong"), None, "once");
+    let input = json!({"case": "campus-4x4", "observed": "passed"});
+    swap::saw(serde_json::from_value(input).expect("a run")).expect("kept");
     let done = value(
-        finish::finish(
-            serde_json::from_value(json!({
-                "path": "sudoku.py",
-                "legal_swap": {"case": "campus-4x4", "observed": "passed"},
-            }))
-            .expect("a finish"),
-        )
-        .expect("finished"),
+        finish::finish(serde_json::from_value(json!({"path": "sudoku.py"})).expect("a finish"))
+            .expect("finished"),
     );
     let says = done["report"]["legal_swap"]["says"]
         .as_str()

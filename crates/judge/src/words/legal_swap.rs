@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::catalog::Check;
-use crate::verdict::Verdict;
+use crate::verdict::{Function, Verdict};
 
 /// What the test child of the run tells of it (the harness's or the
 /// library child's `legal_swap` line).
@@ -44,6 +44,69 @@ pub fn observed(verdict: Verdict, faulted: bool, said: Option<&LegalSwap>) -> Op
         Verdict::Pass => Some(Observed::Passed),
         Verdict::Wrong => Some(Observed::StillFailed),
         _ => None,
+    }
+}
+
+/// When the run is made, test by test, as `grader check` and the browser
+/// check both decide it: once the first failing `solve` test and a
+/// failing `legal` test were both seen (in either order), that `solve`
+/// test runs once more; a `solve` test that was refused a call or could
+/// not load has nothing to do with `legal`, and then no run is made.
+#[derive(Clone, Debug, Default)]
+pub struct SwapWatch {
+    legal_failed: bool,
+    /// The case of the first failing `solve` test.
+    solve_failed: Option<String>,
+    /// That test's own write-trace finding, when its trace worded it.
+    own: Option<Check>,
+    /// The run was asked for, or will never be.
+    done: bool,
+}
+
+impl SwapWatch {
+    /// Takes note of one test (`function` on `case`, its `verdict`,
+    /// `faulted` when the grader failed in it, `explained_by` the check
+    /// that worded its failure); returns the case whose `solve` test to
+    /// run with the grader's `legal`, once.
+    pub fn after(
+        &mut self,
+        case: &str,
+        function: Function,
+        verdict: Verdict,
+        faulted: bool,
+        explained_by: Option<Check>,
+    ) -> Option<String> {
+        if self.done || faulted || verdict == Verdict::Pass {
+            return None;
+        }
+        match function {
+            Function::Legal => self.legal_failed = true,
+            // The first failure of solve, the one shown in full.
+            Function::Solve if self.solve_failed.is_none() => {
+                if matches!(verdict, Verdict::Forbidden | Verdict::Error) {
+                    self.done = true;
+                    return None;
+                }
+                self.solve_failed = Some(case.to_string());
+                self.own = explained_by.filter(|c| c.is_trace_finding());
+            }
+            _ => {}
+        }
+        if !self.legal_failed {
+            return None;
+        }
+        let rerun = self.solve_failed.clone()?;
+        self.done = true;
+        Some(rerun)
+    }
+
+    /// What the run on `case` showed, with the test's own trace finding.
+    pub fn seen(&self, case: String, observed: Observed) -> SwapSeen {
+        SwapSeen {
+            case,
+            observed,
+            own: self.own,
+        }
     }
 }
 
@@ -233,5 +296,51 @@ mod tests {
         ] {
             assert!(!legal_explains(check(finding)), "{finding}");
         }
+    }
+
+    /// The run is asked for once, when the first failing solve and a
+    /// failing legal were both seen, in either order; never after a solve
+    /// that was refused a call, nor for a grader's fault or a pass.
+    #[test]
+    fn the_watch_asks_for_the_run_once_both_failures_are_seen() {
+        use crate::verdict::{Function, Verdict};
+        let mut watch = SwapWatch::default();
+        let own = Some(check("solve.trace.leftover"));
+        assert_eq!(
+            watch.after("a", Function::Solve, Verdict::Wrong, false, own),
+            None
+        );
+        assert_eq!(
+            watch.after("b", Function::Solve, Verdict::Wrong, false, None),
+            None
+        );
+        assert_eq!(
+            watch.after("c", Function::Legal, Verdict::Pass, false, None),
+            None
+        );
+        assert_eq!(
+            watch.after("c", Function::Legal, Verdict::Wrong, true, None),
+            None
+        );
+        let asked = watch.after("c", Function::Legal, Verdict::Wrong, false, None);
+        assert_eq!(asked.as_deref(), Some("a"), "the first failing solve");
+        assert_eq!(watch.seen("a".into(), Observed::Passed).own, own);
+        assert_eq!(
+            watch.after("d", Function::Legal, Verdict::Wrong, false, None),
+            None
+        );
+        let mut refused = SwapWatch::default();
+        assert_eq!(
+            refused.after("a", Function::Solve, Verdict::Forbidden, false, None),
+            None
+        );
+        assert_eq!(
+            refused.after("b", Function::Legal, Verdict::Wrong, false, None),
+            None
+        );
+        assert_eq!(
+            refused.after("c", Function::Solve, Verdict::Wrong, false, None),
+            None
+        );
     }
 }
